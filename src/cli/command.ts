@@ -1,0 +1,71 @@
+/** What every command shares: the global options, the Io, and one way to end with an exit code. */
+import type { Command } from "commander";
+import { UsageError } from "../model/errors.js";
+import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
+import { formatText } from "../lint/report/text.js";
+import { Io } from "./io.js";
+
+export interface Globals {
+  config?: string;
+  color: boolean;
+}
+
+/** A command body: returns the exit status (0 clean, 1 found something, 2 could not run). */
+export type CommandBody<A extends unknown[]> = (io: Io, globals: Globals, ...args: A) => Promise<number> | number;
+
+export interface CliState {
+  exitCode: number;
+}
+
+/** Registers one command on the program; `run` wraps its body with the shared error handling. */
+export type CommandRegistrar = (program: Command, run: <A extends unknown[]>(body: CommandBody<A>) => (...args: A) => Promise<void>) => void;
+
+export function makeRunner(program: Command, state: CliState) {
+  return <A extends unknown[]>(body: CommandBody<A>) =>
+    async (...args: A): Promise<void> => {
+      const globals = program.opts<Globals>();
+      const io = new Io({ noColor: globals.color === false });
+      try {
+        state.exitCode = await body(io, globals, ...args);
+      } catch (e) {
+        state.exitCode = reportError(e, io);
+      }
+    };
+}
+
+export function reportError(e: unknown, io: Io): number {
+  if (e instanceof UsageError) {
+    io.err(`failbook: ${e.message}\n`);
+    return 2;
+  }
+  if (e instanceof InvalidProject) {
+    io.err(formatText(e.findings, { c: io.c, sourceText: (f) => e.sources.get(f)?.text }));
+    return 1;
+  }
+  const err = e as Error;
+  io.err(`failbook: internal error: ${err?.message ?? String(e)}\n`);
+  if (process.env.FAILBOOK_DEBUG) io.err(`${err?.stack ?? ""}\n`);
+  else io.err("(this is a bug in failbook; set FAILBOOK_DEBUG=1 to see the stack trace)\n");
+  return 2;
+}
+
+/** Load the project and switch on its redaction patterns. */
+export function loadFor(io: Io, globals: Globals, options: Omit<LoadOptions, "config"> = {}): LoadResult {
+  const result = loadProject({ ...options, config: globals.config });
+  io.useRedactions(result.project.config.redact ?? []);
+  return result;
+}
+
+/** Parse a non-negative integer flag, or fail with a usage error naming the flag. */
+export function intFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${name} takes a whole number, not '${value}'`);
+  return Number(value);
+}
+
+/** Check an enumerated flag's value, or fail with a usage error listing the choices. */
+export function choiceFlag<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${name} must be one of ${choices.join(", ")}, not '${value}'`);
+}

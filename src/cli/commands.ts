@@ -1,0 +1,5 @@
+/** The command list: one module per command. */
+import type { CommandRegistrar } from "./command.js";
+import { registerLint } from "./lint.js";
+
+export const COMMANDS: CommandRegistrar[] = [registerLint];

@@ -1,0 +1,61 @@
+/**
+ * Where a command's output goes: stdout and stderr, with colour decided once (terminal,
+ * NO_COLOR, FORCE_COLOR, --no-color) and every byte passed through redaction.
+ */
+import { Chalk, type ChalkInstance } from "chalk";
+import { createRedactor, type Redactor } from "../engine/redact.js";
+
+export interface IoOptions {
+  noColor?: boolean;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+export class Io {
+  readonly color: boolean;
+  readonly c: ChalkInstance;
+  /** An interactive terminal outside CI: Ink and live progress are allowed. */
+  readonly interactive: boolean;
+  private redactor: Redactor = createRedactor();
+  private readonly stdout: NodeJS.WriteStream;
+  private readonly stderr: NodeJS.WriteStream;
+
+  constructor(options: IoOptions = {}) {
+    const env = options.env ?? process.env;
+    this.stdout = options.stdout ?? process.stdout;
+    this.stderr = options.stderr ?? process.stderr;
+    this.color = decideColor(options.noColor ?? false, env, Boolean(this.stdout.isTTY));
+    this.c = new Chalk({ level: this.color ? 1 : 0 });
+    this.interactive = Boolean(this.stdout.isTTY && process.stdin.isTTY) && !isCi(env) && env.TERM !== "dumb";
+  }
+
+  /** Add the project's own secret patterns (config `redact:`). */
+  useRedactions(patterns: readonly string[]): void {
+    this.redactor = createRedactor(patterns);
+  }
+
+  redact(text: string): string {
+    return this.redactor(text);
+  }
+
+  out(text: string): void {
+    this.stdout.write(this.redactor(text));
+  }
+
+  err(text: string): void {
+    this.stderr.write(this.redactor(text));
+  }
+}
+
+export function decideColor(noColor: boolean, env: NodeJS.ProcessEnv, isTty: boolean): boolean {
+  if (noColor) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false") return true;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR === "0" || env.FORCE_COLOR === "false") return false;
+  return isTty && env.TERM !== "dumb";
+}
+
+export function isCi(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.CI && env.CI !== "false" && env.CI !== "0") || Boolean(env.GITHUB_ACTIONS);
+}

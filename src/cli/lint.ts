@@ -1,0 +1,120 @@
+/** `failbook lint`: schema and semantic rules over the project, in a format for people or CI. */
+import { Option } from "commander";
+import { resolve } from "node:path";
+import type { Severity } from "../model/config.js";
+import { SEVERITY_RANK, type Finding } from "../model/finding.js";
+import { InvalidProject, type Project } from "../load/project.js";
+import { allRuleMeta, lintProject } from "../lint/lint.js";
+import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
+import { formatText } from "../lint/report/text.js";
+import { formatJson, type BaselineSummary } from "../lint/report/json.js";
+import { formatSarif } from "../lint/report/sarif.js";
+import { formatGithub } from "../lint/report/github.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { plural } from "../util/text.js";
+import { VERSION } from "../version.js";
+import { choiceFlag, loadFor, type CommandRegistrar } from "./command.js";
+import type { Io } from "./io.js";
+
+export const LINT_FORMATS = ["text", "json", "sarif", "github"] as const;
+export type LintFormat = (typeof LINT_FORMATS)[number];
+const SEVERITIES = ["error", "warning", "info"] as const;
+
+interface LintFlags {
+  format?: string;
+  failOn?: string;
+  baseline?: string;
+  writeBaseline?: string;
+}
+
+/** Extra findings from other checks (change control hooks in here). */
+export type LintExtension = (project: Project, flags: Record<string, unknown>) => Promise<Finding[]> | Finding[];
+const extensions: LintExtension[] = [];
+export function extendLint(ext: LintExtension): void {
+  extensions.push(ext);
+}
+
+export const registerLint: CommandRegistrar = (program, run) => {
+  program
+    .command("lint")
+    .description("check the registry, playbook and fixtures: JSON Schema and semantic rules")
+    .addOption(new Option("--format <format>", "output format").choices([...LINT_FORMATS]).default("text"))
+    .addOption(new Option("--fail-on <severity>", "exit 1 when a finding is at or above this severity").choices([...SEVERITIES]).default("error"))
+    .option("--baseline <file>", "report only findings not recorded in this baseline file")
+    .option("--write-baseline <file>", "record today's findings in this file and exit 0")
+    .addHelpText(
+      "after",
+      `
+Output formats:
+  text    compiler-style lines, file:line:column severity message [rule], with a source excerpt
+  json    { findings: [{ rule, severity, message, file, line, column, path, fingerprint }], errors, warnings }
+  sarif   SARIF 2.1.0 for code-scanning dashboards
+  github  ::error file=...,line=...,col=...,title=RULE::message annotations for GitHub Actions
+
+Rules and their default severities: see the README, or \`failbook lint --format sarif\`.
+Change a rule's severity (or turn it off) in failbook.yaml:
+  rules:
+    matcher-message-contains: warning
+
+Exit status: 0 no finding at or above --fail-on; 1 there is one; 2 lint could not run
+(no failbook.yaml, a missing file, a bad flag).
+
+Examples:
+  failbook lint
+  failbook lint --format github --fail-on warning
+  failbook lint --write-baseline .failbook-baseline.json && failbook lint --baseline .failbook-baseline.json`,
+    )
+    .action(run((io, globals, flags: LintFlags) => lint(io, globals, flags as LintFlags & Record<string, unknown>)));
+};
+
+async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Record<string, unknown>): Promise<number> {
+  const format = choiceFlag("--format", flags.format, LINT_FORMATS, "text");
+  const failOn = choiceFlag("--fail-on", flags.failOn, SEVERITIES, "error");
+  let findings: Finding[];
+  let sources: Project["sources"];
+  try {
+    const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
+    findings = lintProject(project, loadFindings);
+    for (const ext of extensions) findings.push(...(await ext(project, flags)));
+    sources = project.sources;
+  } catch (e) {
+    if (!(e instanceof InvalidProject)) throw e;
+    findings = e.findings;
+    sources = e.sources;
+  }
+
+  if (flags.writeBaseline) {
+    writeFileAtomic(resolve(flags.writeBaseline), serializeBaseline(findings));
+    io.err(`wrote ${plural(findings.length, "finding")} to baseline ${flags.writeBaseline}\n`);
+    return 0;
+  }
+  let baseline: BaselineSummary | undefined;
+  if (flags.baseline) {
+    const applied = applyBaseline(findings, readBaseline(resolve(flags.baseline)));
+    findings = applied.findings;
+    baseline = applied.summary;
+  }
+
+  io.out(render(format, findings, io, (f) => sources.get(f)?.text, baseline));
+  if (baseline && format === "text") {
+    if (baseline.suppressed > 0) io.err(`${plural(baseline.suppressed, "finding")} suppressed by baseline ${flags.baseline}\n`);
+    if (baseline.stale.length > 0) {
+      io.err(`${plural(baseline.stale.length, "baseline entry", "baseline entries")} no longer occur (rewrite the baseline with --write-baseline to drop them):\n`);
+      for (const s of baseline.stale) io.err(`  ${s.file} [${s.rule}] ${s.message}\n`);
+    }
+  }
+  return findings.some((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn as Severity]) ? 1 : 0;
+}
+
+function render(format: LintFormat, findings: Finding[], io: Io, sourceText: (f: string) => string | undefined, baseline?: BaselineSummary): string {
+  switch (format) {
+    case "text":
+      return formatText(findings, { c: io.c, sourceText });
+    case "json":
+      return formatJson(findings, baseline);
+    case "sarif":
+      return formatSarif(findings, allRuleMeta(), VERSION);
+    case "github":
+      return formatGithub(findings);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Lint baselines: record today's findings once (`--write-baseline`), then report only
+ * what is new (`--baseline`), and name recorded findings that no longer occur.
+ */
+import { readFileSync } from "node:fs";
+import { UsageError } from "../model/errors.js";
+import type { Finding } from "../model/finding.js";
+import type { BaselineSummary } from "./report/json.js";
+
+export interface BaselineEntry {
+  fingerprint: string;
+  rule: string;
+  file: string;
+  message: string;
+}
+
+export interface BaselineFile {
+  failbook_baseline: 1;
+  findings: BaselineEntry[];
+}
+
+export function serializeBaseline(findings: Finding[]): string {
+  const entries = findings
+    .map(({ fingerprint, rule, file, message }) => ({ fingerprint, rule, file, message }))
+    .sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
+  const file: BaselineFile = { failbook_baseline: 1, findings: entries };
+  return JSON.stringify(file, null, 2) + "\n";
+}
+
+export function readBaseline(path: string): BaselineEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new UsageError(`baseline file not found: ${path} (create it with --write-baseline ${path})`);
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<BaselineFile>;
+    if (parsed.failbook_baseline !== 1 || !Array.isArray(parsed.findings)) throw new Error("not a failbook baseline");
+    return parsed.findings;
+  } catch (e) {
+    throw new UsageError(`${path} is not a failbook baseline file (${(e as Error).message}); write one with --write-baseline`);
+  }
+}
+
+/** Findings not in the baseline, and baseline entries that no longer occur. */
+export function applyBaseline(findings: Finding[], baseline: BaselineEntry[]): { findings: Finding[]; summary: BaselineSummary } {
+  const known = new Set(baseline.map((b) => b.fingerprint));
+  const current = new Set(findings.map((f) => f.fingerprint));
+  const fresh = findings.filter((f) => !known.has(f.fingerprint));
+  return {
+    findings: fresh,
+    summary: { suppressed: findings.length - fresh.length, stale: baseline.filter((b) => !current.has(b.fingerprint)) },
+  };
+}

@@ -1,0 +1,48 @@
+/** Compiler-style text: `file:line:column severity message [rule]`, a source excerpt, a count. */
+import type { ChalkInstance } from "chalk";
+import type { Finding } from "../../model/finding.js";
+import { plural } from "../../util/text.js";
+import { countBySeverity } from "../lint.js";
+
+export interface TextOptions {
+  c: ChalkInstance;
+  /** Source text by file, for excerpts; a finding whose file is missing gets none. */
+  sourceText?: (file: string) => string | undefined;
+}
+
+export function formatText(findings: Finding[], options: TextOptions): string {
+  const { c } = options;
+  const lines: string[] = [];
+  for (const f of findings) {
+    const sev = f.severity === "error" ? c.red.bold("error") : f.severity === "warning" ? c.yellow.bold("warning") : c.cyan.bold("info");
+    lines.push(`${c.bold(`${f.file}:${f.line}:${f.column}`)} ${sev} ${f.message} ${c.dim(`[${f.rule}]`)}`);
+    const excerpt = excerptAt(options.sourceText?.(f.file), f.line, f.column, c);
+    if (excerpt) lines.push(excerpt);
+    for (const r of f.related ?? []) lines.push(`  ${c.dim("note:")} ${r.message} at ${r.file}:${r.line}:${r.column}`);
+  }
+  lines.push(summaryLine(findings, c));
+  return lines.join("\n") + "\n";
+}
+
+export function summaryLine(findings: Finding[], c: ChalkInstance): string {
+  if (findings.length === 0) return c.green("no problems found");
+  const { errors, warnings, infos } = countBySeverity(findings);
+  const parts = [plural(errors, "error"), plural(warnings, "warning"), `${infos} info`];
+  const text = `${plural(findings.length, "problem")} (${parts.join(", ")})`;
+  return errors > 0 ? c.red.bold(text) : c.yellow.bold(text);
+}
+
+function excerptAt(text: string | undefined, line: number, column: number, c: ChalkInstance): string | undefined {
+  if (text === undefined) return undefined;
+  const all = text.split("\n");
+  const src = all[line - 1];
+  if (src === undefined) return undefined;
+  const gutter = String(line).length;
+  const shown = src.replace(/\t/g, " ").replace(/\r$/, "");
+  const clipped = shown.length > 160 ? shown.slice(0, 160) + "…" : shown;
+  return [
+    `${c.dim(`${" ".repeat(gutter)} |`)}`,
+    `${c.dim(`${line} |`)} ${clipped}`,
+    `${c.dim(`${" ".repeat(gutter)} |`)} ${" ".repeat(Math.max(0, Math.min(column - 1, 160)))}${c.red("^")}`,
+  ].join("\n");
+}

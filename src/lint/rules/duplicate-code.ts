@@ -1,0 +1,23 @@
+import type { LintRule } from "../rule.js";
+
+export const duplicateCode: LintRule = {
+  id: "duplicate-code",
+  severity: "error",
+  description: "Two verdicts with one code.",
+  check({ registry, report }) {
+    const first = new Map<string, number>();
+    for (const [i, v] of registry.value.verdicts.entries()) {
+      const earlier = first.get(v.code);
+      if (earlier === undefined) {
+        first.set(v.code, i);
+        continue;
+      }
+      report({
+        message: `duplicate code '${v.code}': it is already declared by verdict #${earlier + 1}; codes must be unique, so rename or remove one`,
+        doc: registry.doc,
+        path: ["verdicts", i, "code"],
+        related: [{ message: "first declared here", position: registry.doc.locate(["verdicts", earlier, "code"]) }],
+      });
+    }
+  },
+};

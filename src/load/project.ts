@@ -1,0 +1,230 @@
+/**
+ * The project: the config, the registry, the playbook and the fixtures, each read once,
+ * located and validated. Nothing downstream reads a file or parses YAML again.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import type { Config } from "../model/config.js";
+import { UsageError } from "../model/errors.js";
+import type { Finding } from "../model/finding.js";
+import type { Fixture } from "../model/fixture.js";
+import type { Playbook } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
+import { findConfig } from "./config.js";
+import { findingAt, findingAtPosition } from "./finding.js";
+import { validateDocument, type DocumentKind } from "./schema.js";
+import { parseYaml, type YamlDocument, type YamlSource } from "./yaml.js";
+
+export interface Loaded<T> {
+  value: T;
+  doc: YamlDocument;
+}
+
+export interface Project {
+  /** Absolute directory of the config file: every path in the config is relative to it. */
+  root: string;
+  configFile: string;
+  config: Config;
+  configDoc: YamlDocument;
+  /** Absent when the file could not be parsed or failed its schema. */
+  registry?: Loaded<Registry>;
+  playbook?: Loaded<Playbook>;
+  /** Fixtures that passed their schema, in file order. */
+  fixtures: Loaded<Fixture>[];
+  /** Every file read, by the path shown to the user, for source excerpts. */
+  sources: Map<string, YamlSource>;
+  /** Absolute paths of the registry and playbook files. */
+  files: { registry: string; playbook: string; fixtures: string[] };
+}
+
+export interface LoadResult {
+  project: Project;
+  /** yaml-syntax and schema findings. */
+  findings: Finding[];
+}
+
+export interface LoadOptions {
+  config?: string;
+  cwd?: string;
+  /** Fixture files or directories to load instead of the config's (simulate PATHS). */
+  fixturePaths?: string[];
+}
+
+const KIND_NAMES: Record<DocumentKind, string> = { config: "Config", registry: "Registry", playbook: "Playbook", fixture: "Fixture" };
+
+export function loadProject(options: LoadOptions = {}): LoadResult {
+  const cwd = options.cwd ?? process.cwd();
+  const configFile = findConfig(options.config, cwd);
+  const root = dirname(configFile);
+  const reader = new SourceReader(cwd);
+  const findings: Finding[] = [];
+
+  const configSource = reader.read(configFile, "config file");
+  const configDoc = single(configSource, "config", findings);
+  if (!configDoc) throw new InvalidProject(findings, reader);
+  const config = configDoc.value as Config;
+  if (config.code_pattern !== undefined) {
+    try {
+      new RegExp(config.code_pattern, "u");
+    } catch (e) {
+      findings.push(findingAt({ rule: "schema", severity: "error", message: `code_pattern is not a valid regular expression: ${(e as Error).message}`, doc: configDoc, path: ["code_pattern"] }));
+    }
+  }
+  for (const [i, pattern] of (config.redact ?? []).entries()) {
+    try {
+      new RegExp(pattern, "gu");
+    } catch (e) {
+      findings.push(findingAt({ rule: "schema", severity: "error", message: `redact pattern is not a valid regular expression: ${(e as Error).message}`, doc: configDoc, path: ["redact", i] }));
+    }
+  }
+
+  const registryFile = resolve(root, config.registry);
+  const playbookFile = resolve(root, config.playbook);
+  const where = (key: string) => {
+    const pos = configDoc.locate([key]);
+    return `${pos.file}:${pos.line}:${pos.column}`;
+  };
+  if (!existsSync(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${where("registry")})`);
+  if (!existsSync(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${where("playbook")})`);
+
+  const registryDoc = single(reader.read(registryFile, "registry"), "registry", findings);
+  const playbookDoc = single(reader.read(playbookFile, "playbook"), "playbook", findings);
+
+  const fixtureFiles = options.fixturePaths
+    ? expandFixturePaths(options.fixturePaths.map((p) => resolve(cwd, p)), (p) => `fixture path not found: ${p}`, reader)
+    : expandFixturePaths((config.fixtures ?? []).map((p) => resolve(root, p)), (p) => `fixtures path not found: ${p} (named at ${where("fixtures")})`, reader);
+  const fixtures: Loaded<Fixture>[] = [];
+  for (const file of fixtureFiles) {
+    const source = reader.read(file, "fixture file");
+    if (source.error) {
+      findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
+      continue;
+    }
+    for (const doc of source.documents) {
+      if (doc.value === null || doc.value === undefined) continue; // an empty document between `---`
+      if (checkDocument(doc, "fixture", findings)) fixtures.push({ value: doc.value as Fixture, doc });
+    }
+  }
+
+  const project: Project = {
+    root,
+    configFile,
+    config,
+    configDoc,
+    registry: registryDoc ? { value: registryDoc.value as Registry, doc: registryDoc } : undefined,
+    playbook: playbookDoc ? { value: playbookDoc.value as Playbook, doc: playbookDoc } : undefined,
+    fixtures,
+    sources: reader.sources,
+    files: { registry: registryFile, playbook: playbookFile, fixtures: fixtureFiles },
+  };
+  return { project, findings };
+}
+
+/** The config itself is unusable: there is nothing more to load. */
+export class InvalidProject extends Error {
+  constructor(
+    readonly findings: Finding[],
+    private readonly reader: SourceReader,
+  ) {
+    super("the config file is invalid");
+  }
+  get sources(): Map<string, YamlSource> {
+    return this.reader.sources;
+  }
+}
+
+class SourceReader {
+  readonly sources = new Map<string, YamlSource>();
+  constructor(private readonly cwd: string) {}
+
+  display(absolute: string): string {
+    const rel = relative(this.cwd, absolute);
+    return (rel.startsWith("..") && rel.split(sep).filter((s) => s === "..").length > 2) || rel === "" ? absolute : rel.split(sep).join("/");
+  }
+
+  read(absolute: string, what: string): YamlSource {
+    let text: string;
+    try {
+      if (statSync(absolute).isDirectory()) throw new UsageError(`${what} is a directory, not a file: ${this.display(absolute)}`);
+      text = readFileSync(absolute, "utf8");
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`cannot read ${what} ${this.display(absolute)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    const source = parseYaml(this.display(absolute), text);
+    this.sources.set(source.file, source);
+    return source;
+  }
+}
+
+/** A file that must hold exactly one document of `kind`; findings for anything else. */
+function single(source: YamlSource, kind: DocumentKind, findings: Finding[]): YamlDocument | undefined {
+  if (source.error) {
+    findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
+    return undefined;
+  }
+  const docs = source.documents.filter((d) => d.value !== null && d.value !== undefined);
+  if (docs.length === 0) {
+    findings.push(findingAtPosition("schema", "error", `the file is empty: expected a ${KIND_NAMES[kind]} document`, { file: source.file, line: 1, column: 1 }));
+    return undefined;
+  }
+  if (docs.length > 1) {
+    findings.push(findingAtPosition("schema", "error", `expected one ${KIND_NAMES[kind]} document, found ${docs.length}`, docs[1].locate([])));
+    return undefined;
+  }
+  return checkDocument(docs[0], kind, findings) ? docs[0] : undefined;
+}
+
+function checkDocument(doc: YamlDocument, kind: DocumentKind, findings: Finding[]): boolean {
+  const value = doc.value;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const found = Array.isArray(value) ? "a list" : `a ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})`;
+    findings.push(findingAt({ rule: "schema", severity: "error", message: `expected a ${KIND_NAMES[kind]} document (a mapping), found ${found}`, doc, path: [] }));
+    return false;
+  }
+  const declared = (value as Record<string, unknown>).kind;
+  if (kind !== "config" && typeof declared === "string" && declared !== KIND_NAMES[kind] && ["Registry", "Playbook", "Fixture"].includes(declared)) {
+    findings.push(findingAt({ rule: "schema", severity: "error", message: `expected a ${KIND_NAMES[kind]} document here, found kind ${declared}`, doc, path: ["kind"] }));
+    return false;
+  }
+  const problems = validateDocument(kind, doc);
+  if (kind === "playbook") problems.push(...scheduleProblems(value as Record<string, unknown>));
+  for (const p of problems) findings.push(findingAt({ rule: "schema", severity: "error", message: p.message, doc, path: p.path, target: p.target }));
+  return problems.length === 0;
+}
+
+/** A retry action needs exactly one delay schedule: a list or a formula. */
+function scheduleProblems(playbook: Record<string, unknown>): { message: string; path: (string | number)[]; target: "value" | "key" }[] {
+  const out: { message: string; path: (string | number)[]; target: "value" | "key" }[] = [];
+  const verdicts = playbook.verdicts;
+  if (verdicts === null || typeof verdicts !== "object") return out;
+  for (const [code, action] of Object.entries(verdicts as Record<string, Record<string, unknown>>)) {
+    if (action === null || typeof action !== "object") continue;
+    if (action.action !== "retry_with_backoff" && action.action !== "retry_with_hint") continue;
+    const hasList = action.backoff_ms !== undefined;
+    const hasFormula = action.backoff !== undefined;
+    if (!hasList && !hasFormula) out.push({ message: `${String(action.action)} for '${code}' needs a delay schedule: backoff_ms (a list) or backoff (a formula)`, path: ["verdicts", code, "action"], target: "key" });
+    if (hasList && hasFormula) out.push({ message: `'${code}' gives both backoff_ms and backoff; keep one`, path: ["verdicts", code, "backoff"], target: "key" });
+  }
+  return out;
+}
+
+function expandFixturePaths(paths: string[], missing: (p: string) => string, reader: SourceReader): string[] {
+  const files: string[] = [];
+  for (const path of paths) {
+    if (!existsSync(path)) throw new UsageError(missing(reader.display(path)));
+    if (statSync(path).isDirectory()) files.push(...walk(path));
+    else files.push(path);
+  }
+  return [...new Set(files)];
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...walk(full));
+    else if (/\.ya?ml$/.test(entry.name)) out.push(full);
+  }
+  return out;
+}

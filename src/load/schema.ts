@@ -1,0 +1,203 @@
+/**
+ * JSON Schema validation of located documents, with messages a person understands.
+ * The validators are compiled from schemas/ at build time (scripts/compile-schemas.mjs).
+ */
+import * as validators from "./validators.generated.js";
+import type { SchemaError, Validator } from "./validators.generated.js";
+import type { PathSegment } from "../model/finding.js";
+import type { YamlDocument } from "./yaml.js";
+import { closest } from "../util/text.js";
+
+export type DocumentKind = "config" | "registry" | "playbook" | "fixture";
+
+export interface SchemaProblem {
+  message: string;
+  path: PathSegment[];
+  /** Point at the key rather than the value (unknown or misplaced keys). */
+  target: "value" | "key";
+}
+
+const VALIDATORS: Record<DocumentKind, Validator> = validators;
+
+/** Allowed keys per context, for "did you mean" suggestions on unknown keys. */
+const KEYS: Record<string, string[]> = {
+  registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "verdicts", "fallback"],
+  class: ["description", "max_retries", "adr"],
+  verdict: ["code", "class", "retryable", "side_effect", "boundary", "status", "since", "adr", "replaced_by", "human_action_required", "summary", "cause", "recovery", "safe_next_actions", "unsafe_next_actions", "details", "match"],
+  match: ["kind", "http_status", "provider_code", "message_contains", "tool", "side_effect_state"],
+  playbook: ["apiVersion", "kind", "name", "description", "honor_retry_after", "escalation_queue", "empty_response_is_failure", "budgets", "on_exhausted", "saga", "throttle", "tools", "verdicts"],
+  budgets: ["retries", "retry_seconds", "wall_ms", "same_verdict_ceiling"],
+  action: ["action", "max_retries", "backoff_ms", "backoff", "hint", "then", "queue", "reason", "replan", "tool", "message"],
+  backoff: ["strategy", "base_ms", "factor", "cap_ms", "jitter"],
+  fixture: ["apiVersion", "kind", "name", "description", "run_id", "seed", "call", "responses", "fallback_responses", "steps", "compensate_on_failure", "waves", "parallelism", "expect"],
+  call: ["id", "tool", "args", "idempotent", "idempotency_key", "reversal_token", "evidence_refs"],
+  response: ["status", "value", "error", "question", "latency_ms"],
+  error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms"],
+  config: ["registry", "playbook", "fixtures", "adr_dir", "code_pattern", "rules", "gen", "redact", "apiVersion", "kind"],
+};
+
+/** What each action takes, to say which parameters belong where. */
+export const ACTION_PARAMETERS: Record<string, string> = {
+  retry_with_backoff: "max_retries, and backoff_ms or backoff",
+  retry_with_hint: "max_retries, hint, and backoff_ms or backoff",
+  refresh_evidence: "then",
+  restore_checkpoint: "then",
+  escalate_to_human: "queue",
+  issue_reversal: "reason",
+  deprecate_tool_call: "reason, replan",
+  fallback: "tool",
+  fail: "message (optional)",
+  dead_letter: "queue",
+};
+
+const ONE_OR_MANY: Record<string, string> = {
+  http_status: "a status (503), a class (\"5xx\"), a range (\"500-599\"), or a list of them",
+  side_effect_state: "none, unknown or committed, or a list of them",
+};
+
+export function validateDocument(kind: DocumentKind, doc: YamlDocument): SchemaProblem[] {
+  const validate = VALIDATORS[kind];
+  if (validate(doc.value)) return [];
+  return translate(kind, doc.value, validate.errors ?? []);
+}
+
+function translate(kind: DocumentKind, root: unknown, errors: SchemaError[]): SchemaProblem[] {
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === "anyOf").map((e) => e.instancePath));
+  const problems: SchemaProblem[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword === "if") continue;
+    // An anyOf failure reports every branch; say it once, as what the field accepts.
+    if (e.keyword !== "anyOf" && [...anyOfPaths].some((p) => e.instancePath === p || e.instancePath.startsWith(p + "/"))) continue;
+    const problem = describe(kind, root, e);
+    const id = problem.path.join("/") + "\u0000" + problem.message;
+    if (!seen.has(id)) {
+      seen.add(id);
+      problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+function describe(kind: DocumentKind, root: unknown, e: SchemaError): SchemaProblem {
+  const path = parsePointer(e.instancePath);
+  const field = path.length > 0 ? String(path[path.length - 1]) : kind;
+  const where = contextName(kind, path, root);
+  const actual = valueAt(root, path);
+  const p = e.params;
+  switch (e.keyword) {
+    case "required":
+      return { message: `${where} is missing '${String(p.missingProperty)}'`, path, target: "key" };
+    case "additionalProperties": {
+      const key = String(p.additionalProperty);
+      const context = contextKey(kind, path);
+      const allowed = context ? KEYS[context] : undefined;
+      const near = allowed ? closest(key, allowed) : undefined;
+      const hint = near ? `; did you mean '${near}'?` : allowed ? `; expected one of: ${allowed.join(", ")}` : "";
+      return { message: `unknown key '${key}' in ${where}${hint}`, path: [...path, key], target: "key" };
+    }
+    case "false schema": {
+      const action = valueAt(root, [...path.slice(0, -1), "action"]);
+      if (typeof action === "string" && ACTION_PARAMETERS[action]) {
+        return { message: `'${field}' is not a parameter of action ${action} (it takes ${ACTION_PARAMETERS[action]})`, path, target: "key" };
+      }
+      const strategy = valueAt(root, [...path.slice(0, -1), "strategy"]);
+      return { message: `'${field}' does not apply to backoff strategy ${String(strategy)}`, path, target: "key" };
+    }
+    case "type":
+      return { message: `'${field}' must be ${article(String(p.type))}, not ${describeValue(actual)}`, path, target: "value" };
+    case "enum": {
+      const allowed = (p.allowedValues as unknown[]).map(String);
+      const near = typeof actual === "string" ? closest(actual, allowed) : undefined;
+      const hint = near ? `; did you mean '${near}'?` : "";
+      return { message: `'${field}' must be one of ${allowed.join(", ")}, not ${describeValue(actual)}${hint}`, path, target: "value" };
+    }
+    case "const":
+      return { message: `'${field}' must be '${String(p.allowedValue)}', not ${describeValue(actual)}`, path, target: "value" };
+    case "anyOf":
+      return { message: `'${field}' must be ${ONE_OR_MANY[field] ?? "a string or a list of strings"}, not ${describeValue(actual)}`, path, target: "value" };
+    case "minimum":
+    case "exclusiveMinimum":
+    case "maximum":
+      return { message: `'${field}' ${e.message ?? "is out of range"}, not ${describeValue(actual)}`, path, target: "value" };
+    case "minItems":
+      return { message: `'${field}' must not be empty`, path, target: "value" };
+    case "minLength":
+      return { message: `'${field}' must not be empty`, path, target: "value" };
+    case "minProperties":
+      return { message: `${where} must have at least ${String(p.limit)} key${p.limit === 1 ? "" : "s"}`, path, target: "value" };
+    case "pattern":
+      return { message: `'${field}' is not a valid status matcher: ${describeValue(actual)} (use 503, "5xx" or "500-599")`, path, target: "value" };
+    default:
+      return { message: `'${field}' ${e.message ?? "is invalid"}`, path, target: "value" };
+  }
+}
+
+function parsePointer(pointer: string): PathSegment[] {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
+  let node = root;
+  for (const seg of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[String(seg)];
+  }
+  return node;
+}
+
+/** Which KEYS table applies to the object at `path`. */
+function contextKey(kind: DocumentKind, path: readonly PathSegment[]): string | undefined {
+  const names = path.filter((s) => typeof s === "string") as string[];
+  const last = path.length > 0 ? path[path.length - 1] : undefined;
+  const parent = path.length > 1 ? path[path.length - 2] : undefined;
+  if (path.length === 0) return kind;
+  if (kind === "registry") {
+    if (parent === "classes") return "class";
+    if (path[0] === "verdicts" && path.length === 2) return "verdict";
+    if (parent === "match") return "match";
+  }
+  if (kind === "playbook") {
+    if (last === "budgets") return "budgets";
+    if (last === "backoff") return "backoff";
+    if (parent === "verdicts" && path.length === 2) return "action";
+  }
+  if (kind === "fixture") {
+    if (last === "call" || (names[names.length - 1] === "call" && typeof last === "string")) return "call";
+    if (last === "error") return "error";
+    if (typeof last === "number" && (parent === "responses" || parent === "fallback_responses")) return "response";
+  }
+  return undefined;
+}
+
+/** "verdict 'transient_timeout'", "playbook entry 'policy_denied'", "match rule 2 of 'x'". */
+function contextName(kind: DocumentKind, path: readonly PathSegment[], root: unknown): string {
+  if (path.length === 0) return `the ${kind === "config" ? "config" : kind}`;
+  const code = kind === "registry" && path[0] === "verdicts" && typeof path[1] === "number" ? valueAt(root, ["verdicts", path[1], "code"]) : undefined;
+  const parent = path[path.length - 2];
+  const last = path[path.length - 1];
+  if (kind === "registry" && path[0] === "verdicts" && path.length === 2) return typeof code === "string" ? `verdict '${code}'` : `verdict #${Number(last) + 1}`;
+  if (kind === "registry" && parent === "match" && typeof last === "number") return `match rule ${last + 1} of ${typeof code === "string" ? `'${code}'` : "this verdict"}`;
+  if (kind === "registry" && parent === "classes") return `class '${String(last)}'`;
+  if (kind === "playbook" && parent === "verdicts" && path.length === 2) return `the playbook entry for '${String(last)}'`;
+  return `'${String(last)}'`;
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = { integer: "an integer", number: "a number", string: "a string", boolean: "true or false", object: "a mapping", array: "a list", null: "null" };
+  return names[type] ?? type;
+}
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return "nothing";
+  if (v === null) return "null (an empty value)";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "a mapping";
+  if (typeof v === "string") return `'${v.length > 40 ? v.slice(0, 40) + "…" : v}'`;
+  return String(v);
+}

@@ -1,0 +1,15 @@
+// Types for the validators that scripts/compile-schemas.mjs generates from schemas/.
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: SchemaError[] | null;
+}
+export const config: Validator;
+export const registry: Validator;
+export const playbook: Validator;
+export const fixture: Validator;

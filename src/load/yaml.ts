@@ -1,0 +1,263 @@
+/**
+ * Text -> located YAML documents.
+ *
+ * js-yaml parses fast; its `listener` reports where every node opens and closes, which is
+ * all we need to point a finding at `file:line:column`. We keep only raw offsets per
+ * container (indexed by the parsed object's identity) and turn an offset into a line and
+ * column only when a finding asks for it, so a clean run pays almost nothing for positions.
+ */
+import jsyaml from "js-yaml";
+import type { PathSegment, Position } from "../model/finding.js";
+
+export interface YamlError {
+  message: string;
+  line: number;
+  column: number;
+}
+
+export interface YamlDocument {
+  readonly file: string;
+  /** 0-based index of the document in its stream (`---` separated). */
+  readonly index: number;
+  readonly value: unknown;
+  /** Position of the value (or key) at `path`, or of its nearest existing ancestor. */
+  locate(path: readonly PathSegment[], target?: "value" | "key"): Position;
+  /** True when `path` resolves to a node of this document. */
+  has(path: readonly PathSegment[]): boolean;
+}
+
+export interface YamlSource {
+  readonly file: string;
+  readonly text: string;
+  readonly documents: YamlDocument[];
+  /** A syntax error, a duplicate key or an alias bomb: the source holds no usable document. */
+  readonly error?: YamlError;
+  /** Position of a 0-based character offset. */
+  position(offset: number): Position;
+}
+
+interface Frame {
+  start: number;
+  kind: string | null;
+  result: unknown;
+  children: Frame[];
+}
+
+interface Slot {
+  key?: number;
+  value: number;
+}
+
+interface NodeIndex {
+  start: number;
+  slots: Map<string, Slot>;
+}
+
+/** A document may expand to at most this many nodes once aliases are followed. */
+const MAX_EXPANDED_NODES = 5_000_000;
+
+// Core schema (YAML 1.2: `off`, `yes` stay strings, no timestamps) plus merge keys.
+const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
+
+export function parseYaml(file: string, text: string): YamlSource {
+  const lines = new LineIndex(text);
+  const position = (offset: number): Position => lines.position(file, offset);
+  if (text.includes("\u0000")) {
+    const at = text.indexOf("\u0000");
+    return { file, text, documents: [], position, error: { message: "the file is binary, not YAML text", ...lines.lineColumn(at) } };
+  }
+  const roots: Frame[] = [];
+  const stack: Frame[] = [];
+  const values: unknown[] = [];
+  try {
+    jsyaml.loadAll(text, (doc) => values.push(doc), {
+      filename: file,
+      schema: SCHEMA,
+      listener(event, state) {
+        if (event === "open") {
+          stack.push({ start: state.position, kind: null, result: undefined, children: [] });
+          return;
+        }
+        const frame = stack.pop();
+        if (!frame) return;
+        frame.kind = state.kind;
+        frame.result = state.result;
+        (stack.length > 0 ? stack[stack.length - 1].children : roots).push(frame);
+      },
+    });
+  } catch (e) {
+    return { file, text, documents: [], position, error: syntaxError(e, text, lines) };
+  }
+  for (const [i, value] of values.entries()) {
+    const bomb = expansionProblem(value);
+    if (bomb) return { file, text, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
+  }
+  const index = new WeakMap<object, NodeIndex>();
+  for (const root of roots) indexFrame(root, index);
+  const documents = values.map((value, i) =>
+    makeDocument(file, i, value, roots.length === values.length ? roots[i].start : 0, index, text, lines),
+  );
+  return { file, text, documents, position };
+}
+
+function syntaxError(e: unknown, text: string, lines: LineIndex): YamlError {
+  if (e instanceof jsyaml.YAMLException) {
+    const mark = e.mark as { line?: number; column?: number; position?: number } | undefined;
+    const line = (mark?.line ?? 0) + 1;
+    const column = (mark?.column ?? 0) + 1;
+    let reason = e.reason || "invalid YAML";
+    if (reason === "duplicated mapping key") {
+      const key = lines.textAt(text, line, column).match(/^\s*(["']?)([^:"'\n]+)\1\s*:/);
+      reason = key ? `duplicate key '${key[2].trim()}': each key may appear once in a mapping` : "duplicate key: each key may appear once in a mapping";
+    } else if (/non-printable/.test(reason)) {
+      reason = "the file holds non-printable characters; is it binary?";
+    }
+    return { message: reason, line, column };
+  }
+  return { message: String(e), line: 1, column: 1 };
+}
+
+/** Follow aliases once per node; a cycle or a huge expansion is an alias bomb. */
+function expansionProblem(value: unknown): string | undefined {
+  const sizes = new Map<object, number>();
+  const visiting = new Set<object>();
+  let problem: string | undefined;
+  const size = (v: unknown): number => {
+    if (problem || v === null || typeof v !== "object") return 1;
+    const known = sizes.get(v);
+    if (known !== undefined) return known;
+    if (visiting.has(v)) {
+      problem = "a YAML alias refers to the node that contains it (recursive alias)";
+      return 1;
+    }
+    visiting.add(v);
+    let total = 1;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      total += size(child);
+      if (total > MAX_EXPANDED_NODES) {
+        problem = `the document expands to more than ${MAX_EXPANDED_NODES.toLocaleString("en-US")} nodes through aliases (an alias bomb?)`;
+        break;
+      }
+    }
+    visiting.delete(v);
+    sizes.set(v, total);
+    return total;
+  };
+  size(value);
+  return problem;
+}
+
+function indexFrame(outer: Frame, index: WeakMap<object, NodeIndex>): void {
+  let frame = outer;
+  // A block-context probe may wrap the real (flow) collection in a frame of its own.
+  while (frame.children.length === 1 && frame.children[0].result === frame.result) frame = frame.children[0];
+  const value = frame.result;
+  if (value === null || typeof value !== "object" || index.has(value)) return;
+  if (frame.kind !== "mapping" && frame.kind !== "sequence") return;
+  const slots = new Map<string, Slot>();
+  index.set(value, { start: outer.start, slots });
+  const children = frame.children;
+  if (frame.kind === "sequence") {
+    children.forEach((child, i) => {
+      slots.set(String(i), { value: child.start });
+      indexFrame(child, index);
+    });
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  // Children alternate key, value; js-yaml may add an empty probe frame where a key was
+  // looked for and none came, so skip anything that cannot be a key of this mapping.
+  for (let i = 0; i < children.length; i++) {
+    const key = children[i];
+    const isKey = key.kind === "scalar" && key.result !== null && typeof key.result !== "object" && Object.hasOwn(record, String(key.result));
+    if (!isKey || i + 1 >= children.length) continue;
+    const val = children[i + 1];
+    if (!slots.has(String(key.result))) slots.set(String(key.result), { key: key.start, value: val.start });
+    indexFrame(val, index);
+    i++;
+  }
+}
+
+function makeDocument(
+  file: string,
+  docIndex: number,
+  value: unknown,
+  start: number,
+  index: WeakMap<object, NodeIndex>,
+  text: string,
+  lines: LineIndex,
+): YamlDocument {
+  const resolve = (path: readonly PathSegment[], target: "value" | "key"): { offset: number; complete: boolean } => {
+    let offset = start;
+    let node: unknown = value;
+    for (let i = 0; i < path.length; i++) {
+      if (node === null || typeof node !== "object") return { offset, complete: false };
+      const info = index.get(node);
+      const slot = info?.slots.get(String(path[i]));
+      if (!slot) return { offset: info?.start ?? offset, complete: false };
+      const last = i === path.length - 1;
+      offset = last && target === "key" && slot.key !== undefined ? slot.key : slot.value;
+      node = (node as Record<string, unknown>)[String(path[i])];
+    }
+    return { offset, complete: true };
+  };
+  return {
+    file,
+    index: docIndex,
+    value,
+    locate(path, target = "value") {
+      return lines.position(file, skipTrivia(text, resolve(path, target).offset));
+    },
+    has(path) {
+      return resolve(path, "value").complete;
+    },
+  };
+}
+
+/** Skip white space, comments and a document marker: a node starts at its first token. */
+function skipTrivia(text: string, offset: number): number {
+  let i = offset;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) i++;
+    else if (c === 35 /* # */) {
+      while (i < text.length && text.charCodeAt(i) !== 10) i++;
+    } else if (text.startsWith("---", i) && (i === 0 || text.charCodeAt(i - 1) === 10) && /[\s]|$/.test(text.charAt(i + 3))) i += 3;
+    else return i >= text.length && offset < text.length ? offset : i;
+  }
+}
+
+class LineIndex {
+  private starts: number[] | undefined;
+  constructor(private readonly text: string) {}
+
+  private lineStarts(): number[] {
+    if (!this.starts) {
+      const starts = [0];
+      for (let i = this.text.indexOf("\n"); i !== -1; i = this.text.indexOf("\n", i + 1)) starts.push(i + 1);
+      this.starts = starts;
+    }
+    return this.starts;
+  }
+
+  lineColumn(offset: number): { line: number; column: number } {
+    const starts = this.lineStarts();
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo] + 1 };
+  }
+
+  position(file: string, offset: number): Position {
+    return { file, ...this.lineColumn(offset) };
+  }
+
+  textAt(text: string, line: number, column: number): string {
+    const start = this.lineStarts()[line - 1] ?? 0;
+    return text.slice(start + column - 1, text.indexOf("\n", start) === -1 ? undefined : text.indexOf("\n", start));
+  }
+}

@@ -1,0 +1,17 @@
+/** The project config, `failbook.yaml` (SPEC section 1). */
+
+export type Severity = "error" | "warning" | "info";
+export type SeveritySetting = Severity | "off";
+
+export const DEFAULT_CODE_PATTERN = "^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*$";
+
+export interface Config {
+  registry: string;
+  playbook: string;
+  fixtures?: string[];
+  adr_dir?: string;
+  code_pattern?: string;
+  rules?: Record<string, SeveritySetting>;
+  gen?: { ts?: string };
+  redact?: string[];
+}

@@ -1,0 +1,30 @@
+/** Findings: what lint reports, as data with a position (never thrown strings). */
+import type { Severity } from "./config.js";
+
+export type PathSegment = string | number;
+
+export interface Position {
+  file: string;
+  line: number; // 1-based
+  column: number; // 1-based
+}
+
+export interface Finding {
+  rule: string;
+  severity: Severity;
+  message: string;
+  file: string;
+  line: number;
+  column: number;
+  /** JSON-pointer-like path of the node in its document, e.g. `/verdicts/3/match/0`. */
+  path: string;
+  fingerprint: string;
+  /** A related position, e.g. where a shadowing rule or a removed code stood. */
+  related?: { message: string; file: string; line: number; column: number }[];
+}
+
+export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
+
+export function pointer(path: readonly PathSegment[]): string {
+  return path.length === 0 ? "" : "/" + path.map((s) => String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+}

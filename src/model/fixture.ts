@@ -1,0 +1,55 @@
+/** Fixtures: recorded failures to replay against the playbook (SPEC section 5). */
+import type { SideEffectState } from "./registry.js";
+
+/** What an adapter reports for one failed attempt (SPEC 2.2). */
+export interface AdapterError {
+  kind: string;
+  message?: string;
+  http_status?: number;
+  provider_code?: string;
+  side_effect_state?: SideEffectState;
+  retry_after_ms?: number;
+}
+
+export interface Call {
+  id: string;
+  tool: string;
+  args?: Record<string, unknown>;
+  idempotent?: boolean;
+  idempotency_key?: string;
+  reversal_token?: string;
+  evidence_refs?: string[];
+}
+
+export type Response =
+  | { status: "ok"; value?: unknown; latency_ms?: number }
+  | { status: "error"; error?: AdapterError; latency_ms?: number }
+  | { status: "needs_input"; question?: string; latency_ms?: number };
+
+export interface StepSpec {
+  call: Call;
+  responses: Response[];
+  fallback_responses?: Response[];
+  compensation?: { call: Call; responses: Response[]; fallback_responses?: Response[] };
+}
+
+export interface WaveSpec {
+  calls: StepSpec[];
+}
+
+export interface Fixture {
+  apiVersion: "failbook/v1";
+  kind: "Fixture";
+  name: string;
+  description?: string;
+  run_id?: string;
+  seed?: number;
+  call?: Call;
+  responses?: Response[];
+  fallback_responses?: Response[];
+  steps?: StepSpec[];
+  compensate_on_failure?: boolean;
+  waves?: WaveSpec[];
+  parallelism?: number;
+  expect?: Record<string, unknown>;
+}

@@ -1,0 +1,110 @@
+/** The playbook: one compensation action per verdict, plus run-wide budgets (SPEC section 3). */
+
+export type JitterKind = "none" | "full" | "equal";
+
+export type BackoffFormula =
+  | { strategy: "exponential"; base_ms: number; factor?: number; cap_ms?: number; jitter?: JitterKind }
+  | { strategy: "linear"; base_ms: number; cap_ms?: number; jitter?: JitterKind }
+  | { strategy: "constant"; base_ms: number; cap_ms?: number; jitter?: JitterKind }
+  | { strategy: "decorrelated"; base_ms: number; cap_ms?: number };
+
+export interface RetryWithBackoff {
+  action: "retry_with_backoff";
+  max_retries: number;
+  backoff_ms?: number[];
+  backoff?: BackoffFormula;
+}
+export interface RetryWithHint {
+  action: "retry_with_hint";
+  max_retries: number;
+  hint: string;
+  backoff_ms?: number[];
+  backoff?: BackoffFormula;
+}
+export interface RefreshEvidence {
+  action: "refresh_evidence";
+  then: "retry" | "abort";
+}
+export interface RestoreCheckpoint {
+  action: "restore_checkpoint";
+  then: "retry" | "abort";
+}
+export interface EscalateToHuman {
+  action: "escalate_to_human";
+  queue: string;
+}
+export interface IssueReversal {
+  action: "issue_reversal";
+  reason: string;
+}
+export interface DeprecateToolCall {
+  action: "deprecate_tool_call";
+  reason: string;
+  replan: boolean;
+}
+export interface FallbackTool {
+  action: "fallback";
+  tool: string;
+}
+export interface Fail {
+  action: "fail";
+  message?: string;
+}
+export interface DeadLetter {
+  action: "dead_letter";
+  queue: string;
+}
+
+/** The closed set of compensation actions, discriminated by `action`. */
+export type CompensationAction =
+  | RetryWithBackoff
+  | RetryWithHint
+  | RefreshEvidence
+  | RestoreCheckpoint
+  | EscalateToHuman
+  | IssueReversal
+  | DeprecateToolCall
+  | FallbackTool
+  | Fail
+  | DeadLetter;
+
+export type ActionName = CompensationAction["action"];
+export type RetryAction = RetryWithBackoff | RetryWithHint;
+
+export const ACTION_NAMES: readonly ActionName[] = [
+  "retry_with_backoff",
+  "retry_with_hint",
+  "refresh_evidence",
+  "restore_checkpoint",
+  "escalate_to_human",
+  "issue_reversal",
+  "deprecate_tool_call",
+  "fallback",
+  "fail",
+  "dead_letter",
+];
+
+export const isRetryAction = (a: CompensationAction): a is RetryAction =>
+  a.action === "retry_with_backoff" || a.action === "retry_with_hint";
+
+export interface Budgets {
+  retries?: number;
+  retry_seconds?: number;
+  wall_ms?: number;
+  same_verdict_ceiling?: number;
+}
+
+export interface Playbook {
+  apiVersion: "failbook/v1";
+  kind: "Playbook";
+  name: string;
+  honor_retry_after?: boolean;
+  escalation_queue?: string;
+  empty_response_is_failure?: boolean;
+  budgets?: Budgets;
+  on_exhausted?: { action: "escalate_to_human" | "dead_letter"; queue?: string };
+  saga?: { compensate_on_failure?: boolean };
+  throttle?: { class: string; min_failures: number; factor: number };
+  tools?: Record<string, { idempotent?: boolean }>;
+  verdicts: Record<string, CompensationAction>;
+}

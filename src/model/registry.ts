@@ -1,0 +1,56 @@
+/** The registry: the closed, versioned taxonomy of failure verdicts (SPEC section 2). */
+
+export type SideEffectState = "none" | "unknown" | "committed";
+export type VerdictStatus = "active" | "reserved" | "deprecated";
+
+export interface FailureClass {
+  description?: string;
+  max_retries?: number;
+  adr?: string;
+}
+
+/** A status matcher: an integer, a class such as "5xx", or a range such as "500-599". */
+export type StatusMatcher = number | string;
+
+/** One match rule: every field present must hold (AND); a list means any of its values. */
+export interface MatchRule {
+  kind?: string | string[];
+  http_status?: StatusMatcher | StatusMatcher[];
+  provider_code?: string | string[];
+  message_contains?: string | string[];
+  tool?: string | string[];
+  side_effect_state?: SideEffectState | SideEffectState[];
+}
+
+export interface Verdict {
+  code: string;
+  class: string;
+  retryable: boolean;
+  side_effect?: SideEffectState;
+  boundary?: string;
+  status?: VerdictStatus;
+  since?: number;
+  adr?: string;
+  replaced_by?: string;
+  human_action_required?: boolean;
+  summary?: string;
+  cause?: string;
+  recovery?: string;
+  safe_next_actions?: string[];
+  unsafe_next_actions?: string[];
+  details?: Record<string, unknown>;
+  match?: MatchRule[];
+}
+
+export interface Registry {
+  apiVersion: "failbook/v1";
+  kind: "Registry";
+  name: string;
+  revision: number;
+  classes: Record<string, FailureClass>;
+  verdicts: Verdict[];
+  fallback: string;
+}
+
+export const statusOf = (v: Verdict): VerdictStatus => v.status ?? "active";
+export const sideEffectOf = (v: Verdict): SideEffectState => v.side_effect ?? "unknown";

@@ -1,0 +1,39 @@
+/** Small text helpers shared by messages: edit distance and "did you mean". */
+
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** Candidates close to `word`, best first (case-insensitive); at most `limit`. */
+export function nearest(word: string, candidates: readonly string[], limit = 3): string[] {
+  const w = word.toLowerCase();
+  const threshold = Math.max(2, Math.floor(w.length / 3));
+  return candidates
+    .map((c) => {
+      const lc = c.toLowerCase();
+      const d = levenshtein(w, lc);
+      const contains = lc.includes(w) || w.includes(lc);
+      return { c, d: contains ? Math.min(d, threshold) : d };
+    })
+    .filter((x) => x.d <= threshold)
+    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
+    .slice(0, limit)
+    .map((x) => x.c);
+}
+
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  return nearest(word, candidates, 1)[0];
+}
+
+export function plural(n: number, word: string, many = word + "s"): string {
+  return `${n} ${n === 1 ? word : many}`;
+}

@@ -1,0 +1,10 @@
+/** The package version, read once from package.json next to dist/ or src/. */
+import { readFileSync } from "node:fs";
+
+export const VERSION: string = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+})();

@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // The default reporter for people; the JSON report lets .ci/run print the plain summary.
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
+  },
+});
