@@ -1,5 +1,6 @@
 /** The command list: one module per command. */
 import type { CommandRegistrar } from "./command.js";
+import { registerInit } from "./init.js";
 import { registerLint } from "./lint.js";
 
-export const COMMANDS: CommandRegistrar[] = [registerLint];
+export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit];
