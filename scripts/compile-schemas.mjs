@@ -9,7 +9,7 @@ import standaloneCode from "ajv/dist/standalone/index.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const schemas = { config: "config", registry: "registry", playbook: "playbook", fixture: "fixture" };
-const ajv = new Ajv.default({ allErrors: true, strict: true, strictRequired: false, unicode: false, code: { source: true, esm: true }, strictTypes: false });
+const ajv = new Ajv.default({ allErrors: true, strict: true, strictRequired: false, unicode: false, logger: false, code: { source: true, esm: true }, strictTypes: false });
 const refs = {};
 for (const [name, file] of Object.entries(schemas)) {
   const schema = JSON.parse(readFileSync(join(root, "schemas", `${file}.schema.json`), "utf8"));

@@ -1,0 +1,21 @@
+// Bundles the compiled CLI (dist/cli/main.js) into one file, dist/failbook-cli.js, so that
+// start-up resolves and reads one module instead of dozens. Heavy modules that only some
+// commands use (Ink, React, the TypeScript compiler) stay external and load on demand.
+import { build } from "esbuild";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+await build({
+  entryPoints: [join(root, "dist/cli/main.js")],
+  outdir: join(root, "dist/bundle"),
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: ["ink", "ink/*", "react", "react/*", "typescript", "playwright-core"],
+  logLevel: "warning",
+  legalComments: "none",
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+});
