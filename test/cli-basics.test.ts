@@ -1,0 +1,102 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { failbook, tempProject } from "./helpers/cli.js";
+
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
+
+describe("the command line", () => {
+  it("explains itself in --help", () => {
+    const r = failbook(["--help"]);
+    expect(r.code).toBe(0);
+    for (const word of ["lint", "init", "--config", "--no-color", "Exit status"]) expect(r.stdout).toContain(word);
+  });
+
+  it("documents lint's flags, formats and exit codes in lint --help", () => {
+    const r = failbook(["lint", "--help"]);
+    expect(r.code).toBe(0);
+    for (const word of ["--format", "--fail-on", "--baseline", "--write-baseline", "sarif", "github", "Exit status"]) expect(r.stdout).toContain(word);
+  });
+
+  it.each([
+    { args: ["frobnicate"], what: "an unknown command" },
+    { args: ["lint", "--format", "xml"], what: "a bad --format" },
+    { args: ["lint", "--fail-on", "fatal"], what: "a bad --fail-on" },
+    { args: ["lint", "--nope"], what: "an unknown flag" },
+  ])("exits 2 on $what", ({ args }) => {
+    const r = failbook(args);
+    expect(r.code).toBe(2);
+    noStack(r.stderr);
+  });
+
+  it("exits 2 with one clear line when there is no config anywhere up the tree", () => {
+    const dir = tempProject({ "readme.txt": "nothing here" });
+    const r = failbook(["lint"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("no failbook.yaml found");
+    expect(r.stderr).toContain("failbook init");
+  });
+
+  it("finds the config in the nearest parent directory", () => {
+    const dir = tempProject({});
+    const init = failbook(["init", dir]);
+    expect(init.code).toBe(0);
+    mkdirSync(join(dir, "deep/er"), { recursive: true });
+    const r = failbook(["lint"], { cwd: join(dir, "deep/er") });
+    expect(r.code).toBe(0);
+  });
+
+  it("takes --config as a file or as a directory holding one", () => {
+    const dir = tempProject({});
+    failbook(["init", dir]);
+    expect(failbook(["--config", join(dir, "failbook.yaml"), "lint"], { cwd: "/" }).code).toBe(0);
+    expect(failbook(["--config", dir, "lint"], { cwd: "/" }).code).toBe(0);
+    const missing = failbook(["--config", join(dir, "nope.yaml"), "lint"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("config file not found");
+  });
+
+  it("points at the config key that names a missing registry", () => {
+    const dir = tempProject({ "failbook.yaml": "registry: gone.yaml\nplaybook: p.yaml\n" });
+    const r = failbook(["lint"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("registry file not found: gone.yaml (named at failbook.yaml:1:11)");
+  });
+
+  it("reports an invalid config as findings with positions (exit 1)", () => {
+    const dir = tempProject({ "failbook.yaml": "registry: r.yaml\nplaybok: p.yaml\n" });
+    const r = failbook(["lint"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("failbook.yaml:2:1 error unknown key 'playbok' in the config; did you mean 'playbook'? [schema]");
+  });
+
+  it("colours only when asked: FORCE_COLOR forces it, NO_COLOR and --no-color remove it", () => {
+    const dir = tempProject({ "failbook.yaml": "registry: r.yaml\nplaybok: p.yaml\n" });
+    const ansi = /\u001b\[/;
+    expect(failbook(["lint"], { cwd: dir }).stdout).not.toMatch(ansi);
+    expect(failbook(["lint"], { cwd: dir, env: { NO_COLOR: "", FORCE_COLOR: "1" } }).stdout).toMatch(ansi);
+    expect(failbook(["--no-color", "lint"], { cwd: dir, env: { NO_COLOR: "", FORCE_COLOR: "1" } }).stdout).not.toMatch(ansi);
+  });
+});
+
+describe("failbook init", () => {
+  it("writes a project that lints clean", () => {
+    const dir = tempProject({});
+    const r = failbook(["init", "proj"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("playbooks/registry.yaml");
+    const lint = failbook(["lint"], { cwd: join(dir, "proj") });
+    expect(lint.stdout).toContain("no problems found");
+    expect(lint.code).toBe(0);
+  });
+
+  it("refuses to overwrite and writes nothing when any file exists", () => {
+    const dir = tempProject({ "playbooks/playbook.yaml": "mine\n" });
+    const r = failbook(["init"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("would overwrite");
+    expect(failbook(["lint"], { cwd: dir }).code).toBe(2); // still no failbook.yaml
+    writeFileSync(join(dir, "x"), "");
+  });
+});

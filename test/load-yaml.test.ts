@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { parseYaml } from "../src/load/yaml.js";
+
+const SRC = [
+  "# a comment", //                                  1
+  "registry: x", //                                  2
+  "verdicts:", //                                    3
+  "  - code: a   # trailing", //                     4
+  "    match:", //                                   5
+  "      - kind: timeout", //                        6
+  "      - { kind: [a, b], http_status: 5xx }", //   7
+  "  - code: b", //                                  8
+  "    summary: >", //                               9
+  "      folded", //                                 10
+  "empty:", //                                       11
+].join("\n");
+
+describe("located YAML", () => {
+  const doc = parseYaml("f.yaml", SRC).documents[0];
+
+  it.each([
+    { path: [], line: 2, column: 1 },
+    { path: ["registry"], line: 2, column: 11 },
+    { path: ["verdicts", 0], line: 4, column: 5 },
+    { path: ["verdicts", 0, "code"], line: 4, column: 11 },
+    { path: ["verdicts", 0, "match", 0, "kind"], line: 6, column: 15 },
+    { path: ["verdicts", 0, "match", 1, "kind", 1], line: 7, column: 21 },
+    { path: ["verdicts", 0, "match", 1, "http_status"], line: 7, column: 38 },
+    { path: ["verdicts", 1, "summary"], line: 9, column: 14 },
+  ])("locates the value at $path", ({ path, line, column }) => {
+    expect(doc.locate(path)).toEqual({ file: "f.yaml", line, column });
+  });
+
+  it.each([
+    { path: ["verdicts"], line: 3, column: 1 },
+    { path: ["verdicts", 0, "match", 1, "http_status"], line: 7, column: 25 },
+    { path: ["verdicts", 1, "summary"], line: 9, column: 5 },
+  ])("locates the key at $path", ({ path, line, column }) => {
+    expect(doc.locate(path, "key")).toEqual({ file: "f.yaml", line, column });
+  });
+
+  it("falls back to the nearest existing ancestor for a missing node", () => {
+    expect(doc.has(["verdicts", 1, "recovery"])).toBe(false);
+    expect(doc.locate(["verdicts", 1, "recovery"])).toEqual({ file: "f.yaml", line: 8, column: 5 });
+  });
+
+  it("keeps each document of a multi-document stream apart", () => {
+    const docs = parseYaml("m.yaml", "---\nname: one\n---\nname: two\nx: [1]\n").documents;
+    expect(docs.map((d) => d.value)).toEqual([{ name: "one" }, { name: "two", x: [1] }]);
+    expect(docs[1].locate(["x", 0])).toEqual({ file: "m.yaml", line: 5, column: 5 });
+  });
+
+  it.each([
+    { text: "a: 1\nb:\n  c: 2\n  c: 3\n", message: "duplicate key 'c'", line: 4, column: 3 },
+    { text: 'k: "unterminated\n', message: "double quoted scalar", line: 2, column: 1 },
+    { text: "a: [1, 2\n", message: "", line: 2, column: 1 },
+    { text: "a: 1\u0000\n", message: "binary", line: 1, column: 5 },
+  ])("reports $message at $line:$column", ({ text, message, line, column }) => {
+    const source = parseYaml("bad.yaml", text);
+    expect(source.documents).toEqual([]);
+    expect(source.error?.message).toContain(message);
+    expect(source.error).toMatchObject({ line, column });
+  });
+
+  it("refuses an alias bomb instead of expanding it", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const cur = String.fromCharCode(97 + i);
+      levels.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+    }
+    const source = parseYaml("bomb.yaml", levels.join("\n"));
+    expect(source.error?.message).toMatch(/alias bomb/);
+  });
+
+  it("reads YAML 1.2 core scalars: `off` and `yes` stay strings", () => {
+    expect(parseYaml("c.yaml", "a: off\nb: yes\nc: 3\nd: true\n").documents[0].value).toEqual({ a: "off", b: "yes", c: 3, d: true });
+  });
+});
