@@ -114,8 +114,15 @@ function describe(kind: DocumentKind, root: unknown, e: SchemaError): SchemaProb
     }
     case "const":
       return { message: `'${field}' must be '${String(p.allowedValue)}', not ${describeValue(actual)}`, path, target: "value" };
-    case "anyOf":
-      return { message: `'${field}' must be ${ONE_OR_MANY[field] ?? "a string or a list of strings"}, not ${describeValue(actual)}`, path, target: "value" };
+    case "anyOf": {
+      const expected = ONE_OR_MANY[field] ?? "a string or a list of strings";
+      if (Array.isArray(actual) && actual.length > 0) {
+        // Point at the first item that is of the wrong sort, not at the whole list.
+        const bad = actual.findIndex((item) => (field === "http_status" ? !isStatusMatcher(item) : field === "side_effect_state" ? !["none", "unknown", "committed"].includes(item as string) : typeof item !== "string"));
+        if (bad >= 0) return { message: `'${field}' must be ${expected}; item ${bad + 1} is ${describeValue(actual[bad])}`, path: [...path, bad], target: "value" };
+      }
+      return { message: `'${field}' must be ${expected}, not ${describeValue(actual)}`, path, target: "value" };
+    }
     case "minimum":
     case "exclusiveMinimum":
     case "maximum":
@@ -131,6 +138,11 @@ function describe(kind: DocumentKind, root: unknown, e: SchemaError): SchemaProb
     default:
       return { message: `'${field}' ${e.message ?? "is invalid"}`, path, target: "value" };
   }
+}
+
+function isStatusMatcher(v: unknown): boolean {
+  if (typeof v === "number") return Number.isInteger(v) && v >= 100 && v <= 599;
+  return typeof v === "string" && /^([1-5]xx|[1-5][0-9]{2}|[1-5][0-9]{2}-[1-5][0-9]{2})$/.test(v);
 }
 
 function parsePointer(pointer: string): PathSegment[] {
