@@ -2,5 +2,7 @@
 import type { CommandRegistrar } from "./command.js";
 import { registerInit } from "./init.js";
 import { registerLint } from "./lint.js";
+import { registerRender } from "./render.js";
+import { registerExplain } from "./explain.js";
 
-export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit];
+export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit, registerRender, registerExplain];

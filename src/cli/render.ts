@@ -1,0 +1,105 @@
+/** `failbook render`: the error-code registry as Markdown, a self-contained HTML page, or JSON. */
+import { Option } from "commander";
+import { extname, resolve } from "node:path";
+import { UsageError } from "../model/errors.js";
+import type { Loaded, Project } from "../load/project.js";
+import type { Playbook } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
+import { formatText } from "../lint/report/text.js";
+import { NotRenderable, projectModel, renderModel, RENDER_FORMATS, type RenderFormat } from "../render/render.js";
+import type { RegistryModel } from "../render/model.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { plural } from "../util/text.js";
+import { loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import type { Io } from "./io.js";
+
+interface RenderFlags {
+  format?: RenderFormat;
+  out?: string;
+}
+
+const BY_EXTENSION: Record<string, RenderFormat> = { ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json" };
+
+export const registerRender: CommandRegistrar = (program, run) => {
+  program
+    .command("render")
+    .description("the error-code registry as Markdown, a self-contained HTML page, or JSON")
+    .addOption(new Option("--format <format>", "md, html or json (default: from the --out extension, else md)").choices([...RENDER_FORMATS]))
+    .option("--out <file>", "write to this file (atomically) instead of stdout")
+    .addHelpText(
+      "after",
+      `
+Formats:
+  md    a table of every active and deprecated code (code, class, retryable, side effect,
+        status, summary, playbook action), the classes, the reserved codes apart, then a
+        section per code: cause, recovery, safe and unsafe next actions, worst case, match
+        rules, details schema, ADR. Fit for a repository's docs/.
+  html  one self-contained page to publish as the team's error-code index: search box,
+        filters by class and status, an anchor per code (page.html#net.timeout),
+        deprecated codes struck through and linked to their replacement, light and dark
+        mode, phone layout. No external request: inline CSS and JS only.
+  json  every code with its guidance, action and worst case, for other tools; the shape is
+        the JSON Schema schemas/render.schema.json (format_version 1).
+
+Codes are sorted. The output is deterministic (no timestamps), and secrets are redacted
+(built-in patterns plus the config's redact: list).
+
+Exit status: 0 rendered; 1 the registry or playbook is invalid (the findings are printed);
+2 render could not run (no failbook.yaml, a missing file, a bad flag, an unwritable --out).
+
+Examples:
+  failbook render > docs/error-codes.md
+  failbook render --out public/errors.html
+  failbook render --format json | jq '.codes[] | select(.retryable) | .code'`,
+    )
+    .action(run((io, globals, flags: RenderFlags) => render(io, globals, flags)));
+};
+
+function render(io: Io, globals: Globals, flags: RenderFlags): number {
+  const format = flags.format ?? (flags.out ? BY_EXTENSION[extname(flags.out).toLowerCase()] : undefined) ?? "md";
+  const loaded = loadModel(io, globals, "render");
+  if (!loaded) return 1;
+  const text = renderModel(loaded.model, format);
+  if (flags.out === undefined) {
+    io.out(text);
+    return 0;
+  }
+  writeOutput(flags.out, io.redact(text));
+  io.err(`wrote ${plural(loaded.model.codes.length, "code")} of registry ${loaded.model.registry.name} as ${format} to ${flags.out}\n`);
+  return 0;
+}
+
+function writeOutput(out: string, text: string): void {
+  try {
+    writeFileAtomic(resolve(out), text);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new UsageError(`cannot write --out ${out}: ${code}; choose a file path in a writable directory`);
+  }
+}
+
+export interface LoadedModel {
+  project: Project;
+  registry: Loaded<Registry>;
+  playbook: Loaded<Playbook>;
+  model: RegistryModel;
+}
+
+/**
+ * Load the project and build the rendered model. When the registry or playbook did not load,
+ * print why (the load findings) and return undefined: the caller exits 1.
+ */
+export function loadModel(io: Io, globals: Globals, command: string): LoadedModel | undefined {
+  const { project, findings } = loadFor(io, globals);
+  try {
+    const model = projectModel(project);
+    if (!project.registry || !project.playbook) throw new NotRenderable(project.registry ? "playbook" : "registry");
+    return { project, registry: project.registry, playbook: project.playbook, model };
+  } catch (e) {
+    if (!(e instanceof NotRenderable)) throw e;
+    const relevant = findings.filter((f) => f.severity === "error");
+    io.err(formatText(relevant, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+    io.err(`failbook: cannot ${command}: the ${e.missing} is invalid; fix the errors above (failbook lint shows them all)\n`);
+    return undefined;
+  }
+}

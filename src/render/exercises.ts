@@ -1,0 +1,102 @@
+/**
+ * Which fixtures exercise a code: a fixture's `expect` names it (as `verdict` anywhere in the
+ * golden: the outcome, a step, an event), or one of its recorded failures classifies as it
+ * under the registry (SPEC 2.1, the same classifier the dispatcher uses).
+ */
+import type { PathSegment } from "../model/finding.js";
+import type { AdapterError, Call, Fixture, Response, StepSpec } from "../model/fixture.js";
+import type { Playbook } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
+import type { Loaded } from "../load/project.js";
+import { classify } from "../engine/classify.js";
+
+export interface Exercise {
+  fixture: string;
+  file: string;
+  line: number;
+  column: number;
+  /** A recorded failure that classifies as the code, or the golden naming it. */
+  via: "failure" | "golden";
+  /** Where in the fixture, e.g. `responses[1]`, `steps[0].compensation.responses[0]`, `expect.verdict`. */
+  at: string;
+}
+
+/** Every place in the fixtures that exercises `code`, by file and line. */
+export function fixturesExercising(code: string, registry: Registry, playbook: Playbook, fixtures: readonly Loaded<Fixture>[]): Exercise[] {
+  const out: Exercise[] = [];
+  for (const { value: fixture, doc } of fixtures) {
+    const add = (via: Exercise["via"], path: PathSegment[], node: PathSegment[]) => {
+      const pos = doc.locate(node);
+      out.push({ fixture: fixture.name, file: pos.file, line: pos.line, column: pos.column, via, at: dotted(path) });
+    };
+    for (const failure of recordedFailures(fixture, registry, playbook)) {
+      if (classify(registry, failure.error, failure.tool).verdict === code) add("failure", failure.path, failure.hasErrorObject ? [...failure.path, "error"] : failure.path);
+    }
+    for (const [path, verdict] of verdictsIn(fixture.expect, ["expect"])) {
+      if (verdict === code) add("golden", path, path);
+    }
+  }
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
+}
+
+interface RecordedFailure {
+  /** The response's path. */
+  path: PathSegment[];
+  error: AdapterError | undefined;
+  /** False for an empty ok response, which the dispatcher turns into an error itself. */
+  hasErrorObject: boolean;
+  tool: string | undefined;
+}
+
+/** Every failed response of the fixture, with the tool it was sent to. */
+function recordedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): RecordedFailure[] {
+  const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
+  if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
+  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
+  for (const [w, wave] of (fixture.waves ?? []).entries()) {
+    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
+  }
+  const out: RecordedFailure[] = [];
+  const emptyFails = playbook.empty_response_is_failure ?? false;
+  const add = (call: Call, responses: Response[] | undefined, fallbacks: Response[] | undefined, path: PathSegment[]) => {
+    const primary = failures(responses, [...path, "responses"], call.tool, emptyFails);
+    out.push(...primary);
+    // Fallback responses answer the same call sent to the fallback action's tool.
+    const fallbackTool = primary
+      .map((f) => playbook.verdicts[classify(registry, f.error, f.tool).verdict])
+      .find((a) => a?.action === "fallback");
+    out.push(...failures(fallbacks, [...path, "fallback_responses"], fallbackTool?.action === "fallback" ? fallbackTool.tool : undefined, emptyFails));
+  };
+  for (const { spec, path } of calls) {
+    add(spec.call, spec.responses, spec.fallback_responses, path);
+    if (spec.compensation) add(spec.compensation.call, spec.compensation.responses, spec.compensation.fallback_responses, [...path, "compensation"]);
+  }
+  return out;
+}
+
+/** What the dispatcher observes for an ok response with no value (src/engine/dispatch.ts). */
+const EMPTY_RESPONSE: AdapterError = { kind: "empty_response", message: "the tool returned ok with no value" };
+
+function failures(responses: Response[] | undefined, path: PathSegment[], tool: string | undefined, emptyFails: boolean): RecordedFailure[] {
+  const out: RecordedFailure[] = [];
+  for (const [i, r] of (responses ?? []).entries()) {
+    if (r.status === "error") {
+      out.push({ path: [...path, i], error: r.error, hasErrorObject: r.error !== undefined, tool });
+    } else if (r.status === "ok" && emptyFails && (r.value === undefined || r.value === null)) {
+      out.push({ path: [...path, i], error: EMPTY_RESPONSE, hasErrorObject: false, tool });
+    }
+  }
+  return out;
+}
+
+/** Every `verdict` named inside the golden, with its path. */
+function verdictsIn(value: unknown, path: PathSegment[]): [PathSegment[], string][] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => verdictsIn(v, [...path, i]));
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]): [PathSegment[], string][] => (k === "verdict" && typeof v === "string" ? [[[...path, k], v]] : verdictsIn(v, [...path, k])));
+}
+
+/** `["expect", "events", 2, "verdict"]` -> `expect.events[2].verdict`. */
+function dotted(path: PathSegment[]): string {
+  return path.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
+}

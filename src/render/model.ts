@@ -1,0 +1,223 @@
+/**
+ * The rendered registry as data: one row per code with its guidance, its playbook action and
+ * the action's static worst case. Markdown, HTML, JSON and `explain` all print this model, so
+ * every format says the same thing about a code.
+ */
+import type { ActionName, Budgets, CompensationAction, Playbook } from "../model/playbook.js";
+import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "../model/registry.js";
+import { worstCase, type RetryLimit } from "../engine/worstcase.js";
+import { redactValue, type Redactor } from "../engine/redact.js";
+import { plural } from "../util/text.js";
+
+export interface ClassRow {
+  name: string;
+  description: string | null;
+  max_retries: number | null;
+  adr: string | null;
+}
+
+export interface ActionView {
+  name: ActionName;
+  /** The action's parameters in a few words, e.g. "3 retries; 200, 600, 1800 ms". */
+  detail: string;
+  /** The action as written in the playbook. */
+  params: CompensationAction;
+}
+
+export interface WorstCaseView {
+  attempts: number;
+  retries: number;
+  delays_ms: number[];
+  total_backoff_ms: number;
+  limited_by: RetryLimit | null;
+  /** Budgets the full schedule would exceed: the runtime cuts the dispatch short there. */
+  exceeds: { budget: "retry_seconds" | "wall_ms"; limit_ms: number }[];
+}
+
+export interface CodeRow {
+  code: string;
+  class: string;
+  retryable: boolean;
+  side_effect: SideEffectState;
+  status: VerdictStatus;
+  boundary: string | null;
+  since: number | null;
+  adr: string | null;
+  replaced_by: string | null;
+  /** True when `replaced_by` names a code of this registry (so a link to it resolves). */
+  replacement_known: boolean;
+  human_action_required: boolean;
+  summary: string | null;
+  cause: string | null;
+  recovery: string | null;
+  safe_next_actions: string[];
+  unsafe_next_actions: string[];
+  details: Record<string, unknown> | null;
+  match: MatchRule[];
+  is_fallback: boolean;
+  action: ActionView | null;
+  worst_case: WorstCaseView | null;
+}
+
+export interface RegistryModel {
+  registry: { name: string; revision: number; fallback: string };
+  playbook: { name: string; budgets: Budgets; honor_retry_after: boolean };
+  classes: ClassRow[];
+  /** Every code, sorted by code; `status` tells active, deprecated and reserved apart. */
+  codes: CodeRow[];
+}
+
+export interface ModelOptions {
+  /** Applied to every text taken from YAML before any format escapes it. */
+  redact?: Redactor;
+}
+
+export function buildModel(registry: Registry, playbook: Playbook, options: ModelOptions = {}): RegistryModel {
+  const codes = [...registry.verdicts]
+    .sort((a, b) => compareCodes(a.code, b.code))
+    .map((v) => codeRow(v, registry, playbook));
+  const model: RegistryModel = {
+    registry: { name: registry.name, revision: registry.revision, fallback: registry.fallback },
+    playbook: { name: playbook.name, budgets: playbook.budgets ?? {}, honor_retry_after: playbook.honor_retry_after ?? true },
+    classes: Object.entries(registry.classes).map(([name, c]) => ({ name, description: c.description ?? null, max_retries: c.max_retries ?? null, adr: c.adr ?? null })),
+    codes,
+  };
+  return options.redact ? redactValue(model, options.redact) : model;
+}
+
+/** Codes in a stable order that does not depend on the locale. */
+export function compareCodes(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function codeRow(v: Verdict, registry: Registry, playbook: Playbook): CodeRow {
+  const action = playbook.verdicts[v.code];
+  const worst = action ? worstCase(registry, playbook, v.code) : undefined;
+  return {
+    code: v.code,
+    class: v.class,
+    retryable: v.retryable,
+    side_effect: sideEffectOf(v),
+    status: statusOf(v),
+    boundary: v.boundary ?? null,
+    since: v.since ?? null,
+    adr: v.adr ?? null,
+    replaced_by: v.replaced_by ?? null,
+    replacement_known: v.replaced_by !== undefined && registry.verdicts.some((o) => o.code === v.replaced_by),
+    human_action_required: v.human_action_required ?? false,
+    summary: v.summary ?? null,
+    cause: v.cause ?? null,
+    recovery: v.recovery ?? null,
+    safe_next_actions: v.safe_next_actions ?? [],
+    unsafe_next_actions: v.unsafe_next_actions ?? [],
+    details: v.details ?? null,
+    match: v.match ?? [],
+    is_fallback: registry.fallback === v.code,
+    action: action ? { name: action.action, detail: actionDetail(action), params: action } : null,
+    worst_case: worst
+      ? {
+          attempts: worst.attempts,
+          retries: worst.retries,
+          delays_ms: worst.delays,
+          total_backoff_ms: worst.totalBackoffMs,
+          limited_by: worst.limitedBy ?? null,
+          exceeds: worst.exceeds.map((e) => ({ budget: e.budget, limit_ms: e.limitMs })),
+        }
+      : null,
+  };
+}
+
+/** An action's parameters in a few words, for a table cell. */
+export function actionDetail(a: CompensationAction): string {
+  switch (a.action) {
+    case "retry_with_backoff":
+      return `${plural(a.max_retries, "retry", "retries")}; ${scheduleText(a)}`;
+    case "retry_with_hint":
+      return `${plural(a.max_retries, "retry", "retries")}; ${scheduleText(a)}; hint: ${a.hint}`;
+    case "refresh_evidence":
+    case "restore_checkpoint":
+      return `then ${a.then}`;
+    case "escalate_to_human":
+    case "dead_letter":
+      return `queue ${a.queue}`;
+    case "issue_reversal":
+      return a.reason;
+    case "deprecate_tool_call":
+      return a.replan ? `re-plan; ${a.reason}` : a.reason;
+    case "fallback":
+      return `to tool ${a.tool}`;
+    case "fail":
+      return a.message ?? "";
+    default: {
+      const never: never = a;
+      return String(never);
+    }
+  }
+}
+
+function scheduleText(a: Extract<CompensationAction, { max_retries: number }>): string {
+  if (a.backoff_ms) return `${a.backoff_ms.join(", ")} ms`;
+  const f = a.backoff;
+  if (!f) return "no delay";
+  const cap = f.cap_ms !== undefined ? `, cap ${duration(f.cap_ms)}` : "";
+  switch (f.strategy) {
+    case "exponential":
+      return `exponential from ${duration(f.base_ms)} ×${f.factor ?? 2}${cap}, ${f.jitter ?? "no"} jitter`;
+    case "linear":
+    case "constant":
+      return `${f.strategy} ${duration(f.base_ms)}${cap}, ${f.jitter ?? "no"} jitter`;
+    case "decorrelated":
+      return `decorrelated jitter from ${duration(f.base_ms)}${cap}`;
+  }
+}
+
+/** Milliseconds for people: "800 ms", "2.6 s", "2 min 30 s". */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))} s`;
+  const min = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return s === 0 ? `${min} min` : `${min} min ${s} s`;
+}
+
+const LIMIT_NAMES: Record<RetryLimit, string> = {
+  max_retries: "the action's max_retries",
+  class_max_retries: "the class's max_retries",
+  "budgets.retries": "budgets.retries",
+  same_verdict_ceiling: "budgets.same_verdict_ceiling",
+};
+
+/** The static worst case in one sentence, for people. */
+export function worstCaseText(row: CodeRow): string {
+  const w = row.worst_case;
+  if (!w) return "no playbook action";
+  const parts = [`at most ${plural(w.attempts, "attempt")}`];
+  if (w.retries > 0) {
+    parts.push(`${duration(w.total_backoff_ms)} total backoff (${w.delays_ms.map(duration).join(" + ")}, jitter at its maximum)`);
+    if (w.limited_by) parts.push(`retries capped by ${LIMIT_NAMES[w.limited_by]}`);
+  } else if (row.action && (row.action.name === "retry_with_backoff" || row.action.name === "retry_with_hint")) {
+    parts.push(row.retryable ? "no retry allowed by the limits" : "no retry: the verdict is not retryable");
+  }
+  for (const e of w.exceeds) parts.push(`exceeds budgets.${e.budget} (${duration(e.limit_ms)}), which cuts the dispatch short`);
+  return parts.join("; ");
+}
+
+/** A match rule in one line, e.g. "kind 409_conflict and message contains idempotency". */
+export function matchText(rule: MatchRule): string {
+  const field = (label: string, v: unknown): string | undefined => (v === undefined ? undefined : `${label} ${Array.isArray(v) ? v.join(" or ") : String(v)}`);
+  const parts = [
+    field("kind", rule.kind),
+    field("http_status", rule.http_status),
+    field("provider_code", rule.provider_code),
+    field("message contains", rule.message_contains),
+    field("tool", rule.tool),
+    field("side_effect_state", rule.side_effect_state),
+  ]
+    .filter((s): s is string => s !== undefined);
+  return parts.length === 0 ? "any error" : parts.join(" and ");
+}
+
+/** Codes listed in the main table (active and deprecated), and the reserved ones apart. */
+export function partition(model: RegistryModel): { listed: CodeRow[]; reserved: CodeRow[] } {
+  return { listed: model.codes.filter((r) => r.status !== "reserved"), reserved: model.codes.filter((r) => r.status === "reserved") };
+}

@@ -1,0 +1,120 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadProject } from "../src/load/project.js";
+import { failbook, REPO } from "./helpers/cli.js";
+import { SMALL_FIXTURES, smallProject } from "./helpers/render-projects.js";
+
+const lineOf = (text: string, needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
+
+describe("failbook explain", () => {
+  const dir = smallProject();
+
+  it("explains a known code with every field, the worst case and the fixtures that exercise it", () => {
+    const r = failbook(["explain", "net.timeout"], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const expected = [
+      "net.timeout  (active)",
+      "The upstream did not answer in time.",
+      "class         transient: Temporary fault.",
+      "retryable     yes",
+      "side effect   unknown",
+      "boundary      external",
+      "human action  not required",
+      "since         revision 2",
+      "adr           ADR-0010",
+      "Cause\n  A slow upstream or a dropped connection.",
+      "Recovery\n  Retry with the same idempotency key.",
+      "Safe next actions\n  + verify whether the record exists",
+      "Unsafe next actions\n  - retry with a new idempotency key",
+      "Playbook action\n  retry_with_backoff: 3 retries; 200, 600, 1800 ms",
+      "worst case: at most 4 attempts; 2.6 s total backoff (200 ms + 600 ms + 1.8 s, jitter at its maximum)",
+      "exceeds budgets.retry_seconds (2 s)",
+      "Recognised when\n  kind timeout",
+      'Details schema\n  {\n    "type": "object",',
+      `fixtures/calls.yaml:${lineOf(SMALL_FIXTURES, "kind: timeout")}  timeout-then-ok  responses[0] classifies as it`,
+    ];
+    for (const part of expected) expect(r.stdout).toContain(part);
+  });
+
+  it("names each place a fixture exercises the code: a recorded failure and the golden", () => {
+    const r = failbook(["explain", "pay.declined"], { cwd: dir });
+    expect(r.code).toBe(0);
+    const section = r.stdout.slice(r.stdout.indexOf("Fixtures that exercise it"));
+    expect(section.trim().split("\n").slice(1)).toEqual([
+      `  fixtures/calls.yaml:${lineOf(SMALL_FIXTURES, "kind: declined")}  declined  responses[0] classifies as it; the golden names it at expect.verdict`,
+    ]);
+    expect(r.stdout).toContain("human action  required");
+  });
+
+  it.each(["NET.TIMEOUT", "Net.Timeout", "net.timeout"])("finds the code whatever its case: %s", (query) => {
+    const r = failbook(["explain", query], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(failbook(["explain", "net.timeout"], { cwd: dir }).stdout);
+  });
+
+  it.each([
+    { query: "net.timout", suggestion: "did you mean net.timeout?" },
+    { query: "pay.decline", suggestion: "did you mean pay.declined?" },
+    { query: "zzzzzzzzzz", suggestion: "failbook render lists every code" },
+  ])("exits 1 on an unknown code $query with one line: $suggestion", ({ query, suggestion }) => {
+    const r = failbook(["explain", query], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    const lines = r.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`unknown code '${query}'`);
+    expect(lines[0]).toContain("registry.yaml");
+    expect(lines[0]).toContain(suggestion);
+    noStack(r.stderr);
+  });
+
+  it.each([
+    { code: "net.reset", says: "deprecated: use net.timeout instead" },
+    { code: "pay.approval_pending", says: "reserved: a name kept for later" },
+    { code: "unknown_error", says: "fallback      yes: an error that no rule recognises classifies as this code" },
+  ])("says what is special about $code", ({ code, says }) => {
+    const r = failbook(["explain", code], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(says);
+  });
+
+  it("prints plain text in a pipe: no colour, no pager", () => {
+    const r = failbook(["explain", "net.timeout"], { cwd: dir, env: { PAGER: "false", FAILBOOK_PAGER: "false" } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("\u001b[");
+  });
+
+  it("documents the argument, the pager and the exit codes in --help", () => {
+    const r = failbook(["explain", "--help"]);
+    expect(r.code).toBe(0);
+    for (const word of ["<code>", "worst case", "file:line", "FAILBOOK_PAGER", "Exit status"]) expect(r.stdout).toContain(word);
+  });
+
+  it("exits 2 without a code", () => {
+    const r = failbook(["explain"], { cwd: dir });
+    expect(r.code).toBe(2);
+    noStack(r.stderr);
+  });
+});
+
+const shipped = existsSync(join(REPO, "failbook.yaml")) && existsSync(join(REPO, "playbooks/registry.yaml"));
+describe.skipIf(!shipped)("failbook explain on the shipped project", () => {
+  const registry = shipped ? loadProject({ cwd: REPO }).project.registry?.value : undefined;
+  const codes = registry?.verdicts.map((v) => v.code) ?? [];
+
+  it.each(codes)("explains %s with its class, action and worst case", (code) => {
+    const r = failbook(["explain", code.toUpperCase()]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith(`${code}  (`)).toBe(true);
+    for (const part of ["class ", "retryable ", "side effect ", "Playbook action", "Fixtures that exercise it"]) expect(r.stdout).toContain(part);
+  });
+
+  it.skipIf(!existsSync(join(REPO, "playbooks/fixtures/refund-with-conflict.yaml")))("points at seed 000's refund fixture for idempotency_conflict", () => {
+    const r = failbook(["explain", "idempotency_conflict"]);
+    expect(r.stdout).toMatch(/playbooks\/fixtures\/refund-with-conflict\.yaml:\d+ +refund-with-conflict +responses\[0\] classifies as it; the golden names it at expect\.verdict/);
+  });
+});
