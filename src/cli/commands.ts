@@ -1,8 +1,10 @@
 /** The command list: one module per command. */
 import type { CommandRegistrar } from "./command.js";
-import { registerInit } from "./init.js";
 import { registerLint } from "./lint.js";
+import { registerInit } from "./init.js";
+import { registerSimulate } from "./simulate.js";
+import { registerClassify } from "./classify.js";
 import { registerRender } from "./render.js";
 import { registerExplain } from "./explain.js";
 
-export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit, registerRender, registerExplain];
+export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit, registerSimulate, registerClassify, registerRender, registerExplain];

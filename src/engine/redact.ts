@@ -47,7 +47,8 @@ export function redactValue<T>(value: T, redact: Redactor): T {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, redact)) as T;
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, redact);
+    // defineProperty, not assignment: a "__proto__" key (YAML allows it) stays an own key.
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: redactValue(v, redact), enumerable: true, writable: true, configurable: true });
     return out as T;
   }
   return value;

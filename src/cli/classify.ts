@@ -1,0 +1,149 @@
+/** `failbook classify`: which verdict one adapter error gets, by which rule, and what the playbook does. */
+import { Option } from "commander";
+import type { AdapterError } from "../model/fixture.js";
+import { UsageError } from "../model/errors.js";
+import type { Position } from "../model/finding.js";
+import { sideEffectOf } from "../model/registry.js";
+import { formatText } from "../lint/report/text.js";
+import { classify, verdictByCode } from "../engine/classify.js";
+import { actionFor } from "../engine/dispatch.js";
+import { flow } from "../simulate/report/flow.js";
+import { choiceFlag, loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import type { Io } from "./io.js";
+
+const FORMATS = ["text", "json"] as const;
+const SIDE_EFFECT_STATES = ["none", "unknown", "committed"];
+const EXAMPLE = `--error '{"kind":"409_conflict","message":"idempotency_key already processed"}'`;
+
+interface ClassifyFlags {
+  error: string;
+  tool?: string;
+  format?: string;
+}
+
+export const registerClassify: CommandRegistrar = (program, run) => {
+  program
+    .command("classify")
+    .description("print the verdict, the matching rule and the playbook action for one adapter error")
+    .requiredOption("--error <json>", "the adapter error as JSON: kind, message, http_status, provider_code, side_effect_state, retry_after_ms")
+    .option("--tool <name>", "the call's tool, for rules that match on `tool`")
+    .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
+    .addHelpText(
+      "after",
+      `
+Rules are tried in file order (verdicts in order, then each verdict's rules); the first
+whose fields all hold wins. An error no rule matches, and \`null\` (a failure without an
+error object), get the registry's fallback verdict.
+
+Exit status: 0 classified; 1 the registry or playbook is invalid; 2 bad usage (the JSON
+does not parse, or is not an adapter error).
+
+Examples:
+  failbook classify ${EXAMPLE}
+  failbook classify --error '{"kind":"403_forbidden","provider_code":"insufficient_scope"}' --tool github.create_issue
+  failbook classify --error '{"kind":"timeout"}' --format json`,
+    )
+    .action(run((io, globals, flags: ClassifyFlags) => classifyCommand(io, globals, flags)));
+};
+
+async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): Promise<number> {
+  const format = choiceFlag("--format", flags.format, FORMATS, "text");
+  const error = parseAdapterError(flags.error);
+  const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
+  const registry = project.registry;
+  const playbook = project.playbook;
+  if (!registry || !playbook) {
+    io.err(formatText(findings, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+    io.err("failbook: cannot classify until the registry and playbook load; fix the errors above\n");
+    return 1;
+  }
+  const result = classify(registry.value, error, flags.tool);
+  const verdict = verdictByCode(registry.value, result.verdict);
+  const action = actionFor(playbook.value, result.verdict) ?? null;
+  const rulePosition = result.rule ? registry.doc.locate(["verdicts", result.rule.verdict, "match", result.rule.index]) : null;
+  const fallbackPosition = registry.doc.locate(["fallback"]);
+  const actionPosition = action ? playbook.doc.locate(["verdicts", result.verdict], "key") : null;
+
+  if (format === "json") {
+    io.out(
+      JSON.stringify(
+        {
+          error: error ?? null,
+          tool: flags.tool ?? null,
+          verdict: result.verdict,
+          fallback: result.fallback,
+          rule: result.rule && rulePosition ? { index: result.rule.index, ...located(rulePosition) } : null,
+          class: verdict?.class ?? null,
+          retryable: verdict?.retryable ?? null,
+          side_effect: verdict ? sideEffectOf(verdict) : null,
+          summary: verdict?.summary ?? null,
+          recovery: verdict?.recovery ?? null,
+          action,
+          action_at: actionPosition ? located(actionPosition) : null,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+    return 0;
+  }
+
+  const { c } = io;
+  const where = (p: Position) => c.dim(`${p.file}:${p.line}:${p.column}`);
+  const lines: string[] = [];
+  const facts = verdict ? `class ${verdict.class}, ${verdict.retryable ? "retryable" : "not retryable"}, side effect ${sideEffectOf(verdict)}` : "not in the registry";
+  lines.push(`${"error".padEnd(9)} ${error ? flow(error) : "none (a failure without an error object)"}${flags.tool ? ` from ${flags.tool}` : ""}`);
+  lines.push(`${"verdict".padEnd(9)} ${c.bold(result.verdict)}  ${c.dim(`(${facts})`)}`);
+  if (result.rule && rulePosition) {
+    const rule = registry.value.verdicts[result.rule.verdict]?.match?.[result.rule.index];
+    lines.push(`${"matched".padEnd(9)} ${where(rulePosition)}  rule ${result.rule.index + 1} of ${result.verdict}: ${flow(rule)}`);
+  } else {
+    lines.push(`${"matched".padEnd(9)} no rule matched; the registry's fallback applies ${where(fallbackPosition)}`);
+  }
+  if (action && actionPosition) {
+    const { action: name, ...params } = action;
+    const shown = Object.keys(params).length > 0 ? ` ${flow(params)}` : "";
+    lines.push(`${"action".padEnd(9)} ${c.bold(name)}${shown}  ${where(actionPosition)}`);
+  } else {
+    lines.push(`${"action".padEnd(9)} ${c.red("none")}: the playbook has no action for ${result.verdict} (the runtime escalates to ${playbook.value.escalation_queue ?? "default"})`);
+  }
+  if (verdict?.summary) lines.push(`${"summary".padEnd(9)} ${verdict.summary}`);
+  if (verdict?.recovery) lines.push(`${"recovery".padEnd(9)} ${verdict.recovery}`);
+  io.out(lines.join("\n") + "\n");
+  return 0;
+}
+
+const located = (p: Position) => ({ file: p.file, line: p.line, column: p.column });
+
+/** The `--error` flag as an adapter error; `null` is a failure without an error object. */
+export function parseAdapterError(text: string): AdapterError | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    const at = /position (\d+)/.exec((e as Error).message);
+    throw new UsageError(`--error is not valid JSON${at ? ` (at character ${Number(at[1]) + 1})` : ""}; pass an adapter error such as ${EXAMPLE}`);
+  }
+  if (value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--error must be a JSON object (an adapter error), not ${Array.isArray(value) ? "a list" : `a ${typeof value}`}; for example ${EXAMPLE}`);
+  const o = value as Record<string, unknown>;
+  const problem = adapterErrorProblem(o);
+  if (problem) throw new UsageError(`--error ${problem}; for example ${EXAMPLE}`);
+  return o as unknown as AdapterError;
+}
+
+function adapterErrorProblem(o: Record<string, unknown>): string | undefined {
+  if (typeof o.kind !== "string") return `needs "kind", a string (the adapter's own error kind)`;
+  const strings = ["message", "provider_code"] as const;
+  for (const key of strings) if (o[key] !== undefined && typeof o[key] !== "string") return `field "${key}" must be a string`;
+  for (const key of ["http_status", "retry_after_ms"] as const) {
+    if (o[key] !== undefined && !Number.isInteger(o[key])) return `field "${key}" must be a whole number`;
+  }
+  if (o.side_effect_state !== undefined && !SIDE_EFFECT_STATES.includes(String(o.side_effect_state))) {
+    return `field "side_effect_state" must be one of ${SIDE_EFFECT_STATES.join(", ")}`;
+  }
+  const known = new Set(["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms"]);
+  const unknown = Object.keys(o).filter((k) => !known.has(k));
+  if (unknown.length > 0) return `has unknown field "${unknown[0]}" (an adapter error has ${[...known].join(", ")})`;
+  return undefined;
+}

@@ -1,0 +1,128 @@
+/** `failbook simulate`: replay the fixtures through the dispatcher and compare with their goldens. */
+import { Option } from "commander";
+import { resolve } from "node:path";
+import type { Outcome } from "../model/outcome.js";
+import { formatText } from "../lint/report/text.js";
+import { computeCoverage } from "../simulate/coverage.js";
+import { compareGolden, recordedGolden } from "../simulate/golden.js";
+import { projectRules, simulateProject, type FixtureResult, type ProjectSimulation } from "../simulate/project.js";
+import { formatSimulationJson } from "../simulate/report/json.js";
+import { formatCoverageText, formatSimulationText } from "../simulate/report/text.js";
+import { rewriteGoldens, type GoldenUpdate } from "../simulate/update.js";
+import { writeFileAtomic } from "../util/fs.js";
+import { plural } from "../util/text.js";
+import { choiceFlag, intFlag, loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import type { Io } from "./io.js";
+
+const FORMATS = ["text", "json"] as const;
+
+interface SimulateFlags {
+  seed?: string;
+  update?: boolean;
+  format?: string;
+  coverage?: boolean;
+}
+
+export const registerSimulate: CommandRegistrar = (program, run) => {
+  program
+    .command("simulate")
+    .description("dispatch the recorded fixtures through the playbook and compare each outcome with its golden")
+    .argument("[paths...]", "fixture files or directories (default: the config's fixtures)")
+    .option("--seed <n>", "jitter seed for fixtures that do not name one (default 0)")
+    .option("--update", "rewrite the expect blocks to what the run did, keeping comments and layout")
+    .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
+    .option("--coverage", "also report which verdicts, actions and outcomes the fixtures exercise")
+    .addHelpText(
+      "after",
+      `
+Each fixture replays recorded responses, attempt by attempt, through the same dispatcher a
+production runtime uses, on a virtual clock (nothing sleeps) with seeded jitter. Its
+optional \`expect\` block is the golden: \`outcome\` is the outcome's kind, \`events\` the
+full decision-event list, any other key (verdict, attempts, retried, elapsed_ms, reason,
+queue, replan, exhausted, envelope, packet, steps, compensations, calls, parallelism) the
+outcome field of that name. Objects in a golden match on the keys they give.
+
+Output formats:
+  text    each fixture as a timeline (virtual ms, attempts, verdicts, delays, the end),
+          then how it compares with its golden, then a summary line
+  json    { results: [{ fixture, file, outcome, events, passed, diff }], passed, failed }
+          (passed is null for a fixture without expect)
+
+--update rewrites only the expect blocks of fixtures that differ (and adds one to fixtures
+that have none); every other line of the file stays as it was. It writes nothing when a
+file fails to load or a fixture cannot run.
+
+Exit status: 0 every golden matches; 1 a golden differs, a fixture cannot run (it ran out
+of responses) or a document is invalid; 2 simulate could not run (no failbook.yaml, a
+missing path, a bad flag).
+
+Examples:
+  failbook simulate
+  failbook simulate playbooks/fixtures/refund-with-conflict.yaml --format json
+  failbook simulate --update && git diff playbooks/fixtures
+  failbook simulate --coverage --seed 42`,
+    )
+    .action(run((io, globals, paths: string[], flags: SimulateFlags) => simulate(io, globals, paths, flags)));
+};
+
+async function simulate(io: Io, globals: Globals, paths: string[], flags: SimulateFlags): Promise<number> {
+  const format = choiceFlag("--format", flags.format, FORMATS, "text");
+  const seed = intFlag("--seed", flags.seed);
+  const { project, findings } = loadFor(io, globals, paths.length > 0 ? { fixturePaths: paths } : {});
+  const loadErrors = findings.filter((f) => f.severity === "error");
+  if (findings.length > 0) io.err(formatText(findings, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+  const rules = projectRules(project);
+  if (!rules) {
+    io.err("failbook: cannot simulate until the registry and playbook load; fix the errors above\n");
+    return 1;
+  }
+  const sim = await simulateProject(project, seed === undefined ? {} : { seed });
+
+  let updated = new Set<FixtureResult>();
+  if (flags.update) {
+    const blocked = loadErrors.length > 0 ? "a file failed to load" : sim.results.some((r) => r.error) ? "a fixture could not run" : undefined;
+    if (blocked) io.err(`failbook: --update wrote nothing because ${blocked}; fix that first\n`);
+    else updated = writeGoldens(io, sim, (file) => project.sources.get(file)?.text);
+  }
+
+  const coverage = flags.coverage && project.registry && project.playbook
+    ? computeCoverage(project.registry.value, project.playbook.value, sim.results.map((r) => ({ fixture: r.fixture, kind: r.outcome?.kind ?? null, events: r.events })))
+    : undefined;
+  if (format === "json") io.out(formatSimulationJson(sim, coverage));
+  else {
+    io.out(formatSimulationText(sim, { c: io.c, updated }));
+    if (coverage) io.out("\n" + formatCoverageText(coverage, io.c));
+  }
+  return loadErrors.length > 0 || sim.failed > 0 ? 1 : 0;
+}
+
+/** Record the goldens of fixtures that differ or have none; mark them passed when they now match. */
+function writeGoldens(io: Io, sim: ProjectSimulation, sourceText: (file: string) => string | undefined): Set<FixtureResult> {
+  const byFile = new Map<string, { result: FixtureResult; outcome: Outcome; update: GoldenUpdate }[]>();
+  for (const result of sim.results) {
+    const outcome = result.outcome;
+    if (result.passed === true || !outcome) continue;
+    const expect = recordedGolden(result.source.value.expect, outcome, result.events);
+    const list = byFile.get(result.file) ?? [];
+    list.push({ result, outcome, update: { index: result.source.doc.index, expect } });
+    byFile.set(result.file, list);
+  }
+  const updated = new Set<FixtureResult>();
+  for (const [file, entries] of byFile) {
+    const text = sourceText(file);
+    if (text === undefined) continue;
+    // `file` is the path as shown: relative to the working directory the project was loaded from.
+    writeFileAtomic(resolve(file), rewriteGoldens(text, entries.map((e) => e.update), (s) => io.redact(s)));
+    for (const { result, outcome, update } of entries) {
+      if (compareGolden(update.expect, outcome, result.events).length === 0) {
+        result.passed = true;
+        result.diff = null;
+        updated.add(result);
+      }
+    }
+  }
+  sim.passed = sim.results.filter((r) => r.passed === true).length;
+  sim.failed = sim.results.filter((r) => r.passed === false).length;
+  if (updated.size > 0) io.err(`updated the goldens of ${plural(updated.size, "fixture")} in ${plural(byFile.size, "file")}\n`);
+  return updated;
+}

@@ -1,0 +1,100 @@
+/**
+ * The two faces of an end: the envelope the agent is shown (seed 004) and, when a person
+ * must act, the recovery packet. Both are built from the registry's words for the last
+ * verdict, never from raw exception text alone.
+ */
+import type { AdapterError, Call } from "../model/fixture.js";
+import type { Envelope, EnvelopeError, OutcomeKind, RecoveryPacket } from "../model/outcome.js";
+import { sideEffectOf, type Registry, type SideEffectState, type Verdict } from "../model/registry.js";
+import { verdictByCode } from "./classify.js";
+import { traceId } from "./idempotency.js";
+
+/** What the dispatcher knows about an end, before it is dressed for agents and humans. */
+export interface EndFacts {
+  kind: OutcomeKind;
+  call: Call;
+  idempotencyKey: string;
+  /** The call may be retried at all (its own flag and the playbook's `tools`). */
+  idempotent: boolean;
+  verdict: string | null;
+  /** The last failed attempt's error (null when the failure carried none). */
+  error: AdapterError | null;
+  reason: string | null;
+  replan: boolean;
+  queue: string | null;
+  attempts: number;
+  retried: number;
+  elapsedMs: number;
+}
+
+export function buildEnvelope(registry: Registry, facts: EndFacts): Envelope {
+  const ok = facts.kind === "succeeded" || facts.kind === "recovered";
+  return {
+    ok,
+    tool: facts.call.tool,
+    outcome: facts.kind,
+    reason: facts.reason,
+    replan: facts.replan,
+    trace_id: traceId(facts.idempotencyKey),
+    attempts: facts.attempts,
+    retried: facts.retried,
+    error: ok || facts.verdict === null ? null : envelopeError(registry, facts),
+  };
+}
+
+function envelopeError(registry: Registry, facts: EndFacts): EnvelopeError {
+  const code = facts.verdict ?? registry.fallback;
+  const verdict = verdictByCode(registry, code);
+  const state = sideEffectState(verdict, facts.error);
+  return {
+    code,
+    class: verdict?.class ?? null,
+    retryable: Boolean(verdict?.retryable) && state !== "committed" && facts.idempotent,
+    side_effect_state: state,
+    human_action_required: verdict?.human_action_required ?? false,
+    retry_after_ms: facts.error?.retry_after_ms ?? null,
+    summary: verdict?.summary ?? null,
+    message: facts.error?.message ?? null,
+    recovery_hint: verdict?.recovery ?? null,
+    safe_next_actions: [...(verdict?.safe_next_actions ?? [])],
+    unsafe_next_actions: [...(verdict?.unsafe_next_actions ?? [])],
+  };
+}
+
+/** What the error says happened upstream, else what the verdict implies. */
+function sideEffectState(verdict: Verdict | undefined, error: AdapterError | null): SideEffectState {
+  return error?.side_effect_state ?? (verdict ? sideEffectOf(verdict) : "unknown");
+}
+
+export function buildPacket(registry: Registry, facts: EndFacts, queue: string): RecoveryPacket {
+  const verdict = facts.verdict === null ? undefined : verdictByCode(registry, facts.verdict);
+  const trace = traceId(facts.idempotencyKey);
+  const state = facts.verdict === null ? null : sideEffectState(verdict, facts.error);
+  return {
+    trace_id: trace,
+    tool: facts.call.tool,
+    failed_step: facts.call.id,
+    queue,
+    code: facts.verdict,
+    summary: verdict?.summary ?? null,
+    reason: facts.reason,
+    attempts: facts.attempts,
+    retried: facts.retried,
+    elapsed_ms: facts.elapsedMs,
+    idempotency_key: facts.idempotencyKey,
+    side_effect_state: state,
+    safe_next_actions: [...(verdict?.safe_next_actions ?? [])],
+    unsafe_next_actions: [...(verdict?.unsafe_next_actions ?? [])],
+    suggested_prompt: suggestedPrompt(facts, trace, verdict, state),
+  };
+}
+
+function suggestedPrompt(facts: EndFacts, trace: string, verdict: Verdict | undefined, state: SideEffectState | null): string {
+  const what = facts.verdict === null ? "did not complete" : `failed with ${facts.verdict}`;
+  const check =
+    state === "none"
+      ? "Nothing was applied upstream."
+      : `Check the state of ${facts.call.tool} for trace ${trace} (idempotency key ${facts.idempotencyKey}) before trying again.`;
+  const recovery = verdict?.recovery ? ` ${verdict.recovery}` : "";
+  return `Call ${facts.call.id} to ${facts.call.tool} ${what} after ${facts.attempts} ${facts.attempts === 1 ? "attempt" : "attempts"}. ${check}${recovery}`;
+}

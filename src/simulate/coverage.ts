@@ -1,0 +1,49 @@
+/**
+ * Coverage: which verdicts, actions and outcomes the fixtures exercise, and which none do.
+ * A playbook action no golden exercises is a compensation nobody has seen run.
+ */
+import type { DispatchEvent, OutcomeKind } from "../model/outcome.js";
+import { OUTCOME_KINDS } from "../model/outcome.js";
+import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
+import { statusOf, type Registry, type VerdictStatus } from "../model/registry.js";
+
+export interface CoverageInput {
+  fixture: string;
+  kind: OutcomeKind | null;
+  events: readonly DispatchEvent[];
+}
+
+export interface Coverage {
+  verdicts: { code: string; status: VerdictStatus; fixtures: string[] }[];
+  /** Every action of the closed set: used by the playbook or not, and by which fixtures. */
+  actions: { action: ActionName; inPlaybook: boolean; fixtures: string[] }[];
+  outcomes: { kind: OutcomeKind; fixtures: string[] }[];
+}
+
+export function computeCoverage(registry: Registry, playbook: Playbook, runs: readonly CoverageInput[]): Coverage {
+  const byVerdict = new Map<string, Set<string>>();
+  const byAction = new Map<ActionName, Set<string>>();
+  const byOutcome = new Map<OutcomeKind, Set<string>>();
+  const add = <K>(map: Map<K, Set<string>>, key: K, fixture: string): void => {
+    const set = map.get(key) ?? new Set<string>();
+    map.set(key, set.add(fixture));
+  };
+  for (const run of runs) {
+    if (run.kind) add(byOutcome, run.kind, run.fixture);
+    run.events.forEach((e, i) => {
+      if (e.type !== "failure_classified") return;
+      add(byVerdict, e.verdict, run.fixture);
+      // The same-verdict ceiling ends a dispatch before the action runs.
+      const next = run.events[i + 1];
+      const preempted = next?.type === "budget_exhausted" && next.budget === "same_verdict_ceiling";
+      if (e.action && !preempted) add(byAction, e.action, run.fixture);
+    });
+  }
+  const used = new Set(Object.values(playbook.verdicts).map((a) => a.action));
+  const list = (s: Set<string> | undefined) => [...(s ?? [])];
+  return {
+    verdicts: registry.verdicts.map((v) => ({ code: v.code, status: statusOf(v), fixtures: list(byVerdict.get(v.code)) })),
+    actions: ACTION_NAMES.map((action) => ({ action, inPlaybook: used.has(action), fixtures: list(byAction.get(action)) })),
+    outcomes: OUTCOME_KINDS.map((kind) => ({ kind, fixtures: list(byOutcome.get(kind)) })),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * One fixture, simulated: the engine's dispatcher with a virtual clock, a seeded random
+ * source and attempt functions that replay the fixture's recorded responses. Nothing here
+ * decides anything; it only feeds the engine.
+ */
+import type { PathSegment } from "../model/finding.js";
+import type { Fixture, Response, StepSpec } from "../model/fixture.js";
+import type { DispatchEvent, Outcome } from "../model/outcome.js";
+import type { Playbook } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
+import { VirtualClock } from "../engine/clock.js";
+import { createDispatcher, type AttemptFn, type Dispatcher } from "../engine/dispatch.js";
+import { seededRandom } from "../engine/random.js";
+import type { Redactor } from "../engine/redact.js";
+import { runSteps } from "../engine/saga.js";
+import { runWaves } from "../engine/waves.js";
+
+/** The rules a fixture runs under: a registry and a playbook (today's, or a baseline's). */
+export interface Rules {
+  registry: Registry;
+  playbook: Playbook;
+  redact?: Redactor;
+}
+
+export interface SimulateFixtureOptions {
+  /** Jitter seed when the fixture names none (default 0). */
+  seed?: number;
+}
+
+/** A fixture that cannot be replayed as written, with the node to point at. */
+export interface FixtureError {
+  message: string;
+  path: PathSegment[];
+}
+
+export type FixtureSimulation =
+  | { ok: true; outcome: Outcome; events: DispatchEvent[] }
+  | { ok: false; error: FixtureError };
+
+/** Replay one fixture. Deterministic: the same rules, fixture and seed give the same result. */
+export async function simulateFixture(rules: Rules, fixture: Fixture, options: SimulateFixtureOptions = {}): Promise<FixtureSimulation> {
+  const clock = new VirtualClock();
+  const dispatcher = createDispatcher({
+    registry: rules.registry,
+    playbook: rules.playbook,
+    clock,
+    random: seededRandom(fixture.seed ?? options.seed ?? 0),
+    ...(rules.redact ? { redact: rules.redact } : {}),
+  });
+  try {
+    const { outcome, events } = await run(dispatcher, clock, fixture);
+    return { ok: true, outcome, events };
+  } catch (e) {
+    if (e instanceof FixtureShapeError) return { ok: false, error: { message: e.message, path: e.path } };
+    throw e;
+  }
+}
+
+function run(dispatcher: Dispatcher, clock: VirtualClock, fixture: Fixture): Promise<{ outcome: Outcome; events: DispatchEvent[] }> {
+  const runId = fixture.run_id ?? fixture.name;
+  const shapes = [fixture.call && "call", fixture.steps && "steps", fixture.waves && "waves"].filter((s): s is string => Boolean(s));
+  if (shapes.length !== 1) {
+    const found = shapes.length === 0 ? "none of them" : shapes.join(" and ");
+    throw new FixtureShapeError(`needs exactly one of call, steps or waves (found ${found})`, []);
+  }
+  if (fixture.call) {
+    const attempt = replay(clock, fixture.responses, fixture.fallback_responses, []);
+    return dispatcher.dispatch(fixture.call, attempt, { runId });
+  }
+  if (fixture.steps) {
+    const steps = fixture.steps.map((step, i) => ({
+      call: step.call,
+      attempt: replayStep(clock, step, ["steps", i]),
+      ...(step.compensation
+        ? { compensation: { call: step.compensation.call, attempt: replay(clock, step.compensation.responses, step.compensation.fallback_responses, ["steps", i, "compensation"]) } }
+        : {}),
+    }));
+    return runSteps(dispatcher, steps, { runId, ...(fixture.compensate_on_failure === undefined ? {} : { compensate: fixture.compensate_on_failure }) });
+  }
+  const waves = (fixture.waves ?? []).map((wave, w) => wave.calls.map((step, i) => ({ call: step.call, attempt: replayStep(clock, step, ["waves", w, "calls", i]) })));
+  return runWaves(dispatcher, waves, { runId, ...(fixture.parallelism === undefined ? {} : { parallelism: fixture.parallelism }) });
+}
+
+const replayStep = (clock: VirtualClock, step: StepSpec, at: PathSegment[]): AttemptFn => replay(clock, step.responses, step.fallback_responses, at);
+
+/** Attempt `n` reads the `n`-th recorded response and takes its latency on the virtual clock. */
+function replay(clock: VirtualClock, responses: Response[] | undefined, fallbacks: Response[] | undefined, at: PathSegment[]): AttemptFn {
+  return (attempted, n, _key, context) => {
+    const field = context.fallback ? "fallback_responses" : "responses";
+    const list = context.fallback ? fallbacks : responses;
+    const response = list?.[n - 1];
+    if (!response) {
+      const recorded = list === undefined ? `no ${field}` : `${list.length} recorded`;
+      throw new FixtureShapeError(
+        `ran out of responses: attempt ${n} of ${attempted.id} (${attempted.tool}) has no entry in ${field} (${recorded}); record the response the playbook now asks for, or check the playbook`,
+        list === undefined ? [...at, "call"] : [...at, field],
+      );
+    }
+    clock.advance(response.latency_ms ?? 0);
+    return response;
+  };
+}
+
+class FixtureShapeError extends Error {
+  constructor(
+    message: string,
+    readonly path: PathSegment[],
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Goldens: a fixture's `expect` names the outcome fields that must hold. `outcome` is the
+ * outcome's kind, `events` the full event list, any other key the outcome field of that
+ * name. Objects inside match on the keys the golden gives; lists match item by item.
+ */
+import type { PathSegment } from "../model/finding.js";
+import type { DispatchEvent, Outcome } from "../model/outcome.js";
+import { closest } from "../util/text.js";
+
+/** One place where the golden and the run disagree. */
+export interface GoldenDiff {
+  /** Where in the fixture, starting at `expect`: ["expect", "events", 2, "delay_ms"]. */
+  path: PathSegment[];
+  kind: "value" | "length" | "unknown_key";
+  expected: unknown;
+  actual: unknown;
+  /** Says what is wrong when it is not a value: a list of another length, an unknown key. */
+  message?: string;
+}
+
+/** The keys an `expect` block may hold. */
+export const GOLDEN_KEYS = [
+  "outcome",
+  "verdict",
+  "attempts",
+  "retried",
+  "elapsed_ms",
+  "reason",
+  "queue",
+  "replan",
+  "exhausted",
+  "envelope",
+  "packet",
+  "steps",
+  "compensations",
+  "calls",
+  "parallelism",
+  "dead_letters",
+  "events",
+] as const;
+export type GoldenKey = (typeof GOLDEN_KEYS)[number];
+
+export const isGoldenKey = (key: string): key is GoldenKey => (GOLDEN_KEYS as readonly string[]).includes(key);
+
+/** The value a golden key compares with. */
+export function actualFor(key: GoldenKey, outcome: Outcome, events: readonly DispatchEvent[]): unknown {
+  switch (key) {
+    case "outcome":
+      return outcome.kind;
+    case "events":
+      return events;
+    default:
+      return outcome[key] ?? null;
+  }
+}
+
+export function compareGolden(expect: Record<string, unknown>, outcome: Outcome, events: readonly DispatchEvent[]): GoldenDiff[] {
+  const diffs: GoldenDiff[] = [];
+  for (const [key, expected] of Object.entries(expect)) {
+    if (!isGoldenKey(key)) {
+      const near = closest(key, GOLDEN_KEYS);
+      diffs.push({
+        path: ["expect", key],
+        kind: "unknown_key",
+        expected,
+        actual: undefined,
+        message: `unknown expect key '${key}'${near ? ` (did you mean '${near}'?)` : ""}; expect takes ${GOLDEN_KEYS.join(", ")}`,
+      });
+      continue;
+    }
+    const diff = firstDifference(expected, actualFor(key, outcome, events), ["expect", key]);
+    if (diff) diffs.push(diff);
+  }
+  return diffs;
+}
+
+/** The first place where `actual` does not hold what `expected` asks, depth first. */
+export function firstDifference(expected: unknown, actual: unknown, path: PathSegment[]): GoldenDiff | undefined {
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return { path, kind: "value", expected, actual };
+    for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
+      const d = firstDifference(expected[i], actual[i], [...path, i]);
+      if (d) return d;
+    }
+    if (expected.length !== actual.length) {
+      const i = Math.min(expected.length, actual.length);
+      return {
+        path: [...path, i],
+        kind: "length",
+        expected: expected[i],
+        actual: actual[i],
+        message: `expected ${expected.length} ${expected.length === 1 ? "item" : "items"}, got ${actual.length}`,
+      };
+    }
+    return undefined;
+  }
+  if (expected !== null && typeof expected === "object") {
+    if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return { path, kind: "value", expected, actual };
+    for (const [k, v] of Object.entries(expected)) {
+      const d = firstDifference(v, (actual as Record<string, unknown>)[k], [...path, k]);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  const a = actual === undefined ? null : actual;
+  return expected === a ? undefined : { path, kind: "value", expected, actual: a };
+}
+
+/** `expect.events[2].delay_ms` */
+export function goldenPath(path: readonly PathSegment[]): string {
+  return path.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
+}
+
+/** The golden a run would record: for an existing block, the same keys; else the essentials. */
+export function recordedGolden(expect: Record<string, unknown> | undefined, outcome: Outcome, events: readonly DispatchEvent[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (expect) {
+    for (const key of Object.keys(expect)) out[key] = isGoldenKey(key) ? actualFor(key, outcome, events) : expect[key];
+    return out;
+  }
+  for (const key of ["outcome", "verdict", "attempts", "retried"] as const) out[key] = actualFor(key, outcome, events);
+  if (outcome.reason !== null) out.reason = outcome.reason;
+  if (outcome.queue !== null) out.queue = outcome.queue;
+  return out;
+}

@@ -1,0 +1,181 @@
+/**
+ * The text report of `failbook simulate`: each fixture as a short timeline a person can
+ * read at a glance (virtual times, attempts, verdicts, delays, the end), then what its
+ * golden says, then one summary line.
+ */
+import type { ChalkInstance } from "chalk";
+import type { DispatchEvent, Outcome } from "../../model/outcome.js";
+import type { Position } from "../../model/finding.js";
+import { plural } from "../../util/text.js";
+import type { Coverage } from "../coverage.js";
+import { goldenPath } from "../golden.js";
+import type { FixtureResult, ProjectSimulation } from "../project.js";
+import { flow } from "./flow.js";
+
+export interface TextReportOptions {
+  c: ChalkInstance;
+  /** Fixtures whose goldens `--update` rewrote. */
+  updated?: ReadonlySet<FixtureResult>;
+}
+
+export function formatSimulationText(sim: ProjectSimulation, options: TextReportOptions): string {
+  const blocks = sim.results.map((r) => formatResult(r, options));
+  return [...blocks, summaryLine(sim, options)].join("\n") + "\n";
+}
+
+const at = (p: Position): string => `${p.file}:${p.line}:${p.column}`;
+
+export function formatResult(r: FixtureResult, options: TextReportOptions): string {
+  const { c } = options;
+  const lines = [`${c.bold(r.fixture)}  ${c.dim(at(r.position))}`];
+  if (r.error) {
+    lines.push(`  ${at(r.error.position)} ${c.red.bold("error")} fixture '${r.fixture}' ${r.error.message} ${c.dim("[fixture]")}`);
+    return lines.join("\n") + "\n";
+  }
+  if (r.outcome) {
+    lines.push(...header(r.outcome, c));
+    lines.push(...timeline(r.events, c));
+    lines.push(...ending(r.outcome, c));
+  }
+  if (options.updated?.has(r)) lines.push(`  ${c.green("✓")} golden updated`);
+  else if (r.passed === true) lines.push(`  ${c.green("✓")} matches its golden`);
+  else if (r.passed === null) lines.push(`  ${c.dim("· no expect block: nothing to compare (failbook simulate --update records one)")}`);
+  else {
+    lines.push(`  ${c.red("✗")} differs from its golden:`);
+    for (const d of r.diff ?? []) {
+      const where = c.dim(at(d.position));
+      const path = goldenPath(d.path);
+      if (d.kind === "unknown_key") lines.push(`    ${where} ${d.message ?? path}`);
+      else if (d.kind === "length") lines.push(`    ${where} ${path}: ${d.message ?? ""}`, ...expectedActual(d.expected, d.actual, c));
+      else if (isScalar(d.expected) && isScalar(d.actual)) lines.push(`    ${where} ${path}: expected ${flow(d.expected)}, got ${flow(d.actual)}`);
+      else lines.push(`    ${where} ${path}:`, ...expectedActual(d.expected, d.actual, c));
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+const isScalar = (v: unknown): boolean => v === null || v === undefined || typeof v !== "object";
+
+function expectedActual(expected: unknown, actual: unknown, c: ChalkInstance): string[] {
+  return [`      ${c.red("- expected")} ${flow(expected)}`, `      ${c.green("+ actual  ")} ${flow(actual)}`];
+}
+
+function header(outcome: Outcome, c: ChalkInstance): string[] {
+  if (outcome.steps || outcome.calls) return [];
+  const e = outcome.envelope;
+  return [`  ${c.cyan(`[${e.trace_id}]`)} ${e.tool}`];
+}
+
+function timeline(events: readonly DispatchEvent[], c: ChalkInstance): string[] {
+  const width = Math.max(3, ...events.map((e) => String(e.t).length)) + 2;
+  const callWidth = Math.max(0, ...events.map((e) => e.call?.length ?? 0));
+  return events.map((e) => {
+    const [label, detail] = describe(e);
+    const time = c.dim(`${e.t}ms`.padStart(width));
+    const call = callWidth > 0 ? `  ${(e.call ?? "").padEnd(callWidth)}` : "";
+    return `  ${time}${call}  ${label.padEnd(12)} ${detail}`;
+  });
+}
+
+/** A label and a one-line description of an event. */
+export function describe(e: DispatchEvent): [string, string] {
+  switch (e.type) {
+    case "attempt": {
+      const status = e.status === "error" ? `error ${e.error_kind ?? "(no error object)"}` : e.status === "needs_input" ? "needs input" : "ok";
+      return [`attempt ${e.n}`, e.latency_ms > 0 ? `${status} (${e.latency_ms}ms)` : status];
+    }
+    case "failure_classified":
+      return ["verdict", `${e.verdict} -> ${e.action ?? "(no playbook action)"}`];
+    case "retry_scheduled":
+      return ["retry", `attempt ${e.attempt} in ${e.delay_ms}ms${e.hint ? ` with hint: ${e.hint}` : ""}`];
+    case "retry_suppressed":
+      return ["no retry", e.reason];
+    case "budget_exhausted":
+      return ["budget", `${e.budget} (${e.limit}) exhausted`];
+    case "evidence_refreshed":
+      return ["refresh", e.evidence_refs.length > 0 ? `evidence ${e.evidence_refs.join(", ")} refreshed` : "evidence refreshed"];
+    case "checkpoint_restored":
+      return ["restore", "checkpoint restored"];
+    case "reversal_issued":
+      return ["reversal", `issued with token ${e.reversal_token}: ${e.reason}`];
+    case "reversal_refused":
+      return ["reversal", `refused: ${e.reason}`];
+    case "escalated":
+      return ["escalated", `to ${e.queue}${e.reason ? ` (${e.reason})` : ""}`];
+    case "fallback_started":
+      return ["fallback", `${e.from} -> ${e.tool}`];
+    case "dead_lettered":
+      return ["dead letter", `to ${e.queue}`];
+    case "compensation_started":
+      return ["compensate", `undo step ${e.step}`];
+    case "compensation_failed":
+      return ["compensate", `undo of ${e.step} ended ${e.kind}; dead letter to ${e.queue}`];
+  }
+}
+
+function ending(o: Outcome, c: ChalkInstance): string[] {
+  const parts = [o.verdict ?? "no failure", plural(o.attempts, "attempt"), `${o.retried} retried`, `${o.elapsed_ms}ms`];
+  const lines = [`  ${c.bold("=>")} ${kindColor(o, c)}  ${c.dim(parts.join(" · "))}`];
+  const notes = [
+    o.reason !== null ? `reason: ${o.reason}` : undefined,
+    o.queue !== null ? `queue: ${o.queue}` : undefined,
+    o.replan ? "replan" : undefined,
+    o.exhausted && o.kind !== "exhausted" ? "exhausted" : undefined,
+  ].filter((s): s is string => s !== undefined);
+  if (notes.length > 0) lines.push(`     ${notes.join(" · ")}`);
+  for (const s of [...(o.steps ?? []), ...(o.compensations ?? []), ...(o.calls ?? [])]) {
+    lines.push(`     ${s.id}: ${s.kind}${s.verdict ? ` (${s.verdict})` : ""}`);
+  }
+  if (o.parallelism) lines.push(`     parallelism per wave: ${o.parallelism.join(", ")}`);
+  return lines;
+}
+
+function kindColor(o: Outcome, c: ChalkInstance): string {
+  switch (o.kind) {
+    case "succeeded":
+    case "recovered":
+    case "compensated":
+      return c.green.bold(o.kind);
+    case "deprecated":
+    case "needs_input":
+    case "reversed":
+      return c.yellow.bold(o.kind);
+    case "escalated":
+    case "exhausted":
+    case "failed":
+    case "dead_lettered":
+      return c.red.bold(o.kind);
+  }
+}
+
+function summaryLine(sim: ProjectSimulation, options: TextReportOptions): string {
+  const { c } = options;
+  const without = sim.results.filter((r) => r.passed === null).length;
+  const text = `${plural(sim.results.length, "fixture")}: ${sim.passed} passed, ${sim.failed} failed, ${without} without expect`;
+  if (sim.failed === 0) return c.green.bold(text);
+  const mismatched = sim.results.some((r) => r.passed === false && !r.error);
+  return c.red.bold(text) + (mismatched ? `\n${c.dim("if the new behaviour is intended, record it: failbook simulate --update")}` : "");
+}
+
+export function formatCoverageText(coverage: Coverage, c: ChalkInstance): string {
+  const verdicts = coverage.verdicts.filter((v) => v.status !== "reserved");
+  const hit = verdicts.filter((v) => v.fixtures.length > 0);
+  const actions = coverage.actions.filter((a) => a.inPlaybook);
+  const ran = actions.filter((a) => a.fixtures.length > 0);
+  const lines = [c.bold(`coverage: ${hit.length} of ${verdicts.length} verdicts, ${ran.length} of ${actions.length} playbook actions`)];
+  const row = (name: string, fixtures: string[]) =>
+    fixtures.length > 0 ? `  ${c.green("✓")} ${name.padEnd(24)} ${c.dim(fixtureList(fixtures))}` : `  ${c.red("✗")} ${name.padEnd(24)} ${c.red("no fixture exercises it")}`;
+  lines.push("verdicts:", ...verdicts.map((v) => row(v.code, v.fixtures)));
+  lines.push("actions:", ...actions.map((a) => row(a.action, a.fixtures)));
+  const unused = coverage.actions.filter((a) => !a.inPlaybook).map((a) => a.action);
+  if (unused.length > 0) lines.push(c.dim(`  not in the playbook: ${unused.join(", ")}`));
+  const seen = coverage.outcomes.filter((o) => o.fixtures.length > 0).map((o) => o.kind);
+  const unseen = coverage.outcomes.filter((o) => o.fixtures.length === 0).map((o) => o.kind);
+  lines.push(`outcomes seen: ${seen.join(", ") || "none"}`, c.dim(`outcomes no fixture ends with: ${unseen.join(", ") || "none"}`));
+  return lines.join("\n") + "\n";
+}
+
+/** At most three names, then how many more. */
+function fixtureList(fixtures: readonly string[]): string {
+  return fixtures.length <= 3 ? fixtures.join(", ") : `${fixtures.slice(0, 3).join(", ")} and ${fixtures.length - 3} more`;
+}

@@ -1,0 +1,67 @@
+/** A small registry and playbook builder, and a replaying attempt function, for engine tests. */
+import type { Call, Response } from "../../src/model/fixture.js";
+import type { CompensationAction, Playbook } from "../../src/model/playbook.js";
+import type { Registry } from "../../src/model/registry.js";
+import { VirtualClock } from "../../src/engine/clock.js";
+import { createDispatcher, type AttemptFn, type DispatcherOptions, type DispatchResult } from "../../src/engine/dispatch.js";
+import { seededRandom } from "../../src/engine/random.js";
+
+export const REGISTRY: Registry = {
+  apiVersion: "failbook/v1",
+  kind: "Registry",
+  name: "test",
+  revision: 1,
+  classes: { transient: { max_retries: 5 }, capped: { max_retries: 1 }, permanent: {}, policy: {} },
+  verdicts: [
+    { code: "timeout", class: "transient", retryable: true, summary: "Timed out.", recovery: "Retry with the same key.", safe_next_actions: ["verify"], unsafe_next_actions: ["new key"], match: [{ kind: "timeout" }] },
+    { code: "server", class: "transient", retryable: true, side_effect: "none", match: [{ http_status: "5xx" }] },
+    { code: "capped", class: "capped", retryable: true, match: [{ kind: "capped" }] },
+    { code: "conflict", class: "permanent", retryable: false, side_effect: "committed", match: [{ kind: "conflict" }] },
+    { code: "stale", class: "permanent", retryable: false, match: [{ kind: "stale" }] },
+    { code: "denied", class: "policy", retryable: false, human_action_required: true, summary: "Denied by policy.", match: [{ kind: "denied" }] },
+    { code: "refused", class: "permanent", retryable: false, match: [{ kind: "refused" }] },
+    { code: "unknown", class: "permanent", retryable: false },
+  ],
+  fallback: "unknown",
+};
+
+export function playbook(verdicts: Record<string, CompensationAction>, extra: Partial<Playbook> = {}): Playbook {
+  return { apiVersion: "failbook/v1", kind: "Playbook", name: "test", escalation_queue: "oncall", verdicts, ...extra };
+}
+
+export const retry = (max_retries: number, backoff_ms: number[] = [100, 200, 400, 800, 1600]): CompensationAction => ({ action: "retry_with_backoff", max_retries, backoff_ms });
+
+export const err = (kind: string, more: Record<string, unknown> = {}, latency_ms?: number): Response => ({
+  status: "error",
+  error: { kind, ...more },
+  ...(latency_ms === undefined ? {} : { latency_ms }),
+});
+export const ok = (latency_ms?: number): Response => ({ status: "ok", value: { ok: true }, ...(latency_ms === undefined ? {} : { latency_ms }) });
+
+export const CALL: Call = { id: "call_1", tool: "payments.refund", args: { amount: 100 } };
+
+/** Attempt `n` returns the `n`-th response (or fallback response) and takes its latency. */
+export function replay(clock: VirtualClock, responses: readonly Response[], fallbacks: readonly Response[] = []): AttemptFn {
+  return (_call, n, _key, context) => {
+    const response = (context.fallback ? fallbacks : responses)[n - 1];
+    if (!response) throw new Error(`no response for attempt ${n}${context.fallback ? " (fallback)" : ""}`);
+    clock.advance(response.latency_ms ?? 0);
+    return response;
+  };
+}
+
+export interface Scenario {
+  playbook: Playbook;
+  registry?: Registry;
+  call?: Partial<Call>;
+  responses: Response[];
+  fallback_responses?: Response[];
+  seed?: number;
+  options?: Partial<DispatcherOptions>;
+}
+
+export async function dispatchScenario(s: Scenario): Promise<DispatchResult> {
+  const clock = new VirtualClock();
+  const dispatcher = createDispatcher({ registry: s.registry ?? REGISTRY, playbook: s.playbook, clock, random: seededRandom(s.seed ?? 0), ...s.options });
+  return dispatcher.dispatch({ ...CALL, ...s.call }, replay(clock, s.responses, s.fallback_responses), { runId: "run_1" });
+}

@@ -1,0 +1,162 @@
+/** `failbook simulate` end to end: the shipped goldens, a wrong golden, --update, fixture errors. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { failbook } from "./helpers/cli.js";
+import { shippedCopy, withShippedRules } from "./helpers/shipped.js";
+
+const TRANSIENT = "playbooks/fixtures/transient.yaml";
+
+describe("failbook simulate on the shipped project", () => {
+  it("passes every golden", () => {
+    const r = failbook(["simulate"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/(\d+) fixtures: \1 passed, 0 failed, 0 without expect/);
+  });
+
+  it("prints each fixture as a timeline of virtual times, attempts, verdicts, delays and the end", () => {
+    const r = failbook(["simulate", "playbooks/fixtures/timeout-after-commit.yaml"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n").map((l) => l.trim().replace(/\s+/g, " "));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "30000ms attempt 1 error timeout (30000ms)",
+        "30000ms verdict transient_timeout -> retry_with_backoff",
+        "30000ms retry attempt 2 in 200ms",
+        "30235ms attempt 2 error 409_conflict (35ms)",
+        "30235ms verdict idempotency_conflict -> deprecate_tool_call",
+        "=> deprecated idempotency_conflict · 2 attempts · 1 retried · 30235ms",
+      ]),
+    );
+    expect(r.stdout).toMatch(/\[fb_[0-9a-f]{12}\] adp_payments\.issue_refund/);
+  });
+
+  it("--format json gives { results: [{ fixture, file, outcome, events, passed, diff }], passed, failed }", () => {
+    const r = failbook(["simulate", "--format", "json"]);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as { results: Record<string, unknown>[]; passed: number; failed: number };
+    expect(Object.keys(json)).toEqual(["results", "passed", "failed"]);
+    expect(json.failed).toBe(0);
+    expect(json.passed).toBe(json.results.length);
+    for (const result of json.results) expect(Object.keys(result)).toEqual(["fixture", "file", "outcome", "events", "passed", "diff"]);
+    const refund = json.results.find((x) => x.fixture === "refund-with-conflict");
+    expect(refund).toMatchObject({ file: "playbooks/fixtures/refund-with-conflict.yaml", passed: true, diff: null, outcome: { kind: "deprecated", verdict: "idempotency_conflict", attempts: 1 } });
+  });
+
+  it("--coverage shows which verdicts and actions the fixtures exercise", () => {
+    const r = failbook(["simulate", "--coverage"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/coverage: (\d+) of \1 verdicts/);
+    expect(r.stdout).toMatch(/✓ idempotency_conflict\s+refund-with-conflict/);
+    expect(r.stdout).toContain("not in the playbook:");
+  });
+});
+
+describe("goldens", () => {
+  it("a wrong expect exits 1 and says where and what; --update fixes it and keeps comments", () => {
+    const dir = shippedCopy();
+    const file = join(dir, TRANSIENT);
+    const original = readFileSync(file, "utf8");
+    const wrong = original.replace("name: rate-limited-exhausts-retry-budget", "name: rate-limited-exhausts-retry-budget\n# a comment that must survive").replace(/(name: server-error-recovers[\s\S]*?attempts: )2/, "$19");
+    writeFileSync(file, wrong);
+    const lines = wrong.split("\n");
+    const line = lines.findIndex((l, i) => l === "  attempts: 9" && lines.slice(0, i).some((x) => x.includes("server-error-recovers"))) + 1;
+
+    const failed = failbook(["simulate"], { cwd: dir });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain(`${TRANSIENT}:${line}:13 expect.attempts: expected 9, got 2`);
+    expect(failed.stdout).toContain("1 failed");
+
+    const updated = failbook(["simulate", "--update"], { cwd: dir });
+    expect(updated.code).toBe(0);
+    expect(updated.stderr).toContain("updated the goldens of 1 fixture in 1 file");
+    const after = readFileSync(file, "utf8");
+    expect(after).toContain("# a comment that must survive");
+    expect(after).toBe(wrong.replace("  attempts: 9", "  attempts: 2"));
+    expect(failbook(["simulate"], { cwd: dir }).code).toBe(0);
+  });
+
+  it("--update records a golden for a fixture without one, and fills `events: []`", () => {
+    const dir = withShippedRules([
+      "# first",
+      "apiVersion: failbook/v1",
+      "kind: Fixture",
+      "name: a",
+      "call: {id: c1, tool: crm.find}   # flow style stays",
+      "responses:",
+      "  - {status: error, error: {kind: timeout}}",
+      "  - {status: ok, value: 1}",
+      "---",
+      "apiVersion: failbook/v1",
+      "kind: Fixture",
+      "name: b",
+      "call: {id: c2, tool: crm.find}",
+      "responses: [{status: error, error: {kind: schema_validation}}]",
+      "expect:",
+      "  # keep me",
+      "  events: []",
+      "",
+    ]);
+    const before = failbook(["simulate"], { cwd: dir });
+    expect(before.code).toBe(1);
+    expect(failbook(["simulate", "--update"], { cwd: dir }).code).toBe(0);
+    const text = readFileSync(join(dir, "f.yaml"), "utf8");
+    expect(text).toContain("call: {id: c1, tool: crm.find}   # flow style stays\nresponses:\n  - {status: error, error: {kind: timeout}}\n  - {status: ok, value: 1}\nexpect:\n  outcome: recovered\n  verdict: transient_timeout\n  attempts: 2\n  retried: 1\n---");
+    expect(text).toContain("expect:\n  # keep me\n  events:\n    - { t: 0, type: attempt, n: 1, status: error,");
+    expect(failbook(["simulate"], { cwd: dir }).code).toBe(0);
+  });
+
+  it("--update writes nothing when a file fails to load", () => {
+    const dir = shippedCopy();
+    const file = join(dir, TRANSIENT);
+    const wrong = readFileSync(file, "utf8").replace("outcome: recovered", "outcome: escalated");
+    writeFileSync(file, wrong);
+    writeFileSync(join(dir, "playbooks/fixtures/broken.yaml"), "apiVersion: failbook/v1\nkind: Fixture\nname: broken\ncall: [\n");
+    const r = failbook(["simulate", "--update"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--update wrote nothing because a file failed to load");
+    expect(r.stderr).toMatch(/playbooks\/fixtures\/broken\.yaml:\d+:\d+ error/);
+    expect(readFileSync(file, "utf8")).toBe(wrong);
+  });
+
+  it("an unknown expect key is a mismatch that names the key", () => {
+    const dir = shippedCopy();
+    const file = join(dir, "playbooks/fixtures/refund-with-conflict.yaml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("  attempts: 1", "  atempts: 1"));
+    const r = failbook(["simulate", "playbooks/fixtures/refund-with-conflict.yaml"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/refund-with-conflict\.yaml:\d+:3 unknown expect key 'atempts' \(did you mean 'attempts'\?\)/);
+  });
+});
+
+describe("fixture errors", () => {
+  it("a fixture that runs out of responses is an error at the fixture's responses, exit 1", () => {
+    const dir = shippedCopy();
+    writeFileSync(
+      join(dir, "playbooks/fixtures/short.yaml"),
+      "apiVersion: failbook/v1\nkind: Fixture\nname: short\ncall: { id: c1, tool: crm.find }\nresponses:\n  - status: error\n    error: { kind: timeout }\n",
+    );
+    const r = failbook(["simulate", "playbooks/fixtures/short.yaml"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("playbooks/fixtures/short.yaml:6:3 error fixture 'short' ran out of responses: attempt 2 of c1 (crm.find) has no entry in responses (1 recorded)");
+    const json = JSON.parse(failbook(["simulate", "playbooks/fixtures/short.yaml", "--format", "json"], { cwd: dir }).stdout);
+    expect(json.results[0]).toMatchObject({ fixture: "short", outcome: null, passed: false, error: { line: 6, column: 3 } });
+    expect(json.failed).toBe(1);
+  });
+
+  it.each([
+    [["simulate", "--seed", "x"], "--seed takes a whole number"],
+    [["simulate", "nope.yaml"], "fixture path not found: nope.yaml"],
+  ])("%j is a usage error (exit 2)", (args, message) => {
+    const r = failbook(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it("--help explains goldens, formats, --update and exit codes", () => {
+    const r = failbook(["simulate", "--help"]);
+    expect(r.code).toBe(0);
+    for (const word of ["expect", "--update", "--seed", "--coverage", "json", "Exit status"]) expect(r.stdout).toContain(word);
+  });
+});
