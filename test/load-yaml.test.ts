@@ -52,7 +52,8 @@ describe("located YAML", () => {
 
   it.each([
     { text: "a: 1\nb:\n  c: 2\n  c: 3\n", message: "duplicate key 'c'", line: 4, column: 3 },
-    { text: 'k: "unterminated\n', message: "double quoted scalar", line: 2, column: 1 },
+    { text: 'k: "unterminated\n', message: "double-quoted string opened here is never closed", line: 1, column: 4 },
+    { text: "a: 'it''s'\nk: 'unterminated ''quote''\n", message: "single-quoted string opened here is never closed", line: 2, column: 4 },
     { text: "a: [1, 2\n", message: "", line: 2, column: 1 },
     { text: "a: 1\u0000\n", message: "binary", line: 1, column: 5 },
   ])("reports $message at $line:$column", ({ text, message, line, column }) => {

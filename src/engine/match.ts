@@ -7,15 +7,21 @@ import type { MatchRule, SideEffectState, StatusMatcher } from "../model/registr
 
 const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
 
-/** Does `status` fall under `m`: 503, "5xx", "500-599" (or the string "503"). */
+/** Does `status` fall under `m`: 503, "5xx", "500-599" (or the string "503"). Statuses are integers. */
 export function statusMatches(m: StatusMatcher, status: number | undefined): boolean {
-  if (status === undefined) return false;
-  if (typeof m === "number") return status === m;
+  if (status === undefined || !Number.isInteger(status)) return false;
+  const range = statusRange(m);
+  return range !== undefined && status >= range[0] && status <= range[1];
+}
+
+/** The inclusive range of statuses a matcher names; undefined when it names none. */
+function statusRange(m: StatusMatcher): [number, number] | undefined {
+  if (typeof m === "number") return Number.isInteger(m) ? [m, m] : undefined;
   const cls = /^([1-5])xx$/.exec(m);
-  if (cls) return Math.floor(status / 100) === Number(cls[1]);
+  if (cls) return [Number(cls[1]) * 100, Number(cls[1]) * 100 + 99];
   const range = /^(\d{3})-(\d{3})$/.exec(m);
-  if (range) return status >= Number(range[1]) && status <= Number(range[2]);
-  return /^\d{3}$/.test(m) && status === Number(m);
+  if (range) return Number(range[1]) <= Number(range[2]) ? [Number(range[1]), Number(range[2])] : undefined;
+  return /^\d{3}$/.test(m) ? [Number(m), Number(m)] : undefined;
 }
 
 /** `*` is any run of characters (dots included), `?` one character; all else is literal. */
@@ -59,13 +65,6 @@ export function ruleMatches(rule: MatchRule, error: AdapterError, tool: string |
 // the fields constrain independent parts of the error. Sound: `true` is never a guess.
 // ---------------------------------------------------------------------------------------
 
-/** The statuses a matcher list accepts, within the HTTP range a matcher can name. */
-export function statusSet(matchers: StatusMatcher[]): Set<number> {
-  const out = new Set<number>();
-  for (let s = 100; s <= 599; s++) if (matchers.some((m) => statusMatches(m, s))) out.add(s);
-  return out;
-}
-
 export function ruleCovers(a: MatchRule, b: MatchRule): boolean {
   return (
     exactCovers(list(a.kind), list(b.kind)) &&
@@ -84,12 +83,26 @@ function exactCovers<T>(a: T[] | undefined, b: T[] | undefined): boolean {
   return b.every((v) => a.includes(v));
 }
 
+/** Every range of `b` lies inside the union of `a`'s ranges. */
 function statusCovers(a: StatusMatcher[] | undefined, b: StatusMatcher[] | undefined): boolean {
   if (!a) return true;
   if (!b) return false;
-  const sa = statusSet(a);
-  for (const s of statusSet(b)) if (!sa.has(s)) return false;
-  return true;
+  const union = mergeRanges(a.map(statusRange).filter((r): r is [number, number] => r !== undefined));
+  return b.every((m) => {
+    const r = statusRange(m);
+    return r === undefined || union.some(([lo, hi]) => lo <= r[0] && r[1] <= hi);
+  });
+}
+
+/** Sorted, disjoint ranges; integer ranges that touch (500-509, 510-519) merge into one. */
+function mergeRanges(ranges: [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [lo, hi] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
 }
 
 /** Any message containing b contains some a exactly when some a is a substring of b. */

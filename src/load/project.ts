@@ -2,8 +2,7 @@
  * The project: the config, the registry, the playbook and the fixtures, each read once,
  * located and validated. Nothing downstream reads a file or parses YAML again.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Config } from "../model/config.js";
 import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
@@ -11,6 +10,7 @@ import type { Fixture } from "../model/fixture.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import { findConfig } from "./config.js";
+import { diskReader, type FileReader } from "./files.js";
 import { findingAt, findingAtPosition } from "./finding.js";
 import { validateDocument, type DocumentKind } from "./schema.js";
 import { parseYaml, type YamlDocument, type YamlSource } from "./yaml.js";
@@ -35,6 +35,8 @@ export interface Project {
   sources: Map<string, YamlSource>;
   /** Absolute paths of the registry and playbook files. */
   files: { registry: string; playbook: string; fixtures: string[] };
+  /** Names of the files in the config's `adr_dir`; absent when it is unset or not a directory. */
+  adrFiles?: string[];
 }
 
 export interface LoadResult {
@@ -54,9 +56,17 @@ const KIND_NAMES: Record<DocumentKind, string> = { config: "Config", registry: "
 
 export function loadProject(options: LoadOptions = {}): LoadResult {
   const cwd = options.cwd ?? process.cwd();
-  const configFile = findConfig(options.config, cwd);
+  return loadProjectFrom(diskReader(cwd), findConfig(options.config, cwd), options);
+}
+
+/**
+ * Load the project whose config is `configFile` (an absolute path), reading every file
+ * through `files`: the working tree, or another source such as a git revision.
+ */
+export function loadProjectFrom(files: FileReader, configFile: string, options: Omit<LoadOptions, "config"> = {}): LoadResult {
+  const cwd = options.cwd ?? process.cwd();
   const root = dirname(configFile);
-  const reader = new SourceReader(cwd);
+  const reader = new SourceReader(files);
   const findings: Finding[] = [];
 
   const configSource = reader.read(configFile, "config file");
@@ -84,8 +94,8 @@ export function loadProject(options: LoadOptions = {}): LoadResult {
     const pos = configDoc.locate([key]);
     return `${pos.file}:${pos.line}:${pos.column}`;
   };
-  if (!existsSync(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${where("registry")})`);
-  if (!existsSync(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${where("playbook")})`);
+  if (!files.kind(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${where("registry")})`);
+  if (!files.kind(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${where("playbook")})`);
 
   const registryDoc = single(reader.read(registryFile, "registry"), "registry", findings);
   const playbookDoc = single(reader.read(playbookFile, "playbook"), "playbook", findings);
@@ -116,8 +126,21 @@ export function loadProject(options: LoadOptions = {}): LoadResult {
     fixtures,
     sources: reader.sources,
     files: { registry: registryFile, playbook: playbookFile, fixtures: fixtureFiles },
+    ...adrListing(files, root, config.adr_dir),
   };
   return { project, findings };
+}
+
+/** The ADR files that `adr:` references resolve against (the adr-unresolved rule). */
+function adrListing(files: FileReader, root: string, adrDir: string | undefined): Pick<Project, "adrFiles"> {
+  if (adrDir === undefined) return {};
+  const dir = resolve(root, adrDir);
+  if (files.kind(dir) !== "directory") return {};
+  try {
+    return { adrFiles: files.list(dir).filter((e) => !e.directory).map((e) => e.name).sort() };
+  } catch {
+    return {}; // unreadable: adr-unresolved reports adr_dir itself
+  }
 }
 
 /** The config itself is unusable: there is nothing more to load. */
@@ -135,21 +158,19 @@ export class InvalidProject extends Error {
 
 class SourceReader {
   readonly sources = new Map<string, YamlSource>();
-  constructor(private readonly cwd: string) {}
+  constructor(readonly files: FileReader) {}
 
   display(absolute: string): string {
-    const rel = relative(this.cwd, absolute);
-    return (rel.startsWith("..") && rel.split(sep).filter((s) => s === "..").length > 2) || rel === "" ? absolute : rel.split(sep).join("/");
+    return this.files.display(absolute);
   }
 
   read(absolute: string, what: string): YamlSource {
+    if (this.files.kind(absolute) === "directory") throw new UsageError(`${what} is a directory, not a file: ${this.display(absolute)}`);
     let text: string;
     try {
-      if (statSync(absolute).isDirectory()) throw new UsageError(`${what} is a directory, not a file: ${this.display(absolute)}`);
-      text = readFileSync(absolute, "utf8");
+      text = this.files.readText(absolute);
     } catch (e) {
-      if (e instanceof UsageError) throw e;
-      throw new UsageError(`cannot read ${what} ${this.display(absolute)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`cannot read ${what} ${this.display(absolute)}: ${(e as Error).message}`);
     }
     const source = parseYaml(this.display(absolute), text);
     this.sources.set(source.file, source);
@@ -212,18 +233,19 @@ function scheduleProblems(playbook: Record<string, unknown>): { message: string;
 function expandFixturePaths(paths: string[], missing: (p: string) => string, reader: SourceReader): string[] {
   const files: string[] = [];
   for (const path of paths) {
-    if (!existsSync(path)) throw new UsageError(missing(reader.display(path)));
-    if (statSync(path).isDirectory()) files.push(...walk(path));
+    const kind = reader.files.kind(path);
+    if (!kind) throw new UsageError(missing(reader.display(path)));
+    if (kind === "directory") files.push(...walk(path, reader.files));
     else files.push(path);
   }
   return [...new Set(files)];
 }
 
-function walk(dir: string): string[] {
+function walk(dir: string, reader: FileReader): string[] {
   const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of reader.list(dir).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...walk(full));
+    if (entry.directory) out.push(...walk(full, reader));
     else if (/\.ya?ml$/.test(entry.name)) out.push(full);
   }
   return out;

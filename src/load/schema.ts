@@ -197,6 +197,8 @@ function contextName(kind: DocumentKind, path: readonly PathSegment[], root: unk
   if (kind === "registry" && parent === "match" && typeof last === "number") return `match rule ${last + 1} of ${typeof code === "string" ? `'${code}'` : "this verdict"}`;
   if (kind === "registry" && parent === "classes") return `class '${String(last)}'`;
   if (kind === "playbook" && parent === "verdicts" && path.length === 2) return `the playbook entry for '${String(last)}'`;
+  // A list item has no name of its own: say which item of which list ("item 1 of 'steps'").
+  if (typeof last === "number" && parent !== undefined) return `item ${last + 1} of '${String(parent)}'`;
   return `'${String(last)}'`;
 }
 

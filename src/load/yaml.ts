@@ -111,10 +111,37 @@ function syntaxError(e: unknown, text: string, lines: LineIndex): YamlError {
       reason = key ? `duplicate key '${key[2].trim()}': each key may appear once in a mapping` : "duplicate key: each key may appear once in a mapping";
     } else if (/non-printable/.test(reason)) {
       reason = "the file holds non-printable characters; is it binary?";
+    } else {
+      // js-yaml notices an unclosed quote only at the end of the file: point at where it opened.
+      const quote = /within a (single|double) quoted scalar/.exec(reason);
+      const opened = quote ? unclosedQuote(text, quote[1] === "single" ? "'" : '"') : -1;
+      if (opened >= 0) return { message: `a ${quote![1]}-quoted string opened here is never closed; add the closing ${quote![1] === "single" ? "'" : '"'}`, ...lines.lineColumn(opened) };
     }
     return { message: reason, line, column };
   }
   return { message: String(e), line: 1, column: 1 };
+}
+
+/**
+ * The offset of the quote that opens a string running to the end of `text`. Inside it no
+ * quote closes: a double-quoted string has none unescaped after its opener, a single-quoted
+ * one only doubled ones (''), so the opener ends the last odd run of quotes.
+ */
+function unclosedQuote(text: string, q: "'" | '"'): number {
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text[i] !== q) continue;
+    if (q === '"') {
+      let backslashes = 0;
+      while (text[i - 1 - backslashes] === "\\") backslashes++;
+      if (backslashes % 2 === 0) return i;
+      continue;
+    }
+    let start = i;
+    while (text[start - 1] === q) start--;
+    if ((i - start + 1) % 2 === 1) return start;
+    i = start;
+  }
+  return -1;
 }
 
 /** Follow aliases once per node; a cycle or a huge expansion is an alias bomb. */

@@ -15,7 +15,7 @@ export function formatText(findings: Finding[], options: TextOptions): string {
   const lines: string[] = [];
   for (const f of findings) {
     const sev = f.severity === "error" ? c.red.bold("error") : f.severity === "warning" ? c.yellow.bold("warning") : c.cyan.bold("info");
-    lines.push(`${c.bold(`${f.file}:${f.line}:${f.column}`)} ${sev} ${f.message} ${c.dim(`[${f.rule}]`)}`);
+    lines.push(`${c.bold(`${f.file}:${f.line}:${f.column}`)} ${sev} ${printable(f.message)} ${c.dim(`[${f.rule}]`)}`);
     const excerpt = excerptAt(options.sourceText?.(f.file), f.line, f.column, c);
     if (excerpt) lines.push(excerpt);
     for (const r of f.related ?? []) lines.push(`  ${c.dim("note:")} ${r.message} at ${r.file}:${r.line}:${r.column}`);
@@ -32,13 +32,16 @@ export function summaryLine(findings: Finding[], c: ChalkInstance): string {
   return errors > 0 ? c.red.bold(text) : c.yellow.bold(text);
 }
 
+const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "?");
+
 function excerptAt(text: string | undefined, line: number, column: number, c: ChalkInstance): string | undefined {
   if (text === undefined) return undefined;
   const all = text.split("\n");
   const src = all[line - 1];
   if (src === undefined) return undefined;
   const gutter = String(line).length;
-  const shown = src.replace(/\t/g, " ").replace(/\r$/, "");
+  // Control characters (a binary file, an escaped code) would drive the terminal: show them as "?".
+  const shown = src.replace(/\t/g, " ").replace(/\r$/, "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
   const clipped = shown.length > 160 ? shown.slice(0, 160) + "…" : shown;
   return [
     `${c.dim(`${" ".repeat(gutter)} |`)}`,

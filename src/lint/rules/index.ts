@@ -1,6 +1,47 @@
-/** The rule list is data: one module per rule, in the order the README documents them. */
+/** The rule list is data: one module per rule, in the order the SPEC (section 7) lists them. */
 import type { LintRule } from "../rule.js";
+import { adrUnresolved } from "./adr-unresolved.js";
+import { backoffScheduleShort } from "./backoff-schedule-short.js";
+import { classRetryCeiling } from "./class-retry-ceiling.js";
+import { classUnknown } from "./class-unknown.js";
+import { codeFormat } from "./code-format.js";
+import { compensationNotIdempotent } from "./compensation-not-idempotent.js";
+import { deprecatedReplacement } from "./deprecated-replacement.js";
+import { docsMissing } from "./docs-missing.js";
 import { duplicateCode } from "./duplicate-code.js";
+import { fallbackRetried } from "./fallback-retried.js";
+import { fallbackUndefined } from "./fallback-undefined.js";
+import { fixtureInvalid } from "./fixture-invalid.js";
+import { matcherMessageContains } from "./matcher-message-contains.js";
+import { matcherShadowed } from "./matcher-shadowed.js";
 import { playbookExhaustive } from "./playbook-exhaustive.js";
+import { playbookUnknownVerdict } from "./playbook-unknown-verdict.js";
+import { policyMustEscalate } from "./policy-must-escalate.js";
+import { reservedInUse } from "./reserved-in-use.js";
+import { retryBudget } from "./retry-budget.js";
+import { retryCommitted } from "./retry-committed.js";
+import { retryNotRetryable } from "./retry-not-retryable.js";
 
-export const RULES: LintRule[] = [duplicateCode, playbookExhaustive];
+export const RULES: LintRule[] = [
+  duplicateCode,
+  codeFormat,
+  classUnknown,
+  playbookExhaustive,
+  playbookUnknownVerdict,
+  retryNotRetryable,
+  retryCommitted,
+  policyMustEscalate,
+  backoffScheduleShort,
+  classRetryCeiling,
+  retryBudget,
+  fallbackUndefined,
+  fallbackRetried,
+  matcherShadowed,
+  matcherMessageContains,
+  reservedInUse,
+  deprecatedReplacement,
+  docsMissing,
+  adrUnresolved,
+  compensationNotIdempotent,
+  fixtureInvalid,
+];

@@ -1,0 +1,20 @@
+import { isRetryAction } from "../../model/playbook.js";
+import type { LintRule } from "../rule.js";
+
+export const backoffScheduleShort: LintRule = {
+  id: "backoff-schedule-short",
+  severity: "error",
+  description: "A backoff_ms list shorter than max_retries.",
+  check({ playbook, report }) {
+    for (const [code, action] of Object.entries(playbook.value.verdicts)) {
+      if (!isRetryAction(action) || !action.backoff_ms || action.backoff_ms.length >= action.max_retries) continue;
+      const have = action.backoff_ms.length;
+      const missing = action.max_retries - have;
+      report({
+        message: `backoff_ms for '${code}' lists ${have} ${have === 1 ? "delay" : "delays"} but max_retries is ${action.max_retries}, so the last delay would silently repeat; add ${missing} more ${missing === 1 ? "delay" : "delays"}, or lower max_retries to ${have}`,
+        doc: playbook.doc,
+        path: ["verdicts", code, "backoff_ms"],
+      });
+    }
+  },
+};

@@ -1,0 +1,22 @@
+import { isRetryAction } from "../../model/playbook.js";
+import type { LintRule } from "../rule.js";
+import { playbookEntries } from "./support.js";
+
+export const classRetryCeiling: LintRule = {
+  id: "class-retry-ceiling",
+  severity: "error",
+  description: "max_retries above the class's max_retries.",
+  check(ctx) {
+    for (const { verdict, code, action } of playbookEntries(ctx)) {
+      if (!isRetryAction(action) || !Object.hasOwn(ctx.registry.value.classes, verdict.class)) continue;
+      const ceiling = ctx.registry.value.classes[verdict.class].max_retries;
+      if (ceiling === undefined || action.max_retries <= ceiling) continue;
+      ctx.report({
+        message: `max_retries ${action.max_retries} for '${code}' is above the ceiling of its class '${verdict.class}' (max_retries ${ceiling}), so the runtime stops at ${ceiling}; lower it to ${ceiling}, or raise the class's max_retries in ${ctx.registry.doc.file}`,
+        doc: ctx.playbook.doc,
+        path: ["verdicts", code, "max_retries"],
+        related: [{ message: `class '${verdict.class}' sets max_retries here`, position: ctx.registry.doc.locate(["classes", verdict.class, "max_retries"]) }],
+      });
+    }
+  },
+};

@@ -1,0 +1,38 @@
+import { DEFAULT_CODE_PATTERN } from "../../model/config.js";
+import type { LintRule } from "../rule.js";
+
+export const codeFormat: LintRule = {
+  id: "code-format",
+  severity: "error",
+  description: "A code that does not match code_pattern.",
+  check({ project, registry, report }) {
+    const source = project.config.code_pattern ?? DEFAULT_CODE_PATTERN;
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(source, "u");
+    } catch {
+      return; // the loader already reported the broken pattern at the config's code_pattern
+    }
+    const where = project.config.code_pattern === undefined ? "the default code_pattern" : "code_pattern in the config";
+    for (const [i, v] of registry.value.verdicts.entries()) {
+      if (pattern.test(v.code)) continue;
+      const fixed = suggestion(v.code);
+      const hint = fixed !== v.code && pattern.test(fixed) ? `rename it, e.g. '${fixed}'` : "rename it";
+      report({
+        message: `code '${v.code}' does not match ${where} /${source}/; ${hint} (codes are stable ids that adapters and generated code spell)`,
+        doc: registry.doc,
+        path: ["verdicts", i, "code"],
+      });
+    }
+  },
+};
+
+/** The usual fix: lower case, words joined by underscores, dots kept as namespace separators. */
+function suggestion(code: string): string {
+  return code
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9_.]+/g, "_")
+    .replace(/_+/g, "_")
+    .replace(/(^|\.)_+|_+($|\.)/g, "$1$2");
+}

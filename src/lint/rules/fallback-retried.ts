@@ -1,0 +1,19 @@
+import { isRetryAction } from "../../model/playbook.js";
+import type { LintRule } from "../rule.js";
+
+export const fallbackRetried: LintRule = {
+  id: "fallback-retried",
+  severity: "warning",
+  description: "The fallback (unknown-error) verdict is retried automatically.",
+  check({ registry, playbook, report }) {
+    const code = registry.value.fallback;
+    const action = Object.hasOwn(playbook.value.verdicts, code) ? playbook.value.verdicts[code] : undefined;
+    if (!action || !isRetryAction(action)) return;
+    report({
+      message: `'${code}' is the fallback for errors no rule recognises, and its action ${action.action} repeats them blindly, even writes that may have happened; escalate_to_human or fail instead, and add a match rule for any failure that is known to be safe to retry`,
+      doc: playbook.doc,
+      path: ["verdicts", code, "action"],
+      related: [{ message: "the registry's fallback is named here", position: registry.doc.locate(["fallback"]) }],
+    });
+  },
+};

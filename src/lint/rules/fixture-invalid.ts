@@ -1,0 +1,86 @@
+import type { PathSegment } from "../../model/finding.js";
+import type { Fixture, Response } from "../../model/fixture.js";
+import type { Loaded } from "../../load/project.js";
+import type { LintRule, Report } from "../rule.js";
+import { didYouMean, verdictIndex } from "./support.js";
+
+type Emit = (message: string, path: PathSegment[], more?: Pick<Report, "target" | "related">) => void;
+
+const SHAPES = ["call", "steps", "waves"] as const;
+/** Lists in an outcome whose entries name a verdict (CallSummary). */
+const SUMMARY_LISTS = ["steps", "compensations", "calls"] as const;
+
+export const fixtureInvalid: LintRule = {
+  id: "fixture-invalid",
+  severity: "error",
+  description: "A fixture that names an unknown verdict, lacks responses, or duplicates a name.",
+  check({ registry, fixtures, report }) {
+    const codes = [...verdictIndex(registry.value).keys()];
+    const known = new Set(codes);
+    const firstByName = new Map<string, Loaded<Fixture>>();
+    for (const loaded of fixtures) {
+      const { value: fixture, doc } = loaded;
+      const emit: Emit = (message, path, more = {}) => report({ message, doc, path, ...more });
+      checkShape(fixture, emit);
+      checkResponses(fixture, emit);
+      checkVerdicts(fixture, emit, (code) => known.has(code), codes);
+      const first = firstByName.get(fixture.name);
+      if (!first) {
+        firstByName.set(fixture.name, loaded);
+        continue;
+      }
+      emit(`fixture name '${fixture.name}' is already used by another fixture; names identify fixtures in simulate, goldens and baselines, so rename one`, ["name"], {
+        related: [{ message: "first used here", position: first.doc.locate(["name"]) }],
+      });
+    }
+  },
+};
+
+function checkShape(fixture: Fixture, emit: Emit): void {
+  const present = SHAPES.filter((k) => fixture[k] !== undefined);
+  if (present.length === 0) {
+    emit(`fixture '${fixture.name}' has no call, steps or waves, so there is nothing to dispatch; add exactly one of them`, ["name"]);
+    return;
+  }
+  for (const extra of present.slice(1)) {
+    emit(`fixture '${fixture.name}' has both ${present[0]} and ${extra}; keep exactly one of call, steps or waves`, [extra], { target: "key" });
+  }
+}
+
+function checkResponses(fixture: Fixture, emit: Emit): void {
+  const empty = (list: Response[] | undefined, path: PathSegment[], what: string) => {
+    if (list !== undefined && list.length === 0) emit(`${what} of fixture '${fixture.name}' has an empty responses list; record at least the first attempt's response`, path);
+  };
+  if (fixture.call) {
+    if (fixture.responses === undefined) {
+      emit(`fixture '${fixture.name}' has a call but no responses; add responses: with one entry per attempt (status: ok, error or needs_input)`, ["call"], { target: "key" });
+    }
+    empty(fixture.responses, ["responses"], "the call");
+  }
+  for (const [i, step] of (fixture.steps ?? []).entries()) {
+    empty(step.responses, ["steps", i, "responses"], `step '${step.call.id}'`);
+    empty(step.compensation?.responses, ["steps", i, "compensation", "responses"], `the compensation of step '${step.call.id}'`);
+  }
+  for (const [w, wave] of (fixture.waves ?? []).entries()) {
+    for (const [i, call] of wave.calls.entries()) empty(call.responses, ["waves", w, "calls", i, "responses"], `call '${call.call.id}' of wave ${w + 1}`);
+  }
+}
+
+/** Every verdict an `expect` block names must exist, or the golden can never hold. */
+function checkVerdicts(fixture: Fixture, emit: Emit, known: (code: string) => boolean, codes: string[]): void {
+  const expect = fixture.expect;
+  if (!expect) return;
+  const check = (value: unknown, path: PathSegment[]) => {
+    if (typeof value !== "string" || known(value)) return;
+    const where = path.map((s, k) => (typeof s === "number" ? `[${s}]` : k === 0 ? s : `.${s}`)).join("");
+    emit(`${where} '${value}' of fixture '${fixture.name}' names no verdict of the registry, so the golden can never hold; fix the code${didYouMean(value, codes)}`, path);
+  };
+  check(expect.verdict, ["expect", "verdict"]);
+  for (const list of ["events", ...SUMMARY_LISTS]) {
+    const items = expect[list];
+    if (!Array.isArray(items)) continue;
+    for (const [k, item] of items.entries()) {
+      if (item !== null && typeof item === "object") check((item as Record<string, unknown>).verdict, ["expect", list, k, "verdict"]);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import type { LintRule } from "../rule.js";
+import { didYouMean, verdictIndex } from "./support.js";
+
+export const playbookUnknownVerdict: LintRule = {
+  id: "playbook-unknown-verdict",
+  severity: "error",
+  description: "A playbook entry for no registry verdict.",
+  check({ registry, playbook, report }) {
+    const known = verdictIndex(registry.value);
+    const codes = [...known.keys()];
+    for (const code of Object.keys(playbook.value.verdicts)) {
+      if (known.has(code)) continue;
+      report({
+        message: `playbook entry '${code}' names no verdict of the registry; fix the name, or add the verdict to ${registry.doc.file}${didYouMean(code, codes)}`,
+        doc: playbook.doc,
+        path: ["verdicts", code],
+        target: "key",
+      });
+    }
+  },
+};

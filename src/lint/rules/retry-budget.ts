@@ -1,0 +1,40 @@
+import type { PathSegment } from "../../model/finding.js";
+import { isRetryAction } from "../../model/playbook.js";
+import { statusOf } from "../../model/registry.js";
+import { worstCase, type WorstCase } from "../../engine/worstcase.js";
+import type { LintRule } from "../rule.js";
+import { playbookEntries } from "./support.js";
+
+/** How many delays a message spells out before it abbreviates. */
+const SHOWN_DELAYS = 5;
+
+export const retryBudget: LintRule = {
+  id: "retry-budget",
+  severity: "warning",
+  description: "A verdict whose worst-case backoff exceeds budgets.retry_seconds or wall_ms.",
+  check(ctx) {
+    const { registry, playbook } = ctx;
+    for (const { verdict, code, action } of playbookEntries(ctx)) {
+      if (!isRetryAction(action) || statusOf(verdict) === "reserved") continue;
+      // The worst case depends on the verdict and its class alone; handing over just this
+      // verdict keeps the rule linear on a registry of thousands of codes.
+      const worst = worstCase({ ...registry.value, verdicts: [verdict] }, playbook.value, code);
+      if (!worst || worst.exceeds.length === 0) continue;
+      const budgets = worst.exceeds.map((e) => (e.budget === "retry_seconds" ? `budgets.retry_seconds (${e.limitMs / 1000} s)` : `budgets.wall_ms (${e.limitMs} ms)`));
+      const raise = worst.exceeds.map((e) => `budgets.${e.budget}`).join(" or ");
+      const schedule: PathSegment = action.backoff_ms ? "backoff_ms" : action.backoff ? "backoff" : "max_retries";
+      ctx.report({
+        message: `worst-case backoff for '${code}' is ${worst.totalBackoffMs} ms (${spell(worst)}, jitter at its maximum), more than ${budgets.join(" and ")}, so the budget ends the dispatch before the schedule does; lower max_retries or the delays, or raise ${raise}`,
+        doc: playbook.doc,
+        path: ["verdicts", code, schedule],
+        related: worst.exceeds.map((e) => ({ message: `budgets.${e.budget} is set here`, position: playbook.doc.locate(["budgets", e.budget]) })),
+      });
+    }
+  },
+};
+
+function spell(worst: WorstCase): string {
+  const shown = worst.delays.slice(0, SHOWN_DELAYS).join(" + ");
+  const more = worst.delays.length > SHOWN_DELAYS ? ` + … (${worst.delays.length - SHOWN_DELAYS} more)` : "";
+  return `${worst.retries} ${worst.retries === 1 ? "retry" : "retries"}: ${shown}${more} ms`;
+}

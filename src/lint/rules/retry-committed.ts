@@ -1,0 +1,21 @@
+import { isRetryAction } from "../../model/playbook.js";
+import { sideEffectOf } from "../../model/registry.js";
+import type { LintRule } from "../rule.js";
+import { playbookEntries } from "./support.js";
+
+export const retryCommitted: LintRule = {
+  id: "retry-committed",
+  severity: "error",
+  description: "A retry action on a side_effect: committed verdict.",
+  check(ctx) {
+    for (const { verdict, index, code, action } of playbookEntries(ctx)) {
+      if (sideEffectOf(verdict) !== "committed" || !isRetryAction(action)) continue;
+      ctx.report({
+        message: `'${code}' means the side effect is already committed, but its action ${action.action} repeats the call; use deprecate_tool_call (re-plan from the upstream's state) or escalate_to_human instead`,
+        doc: ctx.playbook.doc,
+        path: ["verdicts", code, "action"],
+        related: [{ message: "declared side_effect: committed here", position: ctx.registry.doc.locate(["verdicts", index, "side_effect"]) }],
+      });
+    }
+  },
+};

@@ -1,0 +1,20 @@
+import { isRetryAction } from "../../model/playbook.js";
+import type { LintRule } from "../rule.js";
+import { playbookEntries } from "./support.js";
+
+export const retryNotRetryable: LintRule = {
+  id: "retry-not-retryable",
+  severity: "error",
+  description: "A retry action on a retryable: false verdict.",
+  check(ctx) {
+    for (const { verdict, index, code, action } of playbookEntries(ctx)) {
+      if (verdict.retryable || !isRetryAction(action)) continue;
+      ctx.report({
+        message: `'${code}' is retryable: false, but its action ${action.action} retries it; choose an action that does not retry (deprecate_tool_call, escalate_to_human, fail), or mark the verdict retryable if repeating the call is safe`,
+        doc: ctx.playbook.doc,
+        path: ["verdicts", code, "action"],
+        related: [{ message: "declared retryable: false here", position: ctx.registry.doc.locate(["verdicts", index, "retryable"]) }],
+      });
+    }
+  },
+};
