@@ -6,5 +6,6 @@ import { registerSimulate } from "./simulate.js";
 import { registerClassify } from "./classify.js";
 import { registerRender } from "./render.js";
 import { registerExplain } from "./explain.js";
+import { registerDiff } from "./diff.js";
 
-export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit, registerSimulate, registerClassify, registerRender, registerExplain];
+export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit, registerSimulate, registerClassify, registerRender, registerExplain, registerDiff];

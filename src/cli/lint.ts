@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { Severity } from "../model/config.js";
 import { SEVERITY_RANK, type Finding } from "../model/finding.js";
 import { InvalidProject, type Project } from "../load/project.js";
-import { allRuleMeta, lintProject } from "../lint/lint.js";
+import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
 import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
 import { formatText } from "../lint/report/text.js";
 import { formatJson, type BaselineSummary } from "../lint/report/json.js";
@@ -25,6 +25,7 @@ interface LintFlags {
   failOn?: string;
   baseline?: string;
   writeBaseline?: string;
+  against?: string;
 }
 
 /** Extra findings from other checks (change control hooks in here). */
@@ -42,6 +43,7 @@ export const registerLint: CommandRegistrar = (program, run) => {
     .addOption(new Option("--fail-on <severity>", "exit 1 when a finding is at or above this severity").choices([...SEVERITIES]).default("error"))
     .option("--baseline <file>", "report only findings not recorded in this baseline file")
     .option("--write-baseline <file>", "record today's findings in this file and exit 0")
+    .option("--against <ref>", "change control: also compare with a baseline (a config file, a directory holding one, or git:REV)")
     .addHelpText(
       "after",
       `
@@ -56,12 +58,19 @@ Change a rule's severity (or turn it off) in failbook.yaml:
   rules:
     matcher-message-contains: warning
 
+Change control (--against REF): REF is a config file, a directory holding failbook.yaml, or
+git:REV (the same files as committed at REV, e.g. git:origin/main; a CI checkout needs the
+history: fetch-depth: 0). Adds the change/* findings: a removed code, a retryable flag
+flipped, a new code or class without an adr, a changed action without a golden fixture, a
+registry edit without a revision bump, and every fixture whose outcome changes.
+
 Exit status: 0 no finding at or above --fail-on; 1 there is one; 2 lint could not run
 (no failbook.yaml, a missing file, a bad flag).
 
 Examples:
   failbook lint
   failbook lint --format github --fail-on warning
+  failbook lint --against git:origin/main --format github
   failbook lint --write-baseline .failbook-baseline.json && failbook lint --baseline .failbook-baseline.json`,
     )
     .action(run((io, globals, flags: LintFlags) => lint(io, globals, flags as LintFlags & Record<string, unknown>)));
@@ -76,6 +85,7 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
     const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
     findings = lintProject(project, loadFindings);
     for (const ext of extensions) findings.push(...(await ext(project, flags)));
+    findings = sortFindings(findings);
     sources = project.sources;
   } catch (e) {
     if (!(e instanceof InvalidProject)) throw e;

@@ -6,40 +6,71 @@ import type { Project } from "../load/project.js";
 import type { LintRule, RuleMeta } from "./rule.js";
 import { LOAD_RULES } from "./rule.js";
 import { RULES } from "./rules/index.js";
+import { CHANGE_RULES } from "../change/rules/index.js";
+import { closest } from "../util/text.js";
 
 export interface LintOptions {
   /** Extra rules (change control adds its own). */
   extraRules?: LintRule[];
 }
 
+/** Every rule id a config's `rules:` may name: load, lint and change-control rules. */
 export function allRuleMeta(): RuleMeta[] {
-  return [...LOAD_RULES, ...RULES.map(({ id, severity, description }) => ({ id, severity, description }))];
+  return [...LOAD_RULES, ...RULES, ...CHANGE_RULES].map(({ id, severity, description }) => ({ id, severity, description }));
 }
 
 /** Lint a project: load findings first, then every enabled rule, sorted by file and position. */
 export function lintProject(project: Project, loadFindings: Finding[], options: LintOptions = {}): Finding[] {
   const overrides = project.config.rules ?? {};
   const out: Finding[] = [];
-  for (const f of loadFindings) {
+  for (const f of [...loadFindings, ...unknownRuleIds(project)]) {
     const severity = effectiveSeverity(f.rule, f.severity, overrides);
     if (severity) out.push({ ...f, severity });
   }
+  out.push(...runRules(project, [...RULES, ...(options.extraRules ?? [])]));
+  return sortFindings(out);
+}
+
+/**
+ * Run rules over a project at the severities its config sets (`off` skips a rule). Nothing
+ * runs when the registry or the playbook failed its schema: the rules need both.
+ */
+export function runRules(project: Project, rules: readonly LintRule[]): Finding[] {
+  const overrides = project.config.rules ?? {};
   const registry = project.registry;
   const playbook = project.playbook;
-  if (registry && playbook) {
-    for (const rule of [...RULES, ...(options.extraRules ?? [])]) {
-      const severity = effectiveSeverity(rule.id, rule.severity, overrides);
-      if (!severity) continue;
-      rule.check({
-        project,
-        registry,
-        playbook,
-        fixtures: project.fixtures,
-        report: (r) => out.push(findingAt({ rule: rule.id, severity, ...r })),
-      });
-    }
+  const out: Finding[] = [];
+  if (!registry || !playbook) return out;
+  for (const rule of rules) {
+    const severity = effectiveSeverity(rule.id, rule.severity, overrides);
+    if (!severity) continue;
+    rule.check({
+      project,
+      registry,
+      playbook,
+      fixtures: project.fixtures,
+      report: (r) => out.push(findingAt({ rule: rule.id, severity, ...r })),
+    });
   }
-  return sortFindings(out);
+  return out;
+}
+
+/** A `rules:` key that names no rule is a typo that silently changes nothing. */
+function unknownRuleIds(project: Project): Finding[] {
+  const known = allRuleMeta().map((r) => r.id);
+  return Object.keys(project.config.rules ?? {})
+    .filter((id) => !known.includes(id))
+    .map((id) => {
+      const guess = closest(id, known);
+      return findingAt({
+        rule: "schema",
+        severity: "warning",
+        message: `unknown rule '${id}' under rules:${guess ? `; did you mean '${guess}'?` : ""} (failbook lint --format sarif lists every rule id)`,
+        doc: project.configDoc,
+        path: ["rules", id],
+        target: "key",
+      });
+    });
 }
 
 function effectiveSeverity(id: string, def: Severity, overrides: Record<string, SeveritySetting>): Severity | undefined {

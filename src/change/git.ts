@@ -1,0 +1,101 @@
+/**
+ * A git revision as a file source: a project's files as they were at REV, read with git
+ * itself (`git ls-tree` for directories, the blob at `REV:path` for files), so a baseline
+ * needs no checkout.
+ */
+import { spawnSync } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { posix, relative, sep } from "node:path";
+import { UsageError } from "../model/errors.js";
+import type { DirectoryEntry, FileReader } from "../load/files.js";
+
+export interface GitRevision {
+  /** The repository's top-level directory (real path). */
+  root: string;
+  rev: string;
+}
+
+/** Check that `rev` names a commit of the repository holding `dir`; a clear line when it does not. */
+export function openRevision(rev: string, dir: string): GitRevision {
+  if (rev === "") throw new UsageError("git: needs a revision after the colon, e.g. git:origin/main or git:HEAD~1");
+  if (rev.startsWith("-")) throw new UsageError(`'${rev}' is not a git revision (it starts with '-')`);
+  const top = git(["rev-parse", "--show-toplevel"], dir);
+  if (!top.ok) throw new UsageError(`git:${rev} needs a git repository, but ${dir} is not inside one; compare with a path instead (a config file or a directory holding failbook.yaml)`);
+  const root = realpathSync(top.stdout.trim());
+  if (!git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`], root).ok) {
+    const shallow = git(["rev-parse", "--is-shallow-repository"], root).stdout.trim() === "true";
+    if (shallow) {
+      throw new UsageError(
+        `git revision '${rev}' is not in this shallow clone; fetch the history first (git fetch --unshallow origin), or in GitHub Actions check out with fetch-depth: 0`,
+      );
+    }
+    throw new UsageError(`git revision '${rev}' not found in ${root}; fetch it first (${fetchHint(rev)}), or name another revision`);
+  }
+  return { root, rev };
+}
+
+/** `origin/main` -> `git fetch origin main`; anything else is fetched from origin. */
+function fetchHint(rev: string): string {
+  const remote = /^([A-Za-z0-9._-]+)\/(.+)$/.exec(rev);
+  return remote ? `git fetch ${remote[1]} ${remote[2]}` : `git fetch origin ${rev}`;
+}
+
+/** The files of a revision. Paths outside the repository do not exist there. */
+export function gitReader({ root, rev }: GitRevision): FileReader {
+  const listings = new Map<string, Map<string, "file" | "directory">>();
+  const toRel = (absolute: string): string | undefined => {
+    // Baseline paths are built from `root` itself, so a plain relative path is enough.
+    const rel = relative(root, absolute).split(sep).join("/");
+    return rel.startsWith("../") || rel === ".." || posix.isAbsolute(rel) ? undefined : rel;
+  };
+  const listing = (rel: string): Map<string, "file" | "directory"> => {
+    let entries = listings.get(rel);
+    if (!entries) {
+      entries = new Map();
+      const r = git(["--literal-pathspecs", "ls-tree", "-z", rev, ...(rel === "" ? [] : ["--", `${rel}/`])], root);
+      for (const line of r.ok ? r.stdout.split("\0") : []) {
+        const m = /^\d+ (blob|tree) [0-9a-f]+\t(.*)$/s.exec(line);
+        if (m) entries.set(posix.basename(m[2]), m[1] === "tree" ? "directory" : "file");
+      }
+      listings.set(rel, entries);
+    }
+    return entries;
+  };
+  return {
+    kind(absolute) {
+      const rel = toRel(absolute);
+      if (rel === undefined) return undefined;
+      if (rel === "") return "directory";
+      const parent = posix.dirname(rel);
+      return listing(parent === "." ? "" : parent).get(posix.basename(rel));
+    },
+    readText(absolute) {
+      const rel = toRel(absolute);
+      if (rel === undefined) throw new Error(`it is outside the git repository at ${root}`);
+      const r = git(["cat-file", "blob", `${rev}:${rel}`], root);
+      if (!r.ok) throw new Error(`git cannot read it at ${rev} (${firstLine(r.stderr)})`);
+      return r.stdout;
+    },
+    list(absolute) {
+      const rel = toRel(absolute);
+      const out: DirectoryEntry[] = [];
+      if (rel !== undefined) for (const [name, kind] of listing(rel)) out.push({ name, directory: kind === "directory" });
+      return out;
+    },
+    display(absolute) {
+      const rel = toRel(absolute);
+      return rel === undefined ? absolute : `${rev}:${rel}`;
+    },
+  };
+}
+
+function git(args: string[], cwd: string): { ok: boolean; stdout: string; stderr: string } {
+  const r = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
+  if (r.error) {
+    if ((r.error as NodeJS.ErrnoException).code === "ENOENT") throw new UsageError("git: baselines are read with git, and git is not installed or not on PATH");
+    throw new UsageError(`git could not run in ${cwd}: ${r.error.message}`);
+  }
+  return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr };
+}
+
+const firstLine = (s: string) => s.trim().split("\n")[0] ?? "";

@@ -1,0 +1,18 @@
+import type { ChangeRule } from "../rule.js";
+
+export const classAddedWithoutAdr: ChangeRule = {
+  id: "change/class-added-without-adr",
+  severity: "error",
+  description: "A new class without `adr`.",
+  check({ baseline, current, report }) {
+    for (const [name, cls] of Object.entries(current.registry.value.classes)) {
+      if (Object.hasOwn(baseline.registry.value.classes, name) || cls?.adr) continue;
+      report({
+        message: `new class '${name}' has no adr; the set of routing classes is closed: add adr: naming the decision record that explains why the existing classes do not cover it`,
+        doc: current.registry.doc,
+        path: ["classes", name],
+        target: "key",
+      });
+    }
+  },
+};

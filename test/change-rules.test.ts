@@ -1,0 +1,204 @@
+import { describe, expect, it } from "vitest";
+import { loadProject } from "../src/load/project.js";
+import { lintProject } from "../src/lint/lint.js";
+import { allRuleMeta } from "../src/lint/lint.js";
+import { loadBaseline } from "../src/change/baseline.js";
+import { checkChanges, sideOf } from "../src/change/check.js";
+import { CHANGE_RULES } from "../src/change/rules/index.js";
+import type { Finding } from "../src/model/finding.js";
+import { tempProject } from "./helpers/cli.js";
+import { editedProject, projectFiles, verdict, type ProjectData } from "./helpers/change-project.js";
+
+type Edit = (p: ProjectData) => void;
+
+/** Change findings of the current project against the baseline, both written to disk. */
+async function changes(before: Edit, after: Edit): Promise<Finding[]> {
+  const baseDir = tempProject(projectFiles(editedProject(before)));
+  const curDir = tempProject(projectFiles(editedProject(after)));
+  const { project, findings } = loadProject({ config: curDir, cwd: curDir });
+  expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+  const current = sideOf(project, "working tree");
+  if (!current) throw new Error("the current test project did not load");
+  const baseline = loadBaseline(baseDir, { currentConfig: project.configFile, cwd: curDir });
+  return (await checkChanges(baseline, current)).findings;
+}
+
+const none: Edit = () => {};
+const reservedFuture: Edit = (p) => {
+  p.registry.verdicts.push({ code: "future", class: "transient", retryable: true, status: "reserved", adr: "ADR-0003", summary: "Later.", recovery: "Later." });
+};
+
+interface Case {
+  rule: string;
+  what: string;
+  before?: Edit;
+  after: Edit;
+  fires: boolean;
+}
+
+const CASES: Case[] = [
+  { rule: "change/code-removed", what: "an active code removed", after: (p) => void p.registry.verdicts.splice(1, 1), fires: true },
+  {
+    rule: "change/code-removed",
+    what: "a code removed after it was deprecated with replaced_by",
+    before: (p) => Object.assign(verdict(p, "conflict"), { status: "deprecated", replaced_by: "timeout" }),
+    after: (p) => void p.registry.verdicts.splice(1, 1),
+    fires: false,
+  },
+  {
+    rule: "change/code-added-without-adr",
+    what: "a new code without adr",
+    after: (p) => void p.registry.verdicts.push({ code: "rate_limited", class: "transient", retryable: true, match: [{ kind: "429" }] }),
+    fires: true,
+  },
+  {
+    rule: "change/code-added-without-adr",
+    what: "a new code with an adr",
+    after: (p) => void p.registry.verdicts.push({ code: "rate_limited", class: "transient", retryable: true, adr: "ADR-0004", match: [{ kind: "429" }] }),
+    fires: false,
+  },
+  { rule: "change/class-added-without-adr", what: "a new class without adr", after: (p) => void (p.registry.classes.policy = { description: "Refused." }), fires: true },
+  { rule: "change/class-added-without-adr", what: "a new class with an adr", after: (p) => void (p.registry.classes.policy = { description: "Refused.", adr: "ADR-0005" }), fires: false },
+  { rule: "change/retryable-loosened", what: "retryable false -> true", after: (p) => void (verdict(p, "conflict").retryable = true), fires: true },
+  { rule: "change/retryable-loosened", what: "retryable true -> false", after: (p) => void (verdict(p, "timeout").retryable = false), fires: false },
+  { rule: "change/retryable-tightened", what: "retryable true -> false", after: (p) => void (verdict(p, "timeout").retryable = false), fires: true },
+  { rule: "change/retryable-tightened", what: "retryable false -> true", after: (p) => void (verdict(p, "conflict").retryable = true), fires: false },
+  { rule: "change/class-changed", what: "a class change under the same adr", after: (p) => void (verdict(p, "conflict").class = "transient"), fires: true },
+  {
+    rule: "change/class-changed",
+    what: "a class change with a new adr",
+    after: (p) => void Object.assign(verdict(p, "conflict"), { class: "transient", adr: "ADR-0006" }),
+    fires: false,
+  },
+  {
+    rule: "change/reserved-activated",
+    what: "reserved -> active",
+    before: reservedFuture,
+    after: (p) => {
+      reservedFuture(p);
+      verdict(p, "future").status = "active";
+    },
+    fires: true,
+  },
+  {
+    rule: "change/reserved-activated",
+    what: "a reserved code that stays reserved while its summary changes",
+    before: reservedFuture,
+    after: (p) => {
+      reservedFuture(p);
+      verdict(p, "future").summary = "Soon.";
+    },
+    fires: false,
+  },
+  {
+    rule: "change/action-without-golden",
+    what: "a changed action no fixture covers",
+    after: (p) => void (p.playbook.verdicts.conflict = { action: "escalate_to_human", queue: "payments" }),
+    fires: true,
+  },
+  {
+    rule: "change/action-without-golden",
+    what: "a changed action with a covering golden (expect.verdict)",
+    after: (p) => void (p.playbook.verdicts.timeout = { action: "retry_with_backoff", max_retries: 1, backoff_ms: [50] }),
+    fires: false,
+  },
+  { rule: "change/revision-not-bumped", what: "a registry edit under the same revision", after: (p) => void (verdict(p, "timeout").summary = "Slow."), fires: true },
+  {
+    rule: "change/revision-not-bumped",
+    what: "a registry edit with the revision raised",
+    after: (p) => {
+      verdict(p, "timeout").summary = "Slow.";
+      p.registry.revision = 2;
+    },
+    fires: false,
+  },
+  { rule: "change/kind-removed", what: "a kind no rule recognises any more", after: (p) => void delete verdict(p, "conflict").match, fires: true },
+  {
+    rule: "change/kind-removed",
+    what: "a kind moved to another verdict",
+    after: (p) => {
+      delete verdict(p, "conflict").match;
+      verdict(p, "unknown_error").match = [{ kind: "409_conflict" }];
+    },
+    fires: false,
+  },
+  {
+    rule: "change/outcome-changed",
+    what: "a playbook edit that changes a fixture's outcome",
+    after: (p) => void (p.playbook.verdicts.timeout = { action: "escalate_to_human", queue: "oncall" }),
+    fires: true,
+  },
+  { rule: "change/outcome-changed", what: "a playbook edit no fixture reaches", after: (p) => void (p.playbook.verdicts.conflict.reason = "the upstream did it"), fires: false },
+];
+
+describe("change rules", () => {
+  it("has a triggering case and a nearest miss for every rule", () => {
+    for (const rule of CHANGE_RULES) {
+      expect(CASES.filter((c) => c.rule === rule.id && c.fires), rule.id).not.toHaveLength(0);
+      expect(CASES.filter((c) => c.rule === rule.id && !c.fires), rule.id).not.toHaveLength(0);
+    }
+  });
+
+  it.each(CASES)("$rule: $what", async ({ rule, before, after, fires }) => {
+    const found = (await changes(before ?? none, after)).filter((f) => f.rule === rule);
+    expect(found).toHaveLength(fires ? 1 : 0);
+    if (!fires) return;
+    const meta = CHANGE_RULES.find((r) => r.id === rule);
+    expect(found[0].severity).toBe(meta?.severity);
+    // Positions are in the current files, never in the baseline.
+    expect(found[0].file).toMatch(/^playbooks\//);
+  });
+
+  it("finds nothing when nothing changed", async () => {
+    expect(await changes(none, none)).toEqual([]);
+  });
+
+  it("points a removed code at the registry and names where it stood in the baseline", async () => {
+    const [f] = (await changes(none, (p) => void p.registry.verdicts.splice(1, 1))).filter((x) => x.rule === "change/code-removed");
+    expect(f.message).toContain("'conflict'");
+    expect(f.file).toBe("playbooks/registry.yaml");
+    expect(f.related).toHaveLength(1);
+    expect(f.related?.[0].file).toMatch(/playbooks\/registry\.yaml$/);
+    expect(f.related?.[0].file).not.toBe("playbooks/registry.yaml");
+    expect(f.related?.[0].line).toBeGreaterThan(1);
+  });
+
+  it.each([
+    { setting: "warning", expected: ["warning"] },
+    { setting: "off", expected: [] },
+  ])("takes the severity from the config's rules: ($setting)", async ({ setting, expected }) => {
+    const found = await changes(none, (p) => {
+      p.registry.verdicts.splice(1, 1);
+      p.config.rules = { "change/code-removed": setting };
+    });
+    expect(found.filter((f) => f.rule === "change/code-removed").map((f) => f.severity)).toEqual(expected);
+  });
+});
+
+describe("rules: in the config", () => {
+  it("lists the change rules among the rules SARIF describes", () => {
+    const ids = allRuleMeta().map((r) => r.id);
+    for (const rule of CHANGE_RULES) expect(ids).toContain(rule.id);
+  });
+
+  it.each([
+    { id: "change/code-remove", guess: "change/code-removed" },
+    { id: "code-removed", guess: "change/code-removed" },
+    { id: "duplicate-codes", guess: "duplicate-code" },
+  ])("warns about the unknown rule id $id at its key and suggests $guess", ({ id, guess }) => {
+    const dir = tempProject(projectFiles(editedProject((p) => void (p.config.rules = { [id]: "off" }))));
+    const { project, findings } = loadProject({ config: dir, cwd: dir });
+    const unknown = lintProject(project, findings).filter((f) => f.message.includes(`unknown rule '${id}'`));
+    expect(unknown).toHaveLength(1);
+    expect(unknown[0]).toMatchObject({ rule: "schema", severity: "warning", file: "failbook.yaml", path: `/rules/${id.replace(/\//g, "~1")}` });
+    expect(unknown[0].message).toContain(`did you mean '${guess}'`);
+    expect(unknown[0].line).toBe(project.configDoc.locate(["rules", id], "key").line);
+  });
+
+  it("accepts every known rule id without a warning", () => {
+    const rules = Object.fromEntries(allRuleMeta().map((r) => [r.id, "warning"]));
+    const dir = tempProject(projectFiles(editedProject((p) => void (p.config.rules = rules))));
+    const { project, findings } = loadProject({ config: dir, cwd: dir });
+    expect(lintProject(project, findings).filter((f) => f.message.includes("unknown rule"))).toEqual([]);
+  });
+});
