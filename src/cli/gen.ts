@@ -1,0 +1,192 @@
+/** `failbook gen ts`: write, or check, the TypeScript bindings adapters import. */
+import { existsSync, statSync } from "node:fs";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { UsageError } from "../model/errors.js";
+import type { Finding } from "../model/finding.js";
+import { findConfig } from "../load/config.js";
+import { findingAt } from "../load/finding.js";
+import type { Project } from "../load/project.js";
+import { formatText } from "../lint/report/text.js";
+import { compareManifests, readManifest, type Staleness } from "../codegen/manifest.js";
+import { CodegenError, generateTypeScript, type GeneratedTypeScript } from "../codegen/typescript.js";
+import { readIfExists, writeFileAtomic } from "../util/fs.js";
+import { plural } from "../util/text.js";
+import { loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import type { Io } from "./io.js";
+
+interface GenTsFlags {
+  out?: string;
+  check?: boolean;
+}
+
+const HELP = `
+The module is self-contained (no runtime import of failbook) and compiles under tsc --strict.
+It exports:
+  VERDICTS, type FailureVerdict        every active and deprecated verdict (a closed union)
+  RESERVED_VERDICTS, type ReservedVerdict   reserved codes, kept apart
+  ERROR_KINDS, type ErrorKind          every adapter error kind the match rules recognise
+  type AdapterError                    what an adapter reports (kind: ErrorKind)
+  VERDICT_INFO                         per verdict: class, retryable, side effect, boundary, status, summary...
+  PLAYBOOK, type CompensationAction    the playbook's action per verdict (a discriminated union)
+  MATCH_RULES, classify(error, call?)  the registry's classifier (first matching rule in file order wins)
+  <Code>Details, DetailsByVerdict      a details type per verdict that declares a details schema
+  <code>Envelope(input)                one constructor per verdict: the only way to build a FailureEnvelope
+  isFailureVerdict, isErrorKind        type guards
+Deprecated verdicts carry @deprecated naming their replacement. Identifiers come from codes
+(net.timeout -> NetTimeoutDetails, netTimeoutEnvelope); codes that would share one get a hash suffix.
+
+The output file is --out, else gen.ts in failbook.yaml (relative to that file):
+  gen:
+    ts: src/generated/failbook.ts
+
+The output is deterministic (no timestamps) and is rewritten only when it changes.
+
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
+registry/playbook cannot make a module (the problems are listed); 2 no output file given,
+a missing file, a bad flag.
+
+Examples:
+  failbook gen ts
+  failbook gen ts --out src/failbook.generated.ts
+  failbook gen ts --check        # in CI: fails, naming the changed verdicts, when the file is stale`;
+
+export const registerGen: CommandRegistrar = (program, run) => {
+  const gen = program
+    .command("gen")
+    .description("generate code from the registry and playbook (see: failbook gen ts --help)")
+    .addHelpCommand(false);
+  gen
+    .command("ts")
+    .description("write the typed TypeScript bindings adapters import: verdicts, error kinds, classify, playbook, envelopes")
+    .option("--out <file>", "where to write the module (default: gen.ts in failbook.yaml)")
+    .option("--check", "write nothing; exit 1, naming what changed, when the file is missing or stale")
+    .addHelpText("after", HELP)
+    .action(run((io, globals, flags: GenTsFlags) => genTs(io, globals, flags)));
+};
+
+async function genTs(io: Io, globals: Globals, flags: GenTsFlags): Promise<number> {
+  const cwd = process.cwd();
+  const { project, findings } = loadFor(io, globals);
+  const out = outputPath(project, flags.out, cwd);
+  const shown = display(out, cwd);
+  const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", "ts", ...(flags.out ? ["--out", flags.out] : [])]);
+
+  if (!project.registry || !project.playbook) {
+    return problems(io, project, findings.filter((f) => f.severity === "error"), "the registry or playbook is invalid");
+  }
+  let generated: GeneratedTypeScript;
+  try {
+    generated = generateTypeScript(project, { command: bannerCommand(project, out), redact: (t) => io.redact(t) });
+  } catch (e) {
+    if (!(e instanceof CodegenError)) throw e;
+    const located = e.problems.map((p) =>
+      findingAt({ rule: p.rule, severity: "error", message: p.message, doc: (p.document === "registry" ? project.registry : project.playbook)!.doc, path: p.path }),
+    );
+    return problems(io, project, located, "the registry and playbook cannot make a valid module");
+  }
+
+  const existing = readIfExists(out);
+  const current = existing !== undefined && existing.replace(/\r\n/g, "\n") === generated.text;
+  return flags.check ? check(io, shown, existing, current, generated, userCommand) : write(io, out, shown, existing, current, generated);
+}
+
+function check(io: Io, shown: string, existing: string | undefined, current: boolean, generated: GeneratedTypeScript, userCommand: string): number {
+  if (existing === undefined) {
+    io.out(`${shown} does not exist; generate it with: ${userCommand}\n`);
+    return 1;
+  }
+  if (current) {
+    io.out(`${shown} is up to date\n`);
+    return 0;
+  }
+  io.out(`${shown} is stale:\n${describeStaleness(existing, generated).map((l) => `  ${l}\n`).join("")}regenerate it with: ${userCommand}\n`);
+  return 1;
+}
+
+/** Write atomically, and only when the content changes. */
+function write(io: Io, out: string, shown: string, existing: string | undefined, current: boolean, generated: GeneratedTypeScript): number {
+  if (current) {
+    io.out(`${shown} is up to date (${summary(generated)})\n`);
+    return 0;
+  }
+  try {
+    writeFileAtomic(out, generated.text);
+  } catch (e) {
+    throw new UsageError(`cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; pass a writable file path with --out`);
+  }
+  const before = existing === undefined ? undefined : readManifest(existing);
+  const changes = before ? changeLines(compareManifests(before, generated.manifest)) : [];
+  io.out(`wrote ${shown} (${summary(generated)})\n${changes.map((l) => `  ${l}\n`).join("")}`);
+  return 0;
+}
+
+function problems(io: Io, project: Project, findings: Finding[], what: string): number {
+  io.out(formatText(findings, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+  io.out(`cannot generate bindings: ${what}; fix the problems above (failbook lint shows them all)\n`);
+  return 1;
+}
+
+function outputPath(project: Project, flag: string | undefined, cwd: string): string {
+  if (flag !== undefined) {
+    if (flag.trim() === "") throw new UsageError("--out needs a file path");
+    const path = resolve(cwd, flag);
+    if (isDirectory(path)) throw new UsageError(`--out ${flag} is a directory; name the file to write, e.g. --out ${posix(join(flag, "failbook.generated.ts"))}`);
+    return path;
+  }
+  const configured = project.config.gen?.ts;
+  if (configured) {
+    const path = resolve(project.root, configured);
+    if (isDirectory(path)) throw new UsageError(`gen.ts in ${project.configDoc.file} names a directory (${configured}); name the file to write`);
+    return path;
+  }
+  const where = project.configDoc.file;
+  throw new UsageError(`no output file: pass --out FILE, or set gen.ts in ${where} (gen: { ts: src/generated/failbook.ts })`);
+}
+
+const summary = (g: GeneratedTypeScript) => `${plural(g.verdicts.length, "verdict")}, ${plural(g.errorKinds.length, "error kind")}`;
+
+/** What differs between a file on disk and what would be generated now, one line each. */
+export function describeStaleness(existing: string, generated: GeneratedTypeScript): string[] {
+  const before = readManifest(existing);
+  if (!before) return ["the file has no failbook manifest: it was not written by failbook gen ts, or was edited by hand"];
+  const lines = changeLines(compareManifests(before, generated.manifest));
+  if (lines.length === 0) return ["the registry and playbook are unchanged, but the file differs from what this failbook generates (edited by hand, or made by another version)"];
+  return lines;
+}
+
+function changeLines(s: Staleness): string[] {
+  return [
+    s.added.length > 0 ? `verdicts added: ${s.added.join(", ")}` : "",
+    s.removed.length > 0 ? `verdicts removed: ${s.removed.join(", ")}` : "",
+    s.changed.length > 0 ? `verdicts changed: ${s.changed.join(", ")}` : "",
+    s.settings.length > 0 ? `settings changed: ${s.settings.join(", ")}` : "",
+  ].filter((l) => l !== "");
+}
+
+/** The command that regenerates the file, as run from the config's directory (stable wherever it is run). */
+function bannerCommand(project: Project, out: string): string {
+  const args = ["failbook"];
+  let discovered: string | undefined;
+  try {
+    discovered = findConfig(undefined, project.root);
+  } catch {
+    discovered = undefined;
+  }
+  if (discovered !== project.configFile) args.push("--config", basename(project.configFile));
+  args.push("gen", "ts");
+  const configured = project.config.gen?.ts;
+  if (!configured || resolve(project.root, configured) !== out) args.push("--out", posix(relative(project.root, out)));
+  return commandLine(args);
+}
+
+const posix = (p: string) => p.split(sep).join("/");
+const isDirectory = (p: string) => existsSync(p) && statSync(p).isDirectory();
+
+function display(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel === "" || isAbsolute(rel) || rel.split(sep).filter((s) => s === "..").length > 2 ? path : posix(rel);
+}
+
+function commandLine(args: string[]): string {
+  return args.map((a) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+}

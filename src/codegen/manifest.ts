@@ -1,0 +1,103 @@
+/**
+ * What a generated file was made from, written as its last line: a short hash per verdict
+ * and per top-level setting. `gen ts --check` compares it with the current inputs to say
+ * which verdicts were added, removed or changed, not just "the file differs".
+ */
+import { createHash } from "node:crypto";
+import type { Playbook } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
+
+export interface Manifest {
+  /** Verdict code -> hash of its registry entry and its playbook action. */
+  verdicts: Record<string, string>;
+  /** Registry key other than `verdicts` (plus `verdicts.order`, the classify order) -> hash. */
+  registry: Record<string, string>;
+  /** Playbook key other than `verdicts` -> hash. */
+  playbook: Record<string, string>;
+}
+
+export interface Staleness {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  /** Settings outside the verdicts that changed, e.g. `registry.fallback`, `playbook.budgets`. */
+  settings: string[];
+}
+
+const MARKER = "// failbook-manifest: ";
+
+/** JSON with object keys sorted by code point and no insignificant whitespace. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+const short = (value: unknown) => sha256(canonicalJson(value)).slice(0, 12);
+
+/** The hash of everything the module is generated from. */
+export function inputsHash(registry: Registry, playbook: Playbook): string {
+  return sha256(canonicalJson({ registry, playbook }));
+}
+
+export function manifestOf(registry: Registry, playbook: Playbook): Manifest {
+  const verdicts: Record<string, string> = {};
+  for (const v of registry.verdicts) verdicts[v.code] = short({ verdict: v, action: Object.hasOwn(playbook.verdicts, v.code) ? playbook.verdicts[v.code] : null });
+  const registryKeys: Record<string, string> = { "verdicts.order": short(registry.verdicts.map((v) => v.code)) };
+  for (const [key, value] of Object.entries(registry)) if (key !== "verdicts") registryKeys[key] = short(value);
+  const playbookKeys: Record<string, string> = {};
+  for (const [key, value] of Object.entries(playbook)) if (key !== "verdicts") playbookKeys[key] = short(value);
+  return { verdicts: sorted(verdicts), registry: sorted(registryKeys), playbook: sorted(playbookKeys) };
+}
+
+function sorted(record: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(record).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) out[key] = record[key];
+  return out;
+}
+
+/** The manifest as one `//` line; U+2028/U+2029 and `<` escaped so the line stays one comment line. */
+export function manifestLine(manifest: Manifest): string {
+  return MARKER + JSON.stringify(manifest).replace(/[\u2028\u2029<]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** The manifest of a generated file, or undefined when it has none (not generated, or edited). */
+export function readManifest(text: string): Manifest | undefined {
+  const at = text.lastIndexOf(`\n${MARKER}`);
+  if (at < 0) return undefined;
+  const line = text.slice(at + 1 + MARKER.length).split("\n")[0];
+  try {
+    const parsed = JSON.parse(line) as Manifest;
+    const isRecord = (r: unknown) => r !== null && typeof r === "object" && !Array.isArray(r);
+    return isRecord(parsed) && isRecord(parsed.verdicts) && isRecord(parsed.registry) && isRecord(parsed.playbook) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What changed between the manifest a file was generated from and the current one. */
+export function compareManifests(before: Manifest, after: Manifest): Staleness {
+  const diffKeys = (a: Record<string, string>, b: Record<string, string>) => ({
+    added: Object.keys(b).filter((k) => !Object.hasOwn(a, k)),
+    removed: Object.keys(a).filter((k) => !Object.hasOwn(b, k)),
+    changed: Object.keys(b).filter((k) => Object.hasOwn(a, k) && a[k] !== b[k]),
+  });
+  const verdicts = diffKeys(before.verdicts, after.verdicts);
+  // Adding or removing a verdict changes the order too; say so only for a pure reorder.
+  const implied = verdicts.added.length + verdicts.removed.length > 0 ? ["verdicts.order"] : [];
+  const settings = (doc: "registry" | "playbook") => {
+    const d = diffKeys(before[doc], after[doc]);
+    return [...d.added, ...d.removed, ...d.changed].filter((k) => doc !== "registry" || !implied.includes(k)).map((k) => `${doc}.${k}`);
+  };
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    added: verdicts.added.sort(byText),
+    removed: verdicts.removed.sort(byText),
+    changed: verdicts.changed.sort(byText),
+    settings: [...settings("registry"), ...settings("playbook")].sort(byText),
+  };
+}

@@ -1,0 +1,324 @@
+/**
+ * `failbook gen ts`: one self-contained TypeScript module from a registry and a playbook.
+ * Adapters import it to get the closed verdict union, the error-kind vocabulary, the
+ * classifier, the playbook constant, per-verdict details types and branded envelope
+ * constructors. The output is a pure function of the inputs: sorted where order means
+ * nothing (the classify rule order means something and is kept), no timestamps.
+ */
+import { relative, sep } from "node:path";
+import type { PathSegment } from "../model/finding.js";
+import type { ActionName, CompensationAction, Playbook } from "../model/playbook.js";
+import { sideEffectOf, statusOf, type MatchRule, type Registry, type Verdict } from "../model/registry.js";
+import type { Project } from "../load/project.js";
+import { createRedactor, redactValue } from "../engine/redact.js";
+import { schemaToType } from "./details.js";
+import { commentSafe, jsDoc, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
+import { assignVerdictNames, type VerdictNames } from "./identifiers.js";
+import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
+import { ACTION_TYPES, CLASSIFY_RUNTIME, MATCH_RULE_TYPE, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, VERDICT_INFO_TYPE } from "./runtime.js";
+
+export interface GenerateOptions {
+  /** Paths named in the banner, relative to the config file. */
+  files?: { config: string; registry: string; playbook: string };
+  /** The command the banner gives for regenerating the file. Default `failbook gen ts`. */
+  command?: string;
+  /**
+   * Applied to every string taken from YAML, so secrets never reach the file. Default: the
+   * built-in patterns, plus the config's `redact` patterns when given a Project.
+   */
+  redact?: (text: string) => string;
+}
+
+export interface GeneratedTypeScript {
+  text: string;
+  manifest: Manifest;
+  /** Active and deprecated verdicts (the FailureVerdict union). */
+  verdicts: string[];
+  reserved: string[];
+  errorKinds: string[];
+}
+
+/** Something in the inputs that no module can be generated from, at a node of one document. */
+export interface CodegenProblem {
+  rule: string;
+  message: string;
+  document: "registry" | "playbook";
+  path: PathSegment[];
+}
+
+export class CodegenError extends Error {
+  constructor(readonly problems: CodegenProblem[]) {
+    super(problems.map((p) => p.message).join("; "));
+    this.name = "CodegenError";
+  }
+}
+
+export type CodegenInput = Project | { registry: Registry; playbook: Playbook };
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Generate the bindings. Throws CodegenError when the inputs cannot make a module that compiles. */
+export function generateTypeScript(input: CodegenInput, options: GenerateOptions = {}): GeneratedTypeScript {
+  const { registry: rawRegistry, playbook: rawPlaybook, files, redact } = resolveInput(input, options);
+  const registry = redactValue(rawRegistry, redact);
+  const playbook = redactValue(rawPlaybook, redact);
+  const problems = codegenProblems(registry, playbook);
+  if (problems.length > 0) throw new CodegenError(problems);
+
+  const usable = registry.verdicts.filter((v) => statusOf(v) !== "reserved");
+  const verdicts = usable.map((v) => v.code).sort(byText);
+  const reserved = registry.verdicts.filter((v) => statusOf(v) === "reserved").map((v) => v.code).sort(byText);
+  const errorKinds = [...new Set(usable.flatMap((v) => (v.match ?? []).flatMap((r) => listOf(r.kind))))].sort(byText);
+  const names = assignVerdictNames(verdicts, FIXED_NAMES);
+  const sortedUsable = [...usable].sort((a, b) => byText(a.code, b.code));
+  const manifest = manifestOf(registry, playbook);
+
+  const ctx: EmitContext = { registry, playbook, names, byCode: new Map(usable.map((v) => [v.code, v])) };
+  const sections = [
+    banner(registry, playbook, files, options.command ?? "failbook gen ts"),
+    registrySection(registry),
+    verdictSection(verdicts, reserved, registry),
+    kindSection(errorKinds),
+    ERROR_TYPES,
+    VERDICT_INFO_TYPE,
+    verdictInfoSection(sortedUsable, ctx),
+    ACTION_TYPES,
+    playbookSection(sortedUsable, ctx),
+    MATCH_RULE_TYPE,
+    matchRulesSection(usable),
+    CLASSIFY_RUNTIME,
+    detailsSection(sortedUsable, ctx),
+    ENVELOPE_RUNTIME,
+    constructorSection(sortedUsable, ctx),
+    `${manifestLine(manifest)}\n`,
+  ];
+  const text = sections.map((s) => s.replace(/^\n+/, "").replace(/\n*$/, "\n")).join("\n");
+  return { text, manifest, verdicts, reserved, errorKinds };
+}
+
+function resolveInput(input: CodegenInput, options: GenerateOptions) {
+  if ("configFile" in input) {
+    if (!input.registry || !input.playbook) throw new Error("the project's registry or playbook did not load; run `failbook lint` to see why");
+    const rel = (p: string) => relative(input.root, p).split(sep).join("/");
+    const files = options.files ?? { config: rel(input.configFile), registry: rel(input.files.registry), playbook: rel(input.files.playbook) };
+    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(input.config.redact ?? []) };
+  }
+  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor() };
+}
+
+/** What would make the module invalid TypeScript or a lie: each at the node to fix. */
+export function codegenProblems(registry: Registry, playbook: Playbook): CodegenProblem[] {
+  const problems: CodegenProblem[] = [];
+  const seen = new Map<string, number>();
+  for (const [i, v] of registry.verdicts.entries()) {
+    const path = ["verdicts", i, "code"];
+    const first = seen.get(v.code);
+    if (first !== undefined) problems.push({ rule: "duplicate-code", document: "registry", path, message: `duplicate code '${v.code}' (also verdict #${first + 1}); codes must be unique before bindings can be generated` });
+    else seen.set(v.code, i);
+    if (!Object.hasOwn(registry.classes, v.class)) problems.push({ rule: "class-unknown", document: "registry", path: ["verdicts", i, "class"], message: `verdict '${v.code}' has class '${v.class}', which is not declared under classes:; declare it or use one of ${Object.keys(registry.classes).sort(byText).join(", ")}` });
+    if (statusOf(v) !== "reserved" && !Object.hasOwn(playbook.verdicts, v.code)) problems.push({ rule: "playbook-exhaustive", document: "registry", path, message: `verdict '${v.code}' has no playbook action, so PLAYBOOK cannot cover every verdict; add an entry for it under verdicts: in the playbook` });
+  }
+  const fallback = registry.verdicts.find((v) => v.code === registry.fallback);
+  if (!fallback || statusOf(fallback) === "reserved") {
+    const why = fallback ? "is reserved" : "is not a verdict of this registry";
+    problems.push({ rule: "fallback-undefined", document: "registry", path: ["fallback"], message: `fallback '${registry.fallback}' ${why}; classify() needs an active verdict for errors no rule matches` });
+  }
+  return problems;
+}
+
+interface EmitContext {
+  registry: Registry;
+  playbook: Playbook;
+  names: Map<string, VerdictNames>;
+  byCode: Map<string, Verdict>;
+}
+
+const listOf = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+function banner(registry: Registry, playbook: Playbook, files: GenerateOptions["files"], command: string): string {
+  const config = files?.config ?? "failbook.yaml";
+  const lines = [
+    "// @generated by `failbook gen ts`. DO NOT EDIT: changes are overwritten on the next generation.",
+    `// Registry: ${lineCommentText(files?.registry ?? "(registry)")} (${lineCommentText(JSON.stringify(registry.name))}, revision ${registry.revision})`,
+    `// Playbook: ${lineCommentText(files?.playbook ?? "(playbook)")} (${lineCommentText(JSON.stringify(playbook.name))})`,
+    `// Paths are relative to ${lineCommentText(config)}. Regenerate, in its directory: ${lineCommentText(command)}`,
+    `// Check that it is current (CI): ${lineCommentText(command)} --check`,
+    `// Inputs: sha256:${inputsHash(registry, playbook)} (the registry and playbook as parsed)`,
+    "/* eslint-disable */",
+  ];
+  return lines.join("\n");
+}
+
+function registrySection(registry: Registry): string {
+  return [
+    "/** The registry these bindings were generated from. */",
+    `export const REGISTRY = { name: ${tsString(registry.name)}, revision: ${tsValue(registry.revision)} } as const;`,
+    "",
+    "/** The verdict of an error that no rule matches, and of a failure with no error object. */",
+    `export const FALLBACK_VERDICT = ${tsString(registry.fallback)} satisfies FailureVerdict;`,
+  ].join("\n");
+}
+
+function stringTuple(name: string, values: readonly string[]): string {
+  if (values.length === 0) return `export const ${name} = [] as const;`;
+  return `export const ${name} = [\n${values.map((v) => `  ${tsString(v)},`).join("\n")}\n] as const;`;
+}
+
+function verdictSection(verdicts: string[], reserved: string[], registry: Registry): string {
+  const classes = Object.keys(registry.classes).sort(byText);
+  return [
+    "/** Every verdict an adapter may report: active and deprecated. Reserved codes are apart. */",
+    stringTuple("VERDICTS", verdicts),
+    "export type FailureVerdict = (typeof VERDICTS)[number];",
+    "",
+    "/** Codes set aside for later: never classified, no envelope. */",
+    stringTuple("RESERVED_VERDICTS", reserved),
+    "export type ReservedVerdict = (typeof RESERVED_VERDICTS)[number];",
+    "",
+    "/** Is this value a verdict of this registry (reserved codes are not)? */",
+    "export function isFailureVerdict(value: unknown): value is FailureVerdict {",
+    "  return typeof value === \"string\" && (VERDICTS as readonly string[]).indexOf(value) >= 0;",
+    "}",
+    "",
+    "/** The registry's closed set of routing classes. */",
+    stringTuple("FAILURE_CLASSES", classes),
+    "export type FailureClass = (typeof FAILURE_CLASSES)[number];",
+  ].join("\n");
+}
+
+function kindSection(kinds: string[]): string {
+  return [
+    "/** Every adapter error kind the classify rules recognise: the adapters' vocabulary. */",
+    stringTuple("ERROR_KINDS", kinds),
+    "export type ErrorKind = (typeof ERROR_KINDS)[number];",
+    "",
+    "export function isErrorKind(value: unknown): value is ErrorKind {",
+    "  return typeof value === \"string\" && (ERROR_KINDS as readonly string[]).indexOf(value) >= 0;",
+    "}",
+  ].join("\n");
+}
+
+/** The JSDoc for a verdict-keyed declaration: its summary, and @deprecated naming the replacement. */
+function verdictDoc(v: Verdict, ctx: EmitContext, indent: string, lead?: string): string {
+  const paragraphs = [lead ?? "", v.summary ?? ""].filter((p) => p !== "");
+  return jsDoc(paragraphs, indent, deprecatedTag(v, ctx));
+}
+
+function deprecatedTag(v: Verdict, ctx: EmitContext): string[] {
+  if (statusOf(v) !== "deprecated") return [];
+  const replacement = v.replaced_by;
+  if (replacement === undefined) return ["@deprecated This verdict is deprecated."];
+  const shown = commentSafe(JSON.stringify(replacement));
+  const names = ctx.names.get(replacement);
+  return [names ? `@deprecated Replaced by ${shown}: use {@link ${names.constructor}} instead.` : `@deprecated Replaced by ${shown}.`];
+}
+
+function verdictInfoSection(verdicts: Verdict[], ctx: EmitContext): string {
+  const entries = verdicts.map((v) => {
+    const status = statusOf(v) === "deprecated" ? "deprecated" : "active";
+    const fields = [
+      `code: ${tsString(v.code)}`,
+      `class: ${tsString(v.class)}`,
+      `status: ${tsString(status)}`,
+      `retryable: ${v.retryable}`,
+      `side_effect: ${tsString(sideEffectOf(v))}`,
+      `boundary: ${tsValue(v.boundary ?? null)}`,
+      `human_action_required: ${v.human_action_required === true}`,
+      `summary: ${tsValue(v.summary ?? null)}`,
+      `cause: ${tsValue(v.cause ?? null)}`,
+      `recovery: ${tsValue(v.recovery ?? null)}`,
+      `safe_next_actions: ${tsValue(v.safe_next_actions ?? [])}`,
+      `unsafe_next_actions: ${tsValue(v.unsafe_next_actions ?? [])}`,
+      `replaced_by: ${tsValue(v.replaced_by ?? null)}`,
+    ];
+    return `${verdictDoc(v, ctx, "  ")}  ${propertyKey(v.code)}: {\n${fields.map((f) => `    ${f},`).join("\n")}\n  },`;
+  });
+  return [
+    "/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */",
+    `export const VERDICT_INFO = {\n${entries.join("\n")}\n} as const satisfies { readonly [V in FailureVerdict]: VerdictInfo & { readonly code: V } };`,
+  ].join("\n");
+}
+
+/** The fields each action may carry, in the order they are written. */
+const ACTION_FIELDS: Record<ActionName, readonly string[]> = {
+  retry_with_backoff: ["max_retries", "backoff_ms", "backoff"],
+  retry_with_hint: ["max_retries", "hint", "backoff_ms", "backoff"],
+  refresh_evidence: ["then"],
+  restore_checkpoint: ["then"],
+  escalate_to_human: ["queue"],
+  issue_reversal: ["reason"],
+  deprecate_tool_call: ["reason", "replan"],
+  fallback: ["tool"],
+  fail: ["message"],
+  dead_letter: ["queue"],
+};
+const BACKOFF_FIELDS = ["strategy", "base_ms", "factor", "cap_ms", "jitter"];
+
+function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
+  return out;
+}
+
+function actionValue(action: CompensationAction): string {
+  const fields = pick(action as unknown as Record<string, unknown>, ACTION_FIELDS[action.action] ?? []);
+  if (fields.backoff !== undefined) fields.backoff = pick(fields.backoff as Record<string, unknown>, BACKOFF_FIELDS);
+  return tsValue({ action: action.action, ...fields });
+}
+
+function playbookSection(verdicts: Verdict[], ctx: EmitContext): string {
+  const entries = verdicts.map((v) => `${verdictDoc(v, ctx, "  ")}  ${propertyKey(v.code)}: ${actionValue(ctx.playbook.verdicts[v.code])},`);
+  return [
+    `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */`,
+    `export const PLAYBOOK = {\n${entries.join("\n")}\n} as const satisfies { readonly [V in FailureVerdict]: CompensationAction };`,
+  ].join("\n");
+}
+
+const RULE_FIELDS: readonly (keyof MatchRule)[] = ["kind", "http_status", "provider_code", "message_contains", "tool", "side_effect_state"];
+
+function matchRulesSection(verdicts: Verdict[]): string {
+  const rules = verdicts.flatMap((v) =>
+    (v.match ?? []).map((rule) => {
+      const fields = RULE_FIELDS.filter((f) => rule[f] !== undefined).map((f) => `${f}: ${tsValue(listOf(rule[f] as unknown))}`);
+      return `  { verdict: ${tsString(v.code)}${fields.map((f) => `, ${f}`).join("")} },`;
+    }),
+  );
+  return [
+    "/** The classify rules, in registry order: the first that holds wins. */",
+    rules.length === 0 ? "export const MATCH_RULES: readonly MatchRule[] = [];" : `export const MATCH_RULES: readonly MatchRule[] = [\n${rules.join("\n")}\n];`,
+  ].join("\n");
+}
+
+function detailsSection(verdicts: Verdict[], ctx: EmitContext): string {
+  const out: string[] = [];
+  const map: string[] = [];
+  for (const v of verdicts) {
+    const names = ctx.names.get(v.code) as VerdictNames;
+    const doc = verdictDoc(v, ctx, "  ");
+    if (v.details === undefined) {
+      map.push(`${doc}  readonly ${propertyKey(v.code)}: undefined;`);
+      continue;
+    }
+    out.push(`${verdictDoc(v, ctx, "", `The details of ${JSON.stringify(v.code)}.`)}export type ${names.detailsType} = ${schemaToType(v.details)};`);
+    map.push(`${doc}  readonly ${propertyKey(v.code)}: ${names.detailsType};`);
+  }
+  return [
+    ...out.map((s) => `${s}\n`),
+    "/** Each verdict's details type; undefined where the registry declares no details schema. */",
+    `export interface DetailsByVerdict {\n${map.join("\n")}\n}`,
+  ].join("\n");
+}
+
+function constructorSection(verdicts: Verdict[], ctx: EmitContext): string {
+  return verdicts
+    .map((v) => {
+      const names = ctx.names.get(v.code) as VerdictNames;
+      const code = tsString(v.code);
+      const doc = verdictDoc(v, ctx, "", `The envelope for ${JSON.stringify(v.code)}.`);
+      if (v.details === undefined) {
+        return `${doc}export function ${names.constructor}(input: EnvelopeInput = {}): FailureEnvelope<${code}> {\n  return makeEnvelope(${code}, input, undefined);\n}\n`;
+      }
+      return `${doc}export function ${names.constructor}(input: EnvelopeInput & { readonly details: ${names.detailsType} }): FailureEnvelope<${code}> {\n  return makeEnvelope(${code}, input, input.details);\n}\n`;
+    })
+    .join("\n");
+}

@@ -1,0 +1,150 @@
+/**
+ * Differential test: the generated classify(), compiled and imported, names the same verdict
+ * as the engine's classifier (src/engine/classify.ts) for the shipped fixtures' errors and
+ * for thousands of random adapter errors, on registries that use every matcher form.
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { classify as engineClassify } from "../src/engine/classify.js";
+import { loadProject } from "../src/load/project.js";
+import type { AdapterError } from "../src/model/fixture.js";
+import type { Playbook } from "../src/model/playbook.js";
+import type { MatchRule, Registry, SideEffectState, Verdict } from "../src/model/registry.js";
+import { generateTypeScript } from "../src/codegen/typescript.js";
+import { REPO } from "./helpers/cli.js";
+import { importTypeScript } from "./helpers/typescript.js";
+
+type GeneratedClassify = (error: AdapterError | undefined, call?: { tool?: string }) => string;
+
+async function compiledClassify(registry: Registry, playbook?: Playbook): Promise<GeneratedClassify> {
+  const actions = Object.fromEntries(registry.verdicts.map((v) => [v.code, { action: "fail" as const }]));
+  const text = generateTypeScript({ registry, playbook: playbook ?? { apiVersion: "failbook/v1", kind: "Playbook", name: "p", verdicts: actions } }).text;
+  const mod = await importTypeScript<{ classify: GeneratedClassify }>({ "gen.ts": text }, "gen.ts");
+  return mod.classify;
+}
+
+/** Every failed response in a fixture, with the tool of the call it answers. */
+function failedResponses(node: unknown, tool?: string, out: { error?: AdapterError; tool?: string }[] = []) {
+  if (Array.isArray(node)) {
+    for (const item of node) failedResponses(item, tool, out);
+    return out;
+  }
+  if (node === null || typeof node !== "object") return out;
+  const o = node as Record<string, unknown>;
+  const call = o.call as { tool?: string } | undefined;
+  const here = call?.tool ?? tool;
+  for (const [key, value] of Object.entries(o)) {
+    if ((key === "responses" || key === "fallback_responses") && Array.isArray(value)) {
+      for (const r of value as { status?: string; error?: AdapterError }[]) if (r.status === "error") out.push({ error: r.error, tool: here });
+    } else failedResponses(value, here, out);
+  }
+  return out;
+}
+
+describe("generated classify() agrees with the engine", () => {
+  it("on every failed response of the shipped fixtures", async () => {
+    const { project } = loadProject({ cwd: REPO });
+    const registry = project.registry!.value;
+    const classify = await compiledClassify(registry, project.playbook!.value);
+    const cases = project.fixtures.flatMap((f) => failedResponses(f.value));
+    expect(cases.length).toBeGreaterThan(0);
+    for (const c of [...cases, { error: undefined, tool: "any.tool" }]) {
+      expect(classify(c.error, { tool: c.tool }), JSON.stringify(c)).toBe(engineClassify(registry, c.error, c.tool).verdict);
+    }
+  });
+
+  const KINDS = ["timeout", "read_timeout", "409_conflict", "x", "5xx", "Timeout"];
+  const TOOLS = ["payments.refund", "payments.", "abc.x", "a.c.z", "aXc.q", "a\nc.x", "\n.q", "x.refund", "[a-z]+.(x)", "a+b.c", "", "payments\nrefund"];
+  const STATES: SideEffectState[] = ["none", "unknown", "committed"];
+  const WORDS = ["idempotency", "IDEMPOTENCY", "Dup", "äÖ", "ÄÖ", "evidence", " ", "İ", "x"];
+
+  const verdict = (code: string, match: MatchRule[], extra: Partial<Verdict> = {}): Verdict => ({ code, class: "c", retryable: false, match, ...extra });
+  /** A registry with lists, status classes, ranges, string statuses, globs, message_contains, reserved and deprecated verdicts. */
+  const MIXED: Registry = {
+    apiVersion: "failbook/v1",
+    kind: "Registry",
+    name: "mixed",
+    revision: 1,
+    classes: { c: {} },
+    fallback: "fallback_verdict",
+    verdicts: [
+      verdict("reserved_first", [{ kind: "timeout" }], { status: "reserved" }),
+      verdict("timeouts", [{ kind: ["timeout", "read_timeout"], http_status: ["5xx", 408] }, { message_contains: ["Idempotency", "dup"], tool: "payments.*" }]),
+      verdict("range", [{ http_status: "500-503", provider_code: ["E1", "E2"] }]),
+      verdict("globbed", [{ tool: ["a?c.*", "*.refund"], side_effect_state: ["committed", "unknown"] }]),
+      verdict("old", [{ http_status: ["429", 401], message_contains: "" }], { status: "deprecated", replaced_by: "range" }),
+      verdict("unicode", [{ kind: "x", message_contains: "äö" }, { message_contains: "i̇" }]),
+      verdict("regexy", [{ tool: "[a-z]+.(x)" }, { tool: "a+b.?" }]),
+      verdict("none_state", [{ side_effect_state: "none", http_status: "4xx" }]),
+      verdict("fallback_verdict", []),
+    ],
+  };
+
+  const errorArb: fc.Arbitrary<{ error?: AdapterError; tool?: string }> = fc.record(
+    {
+      error: fc.option(
+        fc.record(
+          {
+            kind: fc.oneof(fc.constantFrom(...KINDS), fc.string({ maxLength: 6 })),
+            message: fc.array(fc.oneof(fc.constantFrom(...WORDS), fc.string({ maxLength: 4 })), { maxLength: 4 }).map((w) => w.join("")),
+            http_status: fc.oneof(fc.constantFrom(401, 408, 429, 500, 503, 504, 599, 600, 99, 500.5, 599.9), fc.integer({ min: 100, max: 599 })),
+            provider_code: fc.constantFrom("E1", "E2", "E3"),
+            side_effect_state: fc.constantFrom(...STATES),
+          },
+          { requiredKeys: ["kind"] },
+        ),
+        { nil: undefined, freq: 10 },
+      ),
+      tool: fc.option(fc.oneof(fc.constantFrom(...TOOLS), fc.string({ maxLength: 8 })), { nil: undefined, freq: 6 }),
+    },
+    { requiredKeys: [] },
+  );
+
+  describe("on random adapter errors", () => {
+    let classify: GeneratedClassify;
+    beforeAll(async () => {
+      classify = await compiledClassify(MIXED);
+    });
+
+    it("for 3000 errors against a registry that uses every matcher form", () => {
+      const seen = new Set<string>();
+      fc.assert(
+        fc.property(errorArb, ({ error, tool }) => {
+          const expected = engineClassify(MIXED, error, tool).verdict;
+          seen.add(expected);
+          expect(classify(error, tool === undefined ? undefined : { tool })).toBe(expected);
+        }),
+        { numRuns: 3000, seed: 20261122 },
+      );
+      // The arbitrary reaches every verdict except the reserved one, which never matches.
+      expect([...seen].sort()).toEqual(MIXED.verdicts.filter((v) => v.status !== "reserved").map((v) => v.code).sort());
+    });
+  });
+
+  it("for random registries and errors", async () => {
+    const status = fc.oneof(fc.integer({ min: 100, max: 599 }), fc.constantFrom("1xx", "2xx", "3xx", "4xx", "5xx", "500-599", "400-451", "503", "429"));
+    const listOr = <T>(a: fc.Arbitrary<T>) => fc.oneof(a, fc.array(a, { minLength: 1, maxLength: 3 }));
+    const ruleArb: fc.Arbitrary<MatchRule> = fc.record(
+      {
+        kind: listOr(fc.constantFrom(...KINDS)),
+        http_status: listOr(status),
+        provider_code: listOr(fc.constantFrom("E1", "E2", "E3")),
+        message_contains: listOr(fc.constantFrom(...WORDS, "")),
+        tool: listOr(fc.constantFrom("*", "payments.*", "?.*", "a?c.*", "*.refund", "[a-z]+.(x)", "payments.refund", "*\n*")),
+        side_effect_state: listOr(fc.constantFrom(...STATES)),
+      },
+      { requiredKeys: [] },
+    );
+    const registryArb = fc.array(fc.record({ rules: fc.array(ruleArb, { maxLength: 3 }), status: fc.constantFrom("active", "active", "reserved", "deprecated") as fc.Arbitrary<Verdict["status"]> }), { minLength: 1, maxLength: 6 }).map(
+      (specs): Registry => ({
+        ...MIXED,
+        verdicts: [...specs.map((s, i) => verdict(`v${i}`, s.rules, { status: s.status })), verdict("fallback_verdict", [])],
+      }),
+    );
+    const samples = fc.sample(fc.tuple(registryArb, fc.array(errorArb, { minLength: 100, maxLength: 100 })), { numRuns: 25, seed: 7 });
+    for (const [registry, errors] of samples) {
+      const classify = await compiledClassify(registry);
+      for (const { error, tool } of errors) expect(classify(error, { tool }), JSON.stringify({ error, tool, registry: registry.verdicts })).toBe(engineClassify(registry, error, tool).verdict);
+    }
+  });
+});
