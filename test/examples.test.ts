@@ -1,0 +1,102 @@
+/**
+ * The examples under examples/ model the five seed documents. Each must keep linting clean
+ * and keep simulating exactly as its goldens record, so an example can never rot.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { failbook, REPO } from "./helpers/cli.js";
+
+const EXAMPLES = join(REPO, "examples");
+
+/** Every examples/<name>/ that holds a failbook project (examples/adapter holds code, not one). */
+const projects = readdirSync(EXAMPLES, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(EXAMPLES, d.name, "failbook.yaml")))
+  .map((d) => d.name)
+  .sort();
+
+interface LintJson {
+  findings: { rule: string; severity: string; file: string; message: string }[];
+  errors: number;
+  warnings: number;
+}
+
+interface SimulateJson {
+  results: { fixture: string; passed: boolean | null; diff: unknown }[];
+  passed: number;
+  failed: number;
+}
+
+function lint(project: string, ...flags: string[]): { code: number; report: LintJson } {
+  const r = failbook(["--config", join("examples", project), "lint", "--format", "json", ...flags]);
+  return { code: r.code, report: JSON.parse(r.stdout) as LintJson };
+}
+
+function simulate(project: string): { code: number; stdout: string; report: SimulateJson } {
+  const r = failbook(["--config", join("examples", project), "simulate", "--format", "json"]);
+  return { code: r.code, stdout: r.stdout, report: JSON.parse(r.stdout) as SimulateJson };
+}
+
+describe("examples", () => {
+  it("finds the five seed examples", () => {
+    expect(projects).toEqual(expect.arrayContaining(["orchestrator-routing", "recovery-spec", "runtime-failure-classes", "tool-envelopes", "typed-verdicts"]));
+  });
+
+  describe.each(projects)("%s", (project) => {
+    it("lints with no errors", () => {
+      const { code, report } = lint(project);
+      expect(report.findings.filter((f) => f.severity === "error")).toEqual([]);
+      expect(code).toBe(0);
+    });
+
+    it("simulates every fixture to its golden", () => {
+      const { code, report } = simulate(project);
+      const failing = report.results.filter((r) => r.passed !== true).map((r) => ({ fixture: r.fixture, passed: r.passed, diff: r.diff }));
+      // A fixture without expect (passed: null) would demonstrate nothing.
+      expect(failing).toEqual([]);
+      expect(report.results.length).toBeGreaterThan(0);
+      expect(code).toBe(0);
+    });
+
+    it("has a README that says which seed it models", () => {
+      const readme = readFileSync(join(EXAMPLES, project, "README.md"), "utf8");
+      expect(readme).toMatch(/seed 00[0-4]/);
+    });
+  });
+
+  describe("typed-verdicts/as-written", () => {
+    const project = "typed-verdicts/as-written";
+
+    it("reports the document's fallback contradiction as fallback-retried, and nothing worse", () => {
+      const { code, report } = lint(project);
+      const finding = report.findings.find((f) => f.rule === "fallback-retried");
+      expect(finding).toMatchObject({ severity: "warning", file: "examples/typed-verdicts/as-written/playbook.yaml" });
+      expect(finding?.message).toContain("server_error_5xx");
+      expect(report.errors).toBe(0);
+      expect(code).toBe(0);
+    });
+
+    it("fails a build that treats warnings as failures", () => {
+      expect(lint(project, "--fail-on", "warning").code).toBe(1);
+    });
+
+    it("retries an unknown error, as its golden records", () => {
+      const { code, report } = simulate(project);
+      expect(report.results.map((r) => [r.fixture, r.passed])).toEqual([["unknown-kind-is-retried", true]]);
+      expect(code).toBe(0);
+    });
+  });
+
+  it("tool-envelopes: the secrets in a fixture's error never reach the simulate output", () => {
+    const fixture = readFileSync(join(EXAMPLES, "tool-envelopes/fixtures/escalations.yaml"), "utf8");
+    const secrets = ["dXNlcjpodW50ZXIy", "dpl_tok_Q7hZr2Kp9WmX4vTb8LcN1sYe"];
+    for (const secret of secrets) expect(fixture).toContain(secret);
+    const json = simulate("tool-envelopes").stdout;
+    const text = failbook(["--config", "examples/tool-envelopes", "simulate"]).stdout;
+    for (const secret of secrets) {
+      expect(json).not.toContain(secret);
+      expect(text).not.toContain(secret);
+    }
+    expect(json).toContain("[REDACTED]");
+  });
+});
