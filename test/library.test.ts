@@ -1,0 +1,51 @@
+// The library's public face, as a user imports it: the built package entry point.
+import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { REPO } from "./helpers/cli.js";
+
+const lib = await import(join(REPO, "dist/index.js"));
+
+describe("import { ... } from 'failbook'", () => {
+  const { project, findings } = lib.loadProject({ cwd: REPO });
+
+  it("loads and lints the shipped project", () => {
+    expect(findings).toEqual([]);
+    expect(lib.lintProject(project, findings)).toEqual([]);
+    expect(project.registry.value.verdicts.length).toBeGreaterThan(6);
+  });
+
+  it("classifies an adapter error", () => {
+    expect(lib.classify(project.registry.value, { kind: "timeout" }).verdict).toBe("transient_timeout");
+    expect(lib.classify(project.registry.value, undefined).verdict).toBe(project.registry.value.fallback);
+  });
+
+  it("dispatches a production call with a caller-supplied attempt and a real clock", async () => {
+    const dispatcher = lib.createDispatcher({
+      registry: project.registry.value,
+      playbook: project.playbook.value,
+      clock: lib.realClock({ scale: 0.001 }),
+      random: lib.seededRandom(1),
+    });
+    const keys: string[] = [];
+    const { outcome } = await dispatcher.dispatch(
+      { id: "call_1", tool: "crm.create_contact", args: { email: "a@example.com" } },
+      async (_call: unknown, n: number, key: string) => {
+        keys.push(key);
+        return n === 1 ? { status: "error", error: { kind: "timeout", message: "slow" } } : { status: "ok", value: { id: 7 } };
+      },
+      { runId: "run_9" },
+    );
+    expect(outcome.kind).toBe("recovered");
+    expect(outcome.attempts).toBe(2);
+    expect(new Set(keys).size).toBe(1); // the retry reuses the idempotency key
+    expect(keys[0]).toBe(lib.idempotencyKey("run_9", { id: "call_1", tool: "crm.create_contact", args: { email: "a@example.com" } }));
+  });
+
+  it("simulates, generates bindings and renders the registry", async () => {
+    const sim = await lib.simulateProject(project, {});
+    expect(sim.failed).toBe(0);
+    expect(sim.passed).toBe(project.fixtures.length);
+    expect(lib.generateTypeScript(project).text).toContain("export type FailureVerdict");
+    expect(lib.renderRegistry(project, "md")).toContain("idempotency_conflict");
+  });
+});
