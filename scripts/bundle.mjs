@@ -2,10 +2,13 @@
 // start-up resolves and reads one module instead of dozens. Heavy modules that only some
 // commands use (Ink, React, the TypeScript compiler) stay external and load on demand.
 import { build } from "esbuild";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+// Chunk names carry content hashes: start clean so that no stale chunk lingers.
+rmSync(join(root, "dist/bundle"), { recursive: true, force: true });
 await build({
   entryPoints: [join(root, "dist/cli/main.js")],
   outdir: join(root, "dist/bundle"),

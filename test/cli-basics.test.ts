@@ -100,3 +100,21 @@ describe("failbook init", () => {
     writeFileSync(join(dir, "x"), "");
   });
 });
+
+describe("start-up", () => {
+  it("loads only the named command: lint never compiles the code generator or the renderer", async () => {
+    const { commandName } = await import("../src/cli/commands.js");
+    expect(commandName(["lint", "--format", "json"])).toBe("lint");
+    expect(commandName(["--config", "lint", "simulate"])).toBe("simulate");
+    expect(commandName(["--no-color", "gen", "ts"])).toBe("gen");
+    expect(commandName(["--help"])).toBeUndefined();
+  });
+
+  it("still lists every command in --help and takes a command after --config", () => {
+    const r = failbook(["--help"]);
+    for (const c of ["init", "lint", "simulate", "classify", "gen", "render", "explain", "diff"]) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, "m"));
+    const dir = tempProject({});
+    failbook(["init", dir]);
+    expect(failbook(["--config", dir, "lint"], { cwd: "/" }).code).toBe(0);
+  });
+});

@@ -1,12 +1,41 @@
-/** The command list: one module per command. */
+/**
+ * The command list: one module per command, loaded only when its command runs (or for
+ * `--help`), so that `failbook lint` does not compile the code generator or the renderer.
+ */
 import type { CommandRegistrar } from "./command.js";
-import { registerInit } from "./init.js";
-import { registerLint } from "./lint.js";
-import { registerSimulate } from "./simulate.js";
-import { registerClassify } from "./classify.js";
-import { registerRender } from "./render.js";
-import { registerExplain } from "./explain.js";
-import { registerGen } from "./gen.js";
-import { registerDiff } from "./diff.js";
 
-export const COMMANDS: CommandRegistrar[] = [registerLint, registerInit, registerSimulate, registerClassify, registerRender, registerExplain, registerGen, registerDiff];
+export interface CommandEntry {
+  name: string;
+  load: () => Promise<CommandRegistrar>;
+}
+
+export const COMMANDS: CommandEntry[] = [
+  { name: "init", load: async () => (await import("./init.js")).registerInit },
+  { name: "lint", load: async () => (await import("./lint.js")).registerLint },
+  { name: "simulate", load: async () => (await import("./simulate.js")).registerSimulate },
+  { name: "classify", load: async () => (await import("./classify.js")).registerClassify },
+  { name: "gen", load: async () => (await import("./gen.js")).registerGen },
+  { name: "render", load: async () => (await import("./render.js")).registerRender },
+  { name: "explain", load: async () => (await import("./explain.js")).registerExplain },
+  { name: "diff", load: async () => (await import("./diff.js")).registerDiff },
+];
+
+/** Global options that take a value, so that the value is not mistaken for the command. */
+const GLOBAL_VALUE_OPTIONS = new Set(["--config"]);
+
+/** The command named on the command line, if any: the first word that is not an option. */
+export function commandName(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (GLOBAL_VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return undefined;
+}
+
+/** The commands to register: the one named, or all of them (help, an unknown name). */
+export async function commandsFor(args: readonly string[]): Promise<CommandRegistrar[]> {
+  const name = commandName(args);
+  const named = COMMANDS.filter((c) => c.name === name);
+  return Promise.all((named.length > 0 ? named : COMMANDS).map((c) => c.load()));
+}

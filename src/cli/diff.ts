@@ -1,10 +1,8 @@
 /**
  * `failbook diff OLD [NEW]`: what changed between two versions of a project, breaking first,
- * as a changelog for a pull request. Also plugs change control into `failbook lint --against`.
+ * as a changelog for a pull request.
  */
 import { Option } from "commander";
-import type { Finding } from "../model/finding.js";
-import type { Project } from "../load/project.js";
 import { formatText } from "../lint/report/text.js";
 import { currentConfigPath, loadBaseline } from "../change/baseline.js";
 import { checkChanges, sideOf } from "../change/check.js";
@@ -13,19 +11,9 @@ import { formatDiffJson, formatDiffMarkdown, formatDiffText } from "../change/re
 import type { Side } from "../change/rule.js";
 import { choiceFlag, loadFor, type CommandRegistrar, type Globals } from "./command.js";
 import type { Io } from "./io.js";
-import { extendLint } from "./lint.js";
 
 const DIFF_FORMATS = ["text", "json", "md"] as const;
 const WORKING_TREE = "working tree";
-
-// `lint --against REF` adds the change findings to the ordinary lint findings.
-extendLint(async (project: Project, flags: Record<string, unknown>): Promise<Finding[]> => {
-  if (typeof flags.against !== "string") return [];
-  const current = sideOf(project, WORKING_TREE);
-  if (!current) return []; // the current files failed their schemas; lint already says where
-  const baseline = loadBaseline(flags.against, { currentConfig: project.configFile });
-  return (await checkChanges(baseline, current)).findings;
-});
 
 export const registerDiff: CommandRegistrar = (program, run) => {
   program

@@ -28,13 +28,6 @@ interface LintFlags {
   against?: string;
 }
 
-/** Extra findings from other checks (change control hooks in here). */
-export type LintExtension = (project: Project, flags: Record<string, unknown>) => Promise<Finding[]> | Finding[];
-const extensions: LintExtension[] = [];
-export function extendLint(ext: LintExtension): void {
-  extensions.push(ext);
-}
-
 export const registerLint: CommandRegistrar = (program, run) => {
   program
     .command("lint")
@@ -84,7 +77,11 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   try {
     const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
     findings = lintProject(project, loadFindings);
-    for (const ext of extensions) findings.push(...(await ext(project, flags)));
+    if (flags.against) {
+      // Change control loads only when asked for: it reads a baseline and runs every fixture twice.
+      const { changeFindings } = await import("../change/against.js");
+      findings.push(...(await changeFindings(project, flags.against)));
+    }
     findings = sortFindings(findings);
     sources = project.sources;
   } catch (e) {

@@ -2,17 +2,18 @@
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { makeRunner, type CliState } from "./command.js";
-import { COMMANDS } from "./commands.js";
+import { commandsFor } from "./commands.js";
 
-const DESCRIPTION = `Failure taxonomies and failure playbooks as code.
-
-failbook keeps a registry (the closed set of failure verdicts and how an adapter error is
-recognised as one) and a playbook (the one compensation action for each verdict), lints
-them, simulates dispatch against recorded failures, and generates typed bindings.
-
-The project is found from failbook.yaml in the current directory or the nearest parent.
-
-Exit status: 0 clean; 1 the check found something; 2 the command could not run.`;
+// One line per paragraph: commander wraps them to the terminal's width.
+const DESCRIPTION = [
+  "Failure taxonomies and failure playbooks as code.",
+  "",
+  "failbook keeps a registry (the closed set of failure verdicts, and how an adapter error is recognised as one) and a playbook (the one compensation action for each verdict). It lints them, simulates dispatch against recorded failures, generates typed TypeScript bindings and renders the error-code registry.",
+  "",
+  "The project is found from failbook.yaml in the current directory or the nearest parent (or --config). Run `failbook COMMAND --help` for a command's flags, formats and examples.",
+  "",
+  "Exit status: 0 clean; 1 the check found something; 2 the command could not run.",
+].join("\n");
 
 export async function main(argv: string[]): Promise<number> {
   const state: CliState = { exitCode: 0 };
@@ -26,7 +27,7 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   const run = makeRunner(program, state);
-  for (const register of COMMANDS) register(program, run);
+  for (const register of await commandsFor(argv.slice(2))) register(program, run);
   program.commands.forEach((c) => c.exitOverride().showHelpAfterError("(run with --help for usage)"));
   try {
     await program.parseAsync(argv);
