@@ -40,8 +40,12 @@ interface Frame {
   start: number;
   kind: string | null;
   result: unknown;
-  children: Frame[];
+  /** Created on the first child: most nodes are scalars and have none. */
+  children: Frame[] | null;
 }
+
+const NO_CHILDREN: Frame[] = [];
+const childrenOf = (f: Frame): Frame[] => f.children ?? NO_CHILDREN;
 
 interface Slot {
   key?: number;
@@ -75,27 +79,36 @@ export function parseYaml(file: string, text: string): YamlSource {
       schema: SCHEMA,
       listener(event, state) {
         if (event === "open") {
-          stack.push({ start: state.position, kind: null, result: undefined, children: [] });
+          stack.push({ start: state.position, kind: null, result: undefined, children: null });
           return;
         }
         const frame = stack.pop();
         if (!frame) return;
         frame.kind = state.kind;
         frame.result = state.result;
-        (stack.length > 0 ? stack[stack.length - 1].children : roots).push(frame);
+        if (stack.length === 0) roots.push(frame);
+        else (stack[stack.length - 1].children ??= []).push(frame);
       },
     });
   } catch (e) {
     return { file, text, documents: [], position, error: syntaxError(e, text, lines) };
   }
-  for (const [i, value] of values.entries()) {
+  // Without an anchor (`&`) there can be no alias, so no expansion to bound.
+  for (const [i, value] of text.includes("&") ? values.entries() : []) {
     const bomb = expansionProblem(value);
     if (bomb) return { file, text, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
-  const index = new WeakMap<object, NodeIndex>();
-  for (const root of roots) indexFrame(root, index);
+  // The index of node offsets is built on the first `locate`: a clean run never needs it.
+  let index: WeakMap<object, NodeIndex> | undefined;
+  const indexed = (): WeakMap<object, NodeIndex> => {
+    if (!index) {
+      index = new WeakMap();
+      for (const root of roots) indexFrame(root, index);
+    }
+    return index;
+  };
   const documents = values.map((value, i) =>
-    makeDocument(file, i, value, roots.length === values.length ? roots[i].start : 0, index, text, lines),
+    makeDocument(file, i, value, roots.length === values.length ? roots[i].start : 0, indexed, text, lines),
   );
   return { file, text, documents, position };
 }
@@ -177,13 +190,13 @@ function expansionProblem(value: unknown): string | undefined {
 function indexFrame(outer: Frame, index: WeakMap<object, NodeIndex>): void {
   let frame = outer;
   // A block-context probe may wrap the real (flow) collection in a frame of its own.
-  while (frame.children.length === 1 && frame.children[0].result === frame.result) frame = frame.children[0];
+  while (frame.children?.length === 1 && frame.children[0].result === frame.result) frame = frame.children[0];
   const value = frame.result;
   if (value === null || typeof value !== "object" || index.has(value)) return;
   if (frame.kind !== "mapping" && frame.kind !== "sequence") return;
   const slots = new Map<string, Slot>();
   index.set(value, { start: outer.start, slots });
-  const children = frame.children;
+  const children = childrenOf(frame);
   if (frame.kind === "sequence") {
     children.forEach((child, i) => {
       slots.set(String(i), { value: child.start });
@@ -210,7 +223,7 @@ function makeDocument(
   docIndex: number,
   value: unknown,
   start: number,
-  index: WeakMap<object, NodeIndex>,
+  indexed: () => WeakMap<object, NodeIndex>,
   text: string,
   lines: LineIndex,
 ): YamlDocument {
@@ -219,7 +232,7 @@ function makeDocument(
     let node: unknown = value;
     for (let i = 0; i < path.length; i++) {
       if (node === null || typeof node !== "object") return { offset, complete: false };
-      const info = index.get(node);
+      const info = indexed().get(node);
       const slot = info?.slots.get(String(path[i]));
       if (!slot) return { offset: info?.start ?? offset, complete: false };
       const last = i === path.length - 1;

@@ -44,7 +44,7 @@ export const deprecatedReplacement: LintRule = {
 };
 
 /** Follow replaced_by from `code` to the first active verdict, if the chain reaches one. */
-function finalReplacement(registry: Registry, code: string, index: Map<string, number>): string | undefined {
+function finalReplacement(registry: Registry, code: string, index: ReadonlyMap<string, number>): string | undefined {
   const seen = new Set<string>();
   for (let current: string | undefined = code; current !== undefined && !seen.has(current); ) {
     seen.add(current);

@@ -4,10 +4,18 @@ import type { Registry, Verdict } from "../../model/registry.js";
 import { closest } from "../../util/text.js";
 import type { RuleContext } from "../rule.js";
 
+// Every rule asks for these; on 10,000 codes building them once per lint run matters.
+const indexes = new WeakMap<Registry, ReadonlyMap<string, number>>();
+const entries = new WeakMap<Registry, WeakMap<object, readonly PlaybookEntry[]>>();
+
 /** Each code's first verdict, by index: the one classification and generated code use. */
-export function verdictIndex(registry: Registry): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [i, v] of registry.verdicts.entries()) if (!out.has(v.code)) out.set(v.code, i);
+export function verdictIndex(registry: Registry): ReadonlyMap<string, number> {
+  let out = indexes.get(registry);
+  if (!out) {
+    const index = new Map<string, number>();
+    for (const [i, v] of registry.verdicts.entries()) if (!index.has(v.code)) index.set(v.code, i);
+    indexes.set(registry, (out = index));
+  }
   return out;
 }
 
@@ -20,12 +28,17 @@ export interface PlaybookEntry {
 }
 
 /** Every registry verdict (first of its code) that has a playbook action, in registry order. */
-export function playbookEntries({ registry, playbook }: Pick<RuleContext, "registry" | "playbook">): PlaybookEntry[] {
+export function playbookEntries({ registry, playbook }: Pick<RuleContext, "registry" | "playbook">): readonly PlaybookEntry[] {
+  const byPlaybook = entries.get(registry.value) ?? new WeakMap<object, readonly PlaybookEntry[]>();
+  entries.set(registry.value, byPlaybook);
+  const cached = byPlaybook.get(playbook.value);
+  if (cached) return cached;
   const out: PlaybookEntry[] = [];
   for (const [code, index] of verdictIndex(registry.value)) {
     if (!Object.hasOwn(playbook.value.verdicts, code)) continue;
     out.push({ verdict: registry.value.verdicts[index], index, code, action: playbook.value.verdicts[code] });
   }
+  byPlaybook.set(playbook.value, out);
   return out;
 }
 
