@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../src/load/project.js";
-import { escapeHtml, fragmentFor } from "../src/render/escape.js";
+import { escapeHtml, fragmentFor } from "../src/util/escape.js";
 import { PAGE_SCRIPT, PAGE_STYLE } from "../src/render/html-assets.js";
 import { renderRegistry, RENDER_FORMATS, type RenderFormat } from "../src/render/render.js";
 import type { RenderedJson } from "../src/render/json.js";

@@ -1,6 +1,7 @@
 /** The printers of `failbook diff`: text for a terminal, Markdown for a pull request, JSON for tools. */
 import type { ChalkInstance } from "chalk";
 import type { Finding } from "../model/finding.js";
+import { mdCell, mdCode } from "../util/escape.js";
 import { plural } from "../util/text.js";
 import { showOutcome } from "./behaviour.js";
 import type { ChangeEntry } from "./changelog.js";
@@ -33,19 +34,19 @@ export function formatDiffText(r: DiffReport, c: ChalkInstance): string {
 }
 
 export function formatDiffMarkdown(r: DiffReport): string {
-  const out: string[] = [`### failbook: changes from \`${code(r.old)}\` to \`${code(r.new)}\``, ""];
+  const out: string[] = [`### failbook: changes from ${mdCode(r.old)} to ${mdCode(r.new)}`, ""];
   const list = (title: string, items: string[]) => {
     if (items.length > 0) out.push(`**${title}**`, "", ...items, "");
   };
-  const finding = (f: Finding) => `- ${md(f.message)} (\`${code(f.rule)}\`, \`${code(`${f.file}:${f.line}`)}\`)`;
+  const finding = (f: Finding) => `- ${mdCell(f.message)} (${mdCode(f.rule)}, ${mdCode(`${f.file}:${f.line}`)})`;
   list(`Breaking (${breaking(r).length})`, breaking(r).map(finding));
   list(`Warnings and notes (${others(r).length})`, others(r).map(finding));
   if (r.outcomes.length > 0) {
     out.push(`**Behaviour: ${endDifferently(r.outcomes.length)}**`, "", "| fixture | before | after |", "|---|---|---|");
-    for (const o of r.outcomes) out.push(`| ${md(o.fixture)} | ${md(showOutcome(o.before))} | ${md(showOutcome(o.after))} |`);
+    for (const o of r.outcomes) out.push(`| ${mdCell(o.fixture)} | ${mdCell(showOutcome(o.before))} | ${mdCell(showOutcome(o.after))} |`);
     out.push("");
   }
-  list(`Changes (${r.changes.length})`, r.changes.map((e) => `- ${md(describeEntry(e))}`));
+  list(`Changes (${r.changes.length})`, r.changes.map((e) => `- ${mdCell(describeEntry(e))}`));
   out.push(r.changes.length === 0 && r.findings.length === 0 ? "No changes." : `${plural(r.breaking, "breaking change")}.`);
   return out.join("\n") + "\n";
 }
@@ -86,10 +87,3 @@ function summary(r: DiffReport, c: ChalkInstance): string {
   return r.breaking > 0 ? c.red.bold(text) : c.bold(text);
 }
 
-/** Text from YAML inside Markdown: no HTML, no table breaks, no accidental emphasis or links. */
-function md(text: string): string {
-  return text.replace(/[\\`*[\]<>|#]/g, (ch) => `\\${ch}`).replace(/\r?\n/g, " ");
-}
-
-/** Inside a code span only a backtick can break out. */
-const code = (text: string) => text.replace(/`/g, "'");

@@ -7,7 +7,7 @@
  * script reads the rows' data attributes.
  */
 import { createHash } from "node:crypto";
-import { escapeHtml as h, fragmentFor } from "./escape.js";
+import { escapeHtml as h, fragmentFor } from "../util/escape.js";
 import { duration, matchText, partition, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./html-assets.js";
 

@@ -1,5 +1,5 @@
 /** The registry as Markdown: a table of codes, the classes, the reserved codes, a section per code. */
-import { escapeHtml, fragmentFor, mdBlock, mdCell, mdCode, mdFence } from "./escape.js";
+import { escapeHtml, fragmentFor, mdBlock, mdCell, mdCode, mdFence } from "../util/escape.js";
 import { matchText, partition, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
 export function renderMarkdown(model: RegistryModel): string {
