@@ -21,6 +21,9 @@ import { budgetReason, decideRetry, type BudgetLedger } from "./retry.js";
 
 export type { BudgetLedger } from "./retry.js";
 
+/** The failure an ok result with no value becomes when `empty_response_is_failure` is on. */
+export const EMPTY_RESPONSE: AdapterError = Object.freeze({ kind: "empty_response", message: "the tool returned ok with no value" });
+
 /** What the dispatcher tells the attempt function besides the call. */
 export interface AttemptContext {
   /** The attempt goes to the fallback tool (simulation reads `fallback_responses`). */
@@ -367,7 +370,7 @@ function observe(response: Response, emptyIsFailure: boolean): Observed {
   switch (response.status) {
     case "ok":
       if (emptyIsFailure && (response.value === undefined || response.value === null)) {
-        return { kind: "failed", error: { kind: "empty_response", message: "the tool returned ok with no value" } };
+        return { kind: "failed", error: EMPTY_RESPONSE };
       }
       return { kind: "ok" };
     case "needs_input":

@@ -9,6 +9,7 @@ import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import type { Loaded } from "../load/project.js";
 import { classify } from "../engine/classify.js";
+import { EMPTY_RESPONSE } from "../engine/dispatch.js";
 
 export interface Exercise {
   fixture: string;
@@ -75,7 +76,6 @@ function recordedFailures(fixture: Fixture, registry: Registry, playbook: Playbo
 }
 
 /** What the dispatcher observes for an ok response with no value (src/engine/dispatch.ts). */
-const EMPTY_RESPONSE: AdapterError = { kind: "empty_response", message: "the tool returned ok with no value" };
 
 function failures(responses: Response[] | undefined, path: PathSegment[], tool: string | undefined, emptyFails: boolean): RecordedFailure[] {
   const out: RecordedFailure[] = [];
