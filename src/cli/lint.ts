@@ -97,7 +97,7 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   }
   let baseline: BaselineSummary | undefined;
   if (flags.baseline) {
-    const applied = applyBaseline(findings, readBaseline(resolve(flags.baseline)));
+    const applied = applyBaseline(findings, readBaseline(resolve(flags.baseline), flags.baseline));
     findings = applied.findings;
     baseline = applied.summary;
   }

@@ -27,19 +27,20 @@ export function serializeBaseline(findings: Finding[]): string {
   return JSON.stringify(file, null, 2) + "\n";
 }
 
-export function readBaseline(path: string): BaselineEntry[] {
+/** Read a baseline; `shown` is the path as the user gave it, for messages. */
+export function readBaseline(path: string, shown = path): BaselineEntry[] {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    throw new UsageError(`baseline file not found: ${path} (create it with --write-baseline ${path})`);
+    throw new UsageError(`baseline file not found: ${shown} (create it with --write-baseline ${shown})`);
   }
   try {
     const parsed = JSON.parse(text) as Partial<BaselineFile>;
     if (parsed.failbook_baseline !== 1 || !Array.isArray(parsed.findings)) throw new Error("not a failbook baseline");
     return parsed.findings;
   } catch (e) {
-    throw new UsageError(`${path} is not a failbook baseline file (${(e as Error).message}); write one with --write-baseline`);
+    throw new UsageError(`${shown} is not a failbook baseline file (${(e as Error).message}); write one with --write-baseline`);
   }
 }
 
