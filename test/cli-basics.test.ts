@@ -118,3 +118,14 @@ describe("start-up", () => {
     expect(failbook(["--config", dir, "lint"], { cwd: "/" }).code).toBe(0);
   });
 });
+
+describe("the config's fixtures", () => {
+  it("takes one path as well as a list", () => {
+    const dir = tempProject({});
+    failbook(["init", dir]);
+    writeFileSync(join(dir, "failbook.yaml"), "registry: playbooks/registry.yaml\nplaybook: playbooks/playbook.yaml\nfixtures: playbooks/fixtures\n");
+    const r = failbook(["simulate", "--format", "json"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).passed).toBe(1);
+  });
+});

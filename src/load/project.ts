@@ -102,7 +102,7 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
 
   const fixtureFiles = options.fixturePaths
     ? expandFixturePaths(options.fixturePaths.map((p) => resolve(cwd, p)), (p) => `fixture path not found: ${p}`, reader)
-    : expandFixturePaths((config.fixtures ?? []).map((p) => resolve(root, p)), (p) => `fixtures path not found: ${p} (named at ${where("fixtures")})`, reader);
+    : expandFixturePaths([config.fixtures ?? []].flat().map((p) => resolve(root, p)), (p) => `fixtures path not found: ${p} (named at ${where("fixtures")})`, reader);
   const fixtures: Loaded<Fixture>[] = [];
   for (const file of fixtureFiles) {
     const source = reader.read(file, "fixture file");

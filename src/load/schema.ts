@@ -51,6 +51,7 @@ export const ACTION_PARAMETERS: Record<string, string> = {
 };
 
 const ONE_OR_MANY: Record<string, string> = {
+  fixtures: "a path or a list of paths",
   http_status: "a status (503), a class (\"5xx\"), a range (\"500-599\"), or a list of them",
   side_effect_state: "none, unknown or committed, or a list of them",
 };

@@ -8,7 +8,8 @@ export const DEFAULT_CODE_PATTERN = "^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*$";
 export interface Config {
   registry: string;
   playbook: string;
-  fixtures?: string[];
+  /** Files or directories: a list, or one path. */
+  fixtures?: string | string[];
   adr_dir?: string;
   code_pattern?: string;
   rules?: Record<string, SeveritySetting>;
