@@ -1,7 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { failbook, tempProject } from "./helpers/cli.js";
+import { failbook, REPO, tempProject } from "./helpers/cli.js";
 
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -127,5 +127,14 @@ describe("the config's fixtures", () => {
     const r = failbook(["simulate", "--format", "json"], { cwd: dir });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).passed).toBe(1);
+  });
+});
+
+describe("--version", () => {
+  it("prints the package's version", () => {
+    const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
+    const r = failbook(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
   });
 });
