@@ -3,8 +3,8 @@
  * ship in this package's playbooks/, one fixture, and a config over them.
  */
 import { readFileSync } from "node:fs";
+import { packageFile } from "../version.js";
 
-const PACKAGE_ROOT = new URL("../../", import.meta.url);
 
 const CONFIG = `# yaml-language-server: $schema=./node_modules/failbook/schemas/config.schema.json
 # failbook project: \`npx failbook lint\` checks it, \`npx failbook simulate\` replays the fixtures.
@@ -17,7 +17,7 @@ gen:
 
 /** Relative path -> content of every file of the starter project. */
 export function starterFiles(): Record<string, string> {
-  const read = (path: string) => readFileSync(new URL(path, PACKAGE_ROOT), "utf8");
+  const read = (path: string) => readFileSync(packageFile(path), "utf8");
   // Editors find the schemas in the installed package rather than in failbook's own tree.
   const schemaFrom = (text: string, depth: string) => text.replace(/\$schema=(?:\.\.\/)+schemas\//, `$schema=${depth}node_modules/failbook/schemas/`);
   return {
