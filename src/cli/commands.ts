@@ -18,6 +18,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "render", load: async () => (await import("./render.js")).registerRender },
   { name: "explain", load: async () => (await import("./explain.js")).registerExplain },
   { name: "diff", load: async () => (await import("./diff.js")).registerDiff },
+  { name: "explore", load: async () => (await import("./explore.js")).registerExplore },
 ];
 
 /** Global options that take a value, so that the value is not mistaken for the command. */

@@ -2,6 +2,7 @@
 import { Option } from "commander";
 import { resolve } from "node:path";
 import type { Outcome } from "../model/outcome.js";
+import type { Project } from "../load/project.js";
 import { formatText } from "../lint/report/text.js";
 import { computeCoverage } from "../simulate/coverage.js";
 import { compareGolden, recordedGolden } from "../simulate/golden.js";
@@ -9,6 +10,7 @@ import { projectRules, simulateProject, type FixtureResult, type ProjectSimulati
 import { formatSimulationJson } from "../simulate/report/json.js";
 import { formatCoverageText, formatSimulationText } from "../simulate/report/text.js";
 import { rewriteGoldens, type GoldenUpdate } from "../simulate/update.js";
+import type { LiveProgress } from "../tui/progress.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { choiceFlag, intFlag, loadFor, type CommandRegistrar, type Globals } from "./command.js";
@@ -48,6 +50,10 @@ Output formats:
   json    { results: [{ fixture, file, outcome, events, passed, diff }], passed, failed }
           (passed is null for a fixture without expect)
 
+On an interactive terminal outside CI, text output shows a live progress line while the
+fixtures run (how many ran, passed and failed, the one running now), then erases it; the
+report that stays is exactly the one a pipe gets.
+
 --update rewrites only the expect blocks of fixtures that differ (and adds one to fixtures
 that have none); every other line of the file stays as it was. It writes nothing when a
 file fails to load or a fixture cannot run.
@@ -76,7 +82,9 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
     io.err("failbook: cannot simulate until the registry and playbook load; fix the errors above\n");
     return 1;
   }
-  const sim = await simulateProject(project, seed === undefined ? {} : { seed });
+  // The view is two lines: on a terminal no taller, Ink would clear the screen every frame.
+  const live = io.interactive && format === "text" && project.fixtures.length > 1 && (process.stdout.rows ?? 0) > 2 ? await liveProgress(io, project) : undefined;
+  const sim = await simulateProject(project, { ...(seed === undefined ? {} : { seed }), ...(live ? { onResult: live.onResult } : {}) }).finally(() => live?.close());
 
   let updated = new Set<FixtureResult>();
   if (flags.update) {
@@ -94,6 +102,12 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
     if (coverage) io.out("\n" + formatCoverageText(coverage, io.c));
   }
   return loadErrors.length > 0 || sim.failed > 0 ? 1 : 0;
+}
+
+/** The live view (Ink, loaded only here) while the fixtures run; it is erased before the report prints. */
+async function liveProgress(io: Io, project: Project): Promise<LiveProgress> {
+  const { showProgress } = await import("../tui/progress.js");
+  return showProgress(project.fixtures.length, project.fixtures[0]?.value.name, { color: io.color, redact: (s) => io.redact(s) });
 }
 
 /** Record the goldens of fixtures that differ or have none; mark them passed when they now match. */

@@ -17,6 +17,18 @@ export interface SimulateProjectOptions {
   only?: readonly string[];
   /** Run the fixtures under these rules instead of the project's (change control's baseline). */
   rules?: Rules;
+  /**
+   * Called after each fixture with how many of how many have run and the one that runs next.
+   * When given, the run yields to the event loop between fixtures, so that a live view can paint.
+   */
+  onResult?: (result: FixtureResult, progress: SimulationProgress) => void;
+}
+
+export interface SimulationProgress {
+  done: number;
+  total: number;
+  /** The fixture that runs next, if any. */
+  next: string | undefined;
 }
 
 export interface FixtureResult {
@@ -51,10 +63,15 @@ export async function simulateProject(project: Project, options: SimulateProject
   const rules = options.rules ?? projectRules(project);
   if (!rules) throw new TypeError("cannot simulate: the project's registry or playbook failed to load (run failbook lint)");
   const only = options.only ? new Set(options.only) : undefined;
+  const selected = project.fixtures.filter((loaded) => !only || only.has(loaded.value.name));
   const results: FixtureResult[] = [];
-  for (const loaded of project.fixtures) {
-    if (only && !only.has(loaded.value.name)) continue;
-    results.push(await simulateLoaded(rules, loaded, options.seed));
+  for (const loaded of selected) {
+    const result = await simulateLoaded(rules, loaded, options.seed);
+    results.push(result);
+    if (options.onResult) {
+      options.onResult(result, { done: results.length, total: selected.length, next: selected[results.length]?.value.name });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
   return {
     results,

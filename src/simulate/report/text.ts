@@ -113,9 +113,14 @@ export function describe(e: DispatchEvent): [string, string] {
   }
 }
 
-function ending(o: Outcome, c: ChalkInstance): string[] {
+/** How a fixture ended, in one line: `=> deprecated  idempotency_conflict · 2 attempts · 1 retried · 235ms`. */
+export function outcomeLine(o: Outcome, c: ChalkInstance): string {
   const parts = [o.verdict ?? "no failure", plural(o.attempts, "attempt"), `${o.retried} retried`, `${o.elapsed_ms}ms`];
-  const lines = [`  ${c.bold("=>")} ${kindColor(o, c)}  ${c.dim(parts.join(" · "))}`];
+  return `${c.bold("=>")} ${kindColor(o, c)}  ${c.dim(parts.join(" · "))}`;
+}
+
+function ending(o: Outcome, c: ChalkInstance): string[] {
+  const lines = [`  ${outcomeLine(o, c)}`];
   const notes = [
     o.reason !== null ? `reason: ${o.reason}` : undefined,
     o.queue !== null ? `queue: ${o.queue}` : undefined,
