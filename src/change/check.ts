@@ -3,7 +3,8 @@ import type { Finding } from "../model/finding.js";
 import type { Project } from "../load/project.js";
 import type { LintRule } from "../lint/rule.js";
 import { runRules, sortFindings } from "../lint/lint.js";
-import { behaviourChanges, type OutcomeChange } from "./behaviour.js";
+import { behaviourChanges } from "./behaviour.js";
+import type { OutcomeChange } from "./outcome.js";
 import type { ChangeRule, Side } from "./rule.js";
 import { CHANGE_RULES } from "./rules/index.js";
 

@@ -4,7 +4,7 @@ import { runRules, sortFindings } from "../lint/lint.js";
 import { RULES } from "../lint/rules/index.js";
 import { changelog, type ChangeEntry } from "./changelog.js";
 import { checkChanges } from "./check.js";
-import type { OutcomeChange } from "./behaviour.js";
+import type { OutcomeChange } from "./outcome.js";
 import type { Side } from "./rule.js";
 
 export interface DiffReport {

@@ -3,7 +3,7 @@ import type { ChalkInstance } from "chalk";
 import type { Finding } from "../model/finding.js";
 import { mdCell, mdCode } from "../util/escape.js";
 import { plural } from "../util/text.js";
-import { showOutcome } from "./behaviour.js";
+import { showOutcome } from "./outcome.js";
 import type { ChangeEntry } from "./changelog.js";
 import type { DiffReport } from "./diff.js";
 

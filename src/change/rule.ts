@@ -8,7 +8,7 @@ import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import type { Loaded, Project } from "../load/project.js";
 import type { Report, RuleMeta } from "../lint/rule.js";
-import type { OutcomeChange } from "./behaviour.js";
+import type { OutcomeChange } from "./outcome.js";
 
 /** One side of a comparison: a project whose registry and playbook passed their schemas. */
 export interface Side {

@@ -1,5 +1,5 @@
 import type { ChangeRule } from "../rule.js";
-import { showOutcome } from "../behaviour.js";
+import { showOutcome } from "../outcome.js";
 
 export const outcomeChanged: ChangeRule = {
   id: "change/outcome-changed",
