@@ -4,11 +4,10 @@ import type { AdapterError } from "../model/fixture.js";
 import { UsageError } from "../model/errors.js";
 import type { Position } from "../model/finding.js";
 import { sideEffectOf } from "../model/registry.js";
-import { formatText } from "../lint/report/text.js";
 import { classify, verdictByCode } from "../engine/classify.js";
 import { actionFor } from "../engine/dispatch.js";
 import { flow } from "../simulate/report/flow.js";
-import { choiceFlag, loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json"] as const;
@@ -53,7 +52,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   const registry = project.registry;
   const playbook = project.playbook;
   if (!registry || !playbook) {
-    io.err(formatText(findings, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+    io.err(findingsText(io, findings, project.sources));
     io.err("failbook: cannot classify until the registry and playbook load; fix the errors above\n");
     return 1;
   }

@@ -1,6 +1,7 @@
 /** What every command shares: the global options, the Io, and one way to end with an exit code. */
 import type { Command } from "commander";
 import { UsageError } from "../model/errors.js";
+import type { Finding } from "../model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
 import { formatText } from "../lint/report/text.js";
 import { Io } from "./io.js";
@@ -39,7 +40,7 @@ export function reportError(e: unknown, io: Io): number {
     return 2;
   }
   if (e instanceof InvalidProject) {
-    io.err(formatText(e.findings, { c: io.c, sourceText: (f) => e.sources.get(f)?.text }));
+    io.err(findingsText(io, e.findings, e.sources));
     return 1;
   }
   const err = e as Error;
@@ -47,6 +48,11 @@ export function reportError(e: unknown, io: Io): number {
   if (process.env.FAILBOOK_DEBUG) io.err(`${err?.stack ?? ""}\n`);
   else io.err("(this is a bug in failbook; set FAILBOOK_DEBUG=1 to see the stack trace)\n");
   return 2;
+}
+
+/** Findings as compiler-style text, with excerpts from the files they point into. */
+export function findingsText(io: Io, findings: Finding[], sources: ReadonlyMap<string, { text: string }>): string {
+  return formatText(findings, { c: io.c, sourceText: (f) => sources.get(f)?.text });
 }
 
 /** Load the project and switch on its redaction patterns. */

@@ -3,13 +3,12 @@
  * as a changelog for a pull request.
  */
 import { Option } from "commander";
-import { formatText } from "../lint/report/text.js";
 import { currentConfigPath, loadBaseline } from "../change/baseline.js";
-import { checkChanges, sideOf } from "../change/check.js";
+import { sideOf } from "../change/check.js";
 import { diffProjects } from "../change/diff.js";
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from "../change/report.js";
 import type { Side } from "../change/rule.js";
-import { choiceFlag, loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
 const DIFF_FORMATS = ["text", "json", "md"] as const;
@@ -67,6 +66,6 @@ async function diff(io: Io, globals: Globals, oldRef: string, newRef: string | u
 function workingTree(io: Io, globals: Globals): Side | undefined {
   const { project, findings } = loadFor(io, globals);
   const side = sideOf(project, WORKING_TREE);
-  if (!side) io.err(formatText(findings, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+  if (!side) io.err(findingsText(io, findings, project.sources));
   return side;
 }

@@ -1,5 +1,4 @@
 /** `failbook explore`: browse codes, actions and fixture timelines; a plain form in pipes and CI. */
-import { formatText } from "../lint/report/text.js";
 import { simulateProject } from "../simulate/project.js";
 import { exploreData, formatExplorePlain } from "../tui/data.js";
 import type { CommandRegistrar, Globals } from "./command.js";

@@ -6,12 +6,11 @@ import type { Finding } from "../model/finding.js";
 import { findConfig } from "../load/config.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
-import { formatText } from "../lint/report/text.js";
 import { compareManifests, readManifest, type Staleness } from "../codegen/manifest.js";
 import { CodegenError, generateTypeScript, type GeneratedTypeScript } from "../codegen/typescript.js";
 import { readIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
-import { loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
 interface GenTsFlags {
@@ -121,7 +120,7 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
 }
 
 function problems(io: Io, project: Project, findings: Finding[], what: string): number {
-  io.out(formatText(findings, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+  io.out(findingsText(io, findings, project.sources));
   io.out(`cannot generate bindings: ${what}; fix the problems above (failbook lint shows them all)\n`);
   return 1;
 }

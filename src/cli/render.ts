@@ -5,12 +5,11 @@ import { UsageError } from "../model/errors.js";
 import type { Loaded, Project } from "../load/project.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
-import { formatText } from "../lint/report/text.js";
 import { NotRenderable, projectModel, renderModel, RENDER_FORMATS, type RenderFormat } from "../render/render.js";
 import type { RegistryModel } from "../render/model.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
-import { loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
 interface RenderFlags {
@@ -98,7 +97,7 @@ export function loadModel(io: Io, globals: Globals, command: string): LoadedMode
   } catch (e) {
     if (!(e instanceof NotRenderable)) throw e;
     const relevant = findings.filter((f) => f.severity === "error");
-    io.err(formatText(relevant, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+    io.err(findingsText(io, relevant, project.sources));
     io.err(`failbook: cannot ${command}: the ${e.missing} is invalid; fix the errors above (failbook lint shows them all)\n`);
     return undefined;
   }

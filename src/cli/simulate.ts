@@ -3,7 +3,6 @@ import { Option } from "commander";
 import { resolve } from "node:path";
 import type { Outcome } from "../model/outcome.js";
 import type { Project } from "../load/project.js";
-import { formatText } from "../lint/report/text.js";
 import { computeCoverage } from "../simulate/coverage.js";
 import { compareGolden, recordedGolden } from "../simulate/golden.js";
 import { projectRules, simulateProject, type FixtureResult, type ProjectSimulation } from "../simulate/project.js";
@@ -13,7 +12,7 @@ import { rewriteGoldens, type GoldenUpdate } from "../simulate/update.js";
 import type { LiveProgress } from "../tui/progress.js";
 import { writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
-import { choiceFlag, intFlag, loadFor, type CommandRegistrar, type Globals } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json"] as const;
@@ -76,7 +75,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   const seed = intFlag("--seed", flags.seed);
   const { project, findings } = loadFor(io, globals, paths.length > 0 ? { fixturePaths: paths } : {});
   const loadErrors = findings.filter((f) => f.severity === "error");
-  if (findings.length > 0) io.err(formatText(findings, { c: io.c, sourceText: (f) => project.sources.get(f)?.text }));
+  if (findings.length > 0) io.err(findingsText(io, findings, project.sources));
   const rules = projectRules(project);
   if (!rules) {
     io.err("failbook: cannot simulate until the registry and playbook load; fix the errors above\n");
