@@ -80,9 +80,8 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
     if (flags.against) {
       // Change control loads only when asked for: it reads a baseline and runs every fixture twice.
       const { changeFindings } = await import("../change/against.js");
-      findings.push(...(await changeFindings(project, flags.against)));
+      findings = sortFindings([...findings, ...(await changeFindings(project, flags.against))]);
     }
-    findings = sortFindings(findings);
     sources = project.sources;
   } catch (e) {
     if (!(e instanceof InvalidProject)) throw e;
