@@ -6,7 +6,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { allRuleMeta } = await import(pathToFileURL(join(root, "dist/lint/lint.js")).href);
+// The library entry point loads every family of rules, change control included.
+const { allRuleMeta } = await import(pathToFileURL(join(root, "dist/index.js")).href);
 
 export function rulesTable(rules) {
   const rows = rules.map((r) => `| <a id="rule-${r.id.replace(/\//g, "-")}"></a>\`${r.id}\` | ${r.severity} | ${r.description.replace(/\|/g, "\\|")} |`);

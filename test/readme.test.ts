@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { allRuleMeta } from "../src/lint/lint.js";
+import { allRuleMeta } from "../src/index.js";
 import { REPO } from "./helpers/cli.js";
 
 describe("README", () => {

@@ -5,6 +5,8 @@ import type { Severity } from "../model/config.js";
 import { SEVERITY_RANK, type Finding } from "../model/finding.js";
 import { InvalidProject, type Project } from "../load/project.js";
 import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
+// Registers change control's rules in the catalogue: a config may set their severities.
+import "../change/rules/index.js";
 import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
 import { formatText } from "../lint/report/text.js";
 import { formatJson, type BaselineSummary } from "../lint/report/json.js";

@@ -4,9 +4,8 @@ import { SEVERITY_RANK, type Finding } from "../model/finding.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
 import type { LintRule, RuleMeta } from "./rule.js";
-import { LOAD_RULES } from "./rule.js";
+import { ruleCatalogue } from "./rule.js";
 import { RULES } from "./rules/index.js";
-import { CHANGE_RULES } from "../change/rules/index.js";
 import { closest } from "../util/text.js";
 
 export interface LintOptions {
@@ -14,9 +13,12 @@ export interface LintOptions {
   extraRules?: LintRule[];
 }
 
-/** Every rule id a config's `rules:` may name: load, lint and change-control rules. */
+/**
+ * Every rule id a config's `rules:` may name: load and lint rules, and change-control rules
+ * once change control is loaded (the CLI and the library entry point load it).
+ */
 export function allRuleMeta(): RuleMeta[] {
-  return [...LOAD_RULES, ...RULES, ...CHANGE_RULES].map(({ id, severity, description }) => ({ id, severity, description }));
+  return ruleCatalogue();
 }
 
 /** Lint a project: load findings first, then every enabled rule, sorted by file and position. */

@@ -41,3 +41,21 @@ export const LOAD_RULES: RuleMeta[] = [
   { id: "yaml-syntax", severity: "error", description: "A YAML parse error or a duplicate key." },
   { id: "schema", severity: "error", description: "A JSON Schema violation: a missing, unknown or mistyped key." },
 ];
+
+/**
+ * Every rule's metadata, in one catalogue below lint and change control: each family of
+ * rules registers here when its module loads (lint's rules, change control's rules), so a
+ * config's `rules:`, SARIF and the README see them all without lint knowing change control.
+ */
+const catalogue = new Map<string, RuleMeta>();
+
+export function registerRules(rules: readonly RuleMeta[]): void {
+  for (const { id, severity, description } of rules) if (!catalogue.has(id)) catalogue.set(id, { id, severity, description });
+}
+
+/** Every registered rule's metadata, in registration order. */
+export function ruleCatalogue(): RuleMeta[] {
+  return [...catalogue.values()];
+}
+
+registerRules(LOAD_RULES);

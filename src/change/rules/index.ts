@@ -1,5 +1,6 @@
 /** The change-control rules (SPEC section 8), one module per rule, in the order SPEC lists them. */
 import type { ChangeRule } from "../rule.js";
+import { registerRules } from "../../lint/rule.js";
 import { codeRemoved } from "./code-removed.js";
 import { codeAddedWithoutAdr } from "./code-added-without-adr.js";
 import { classAddedWithoutAdr } from "./class-added-without-adr.js";
@@ -25,3 +26,5 @@ export const CHANGE_RULES: ChangeRule[] = [
   kindRemoved,
   outcomeChanged,
 ];
+
+registerRules(CHANGE_RULES);

@@ -1,5 +1,5 @@
 /** The rule list is data: one module per rule, in the order the SPEC (section 7) lists them. */
-import type { LintRule } from "../rule.js";
+import { registerRules, type LintRule } from "../rule.js";
 import { adrUnresolved } from "./adr-unresolved.js";
 import { backoffScheduleShort } from "./backoff-schedule-short.js";
 import { classRetryCeiling } from "./class-retry-ceiling.js";
@@ -45,3 +45,5 @@ export const RULES: LintRule[] = [
   compensationNotIdempotent,
   fixtureInvalid,
 ];
+
+registerRules(RULES);
