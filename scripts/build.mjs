@@ -1,4 +1,5 @@
-// The build: JSON Schemas -> standalone validators, TypeScript -> dist/, then the CLI
+// The build: JSON Schemas -> standalone validators, the classifier's source -> a string
+// for codegen, TypeScript -> dist/, then the CLI
 // bundle. The bundle is made even when tsc reports type errors (tsc still emits), so the
 // CLI never runs stale code; the build's exit status is still tsc's.
 import { spawnSync } from "node:child_process";
@@ -9,6 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const step = (args) => spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" }).status ?? 1;
 
 if (step(["scripts/compile-schemas.mjs"]) !== 0) process.exit(1);
+if (step(["scripts/embed-classifier.mjs"]) !== 0) process.exit(1);
 const tsc = step([join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
 if (step(["scripts/bundle.mjs"]) !== 0) process.exit(1);
 process.exit(tsc);

@@ -34,7 +34,7 @@ export { findConfig } from "./load/config.js";
 export { parseYaml, type YamlDocument, type YamlSource } from "./load/yaml.js";
 
 // Lint
-export { lintProject, allRuleMeta, sortFindings } from "./lint/lint.js";
+export { lintProject, runRules, allRuleMeta, sortFindings } from "./lint/lint.js";
 export type { LintRule, RuleMeta, RuleContext } from "./lint/rule.js";
 export { RULES } from "./lint/rules/index.js";
 export { formatText } from "./lint/report/text.js";

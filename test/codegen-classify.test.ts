@@ -4,6 +4,8 @@
  * for thousands of random adapter errors, on registries that use every matcher form.
  */
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { classify as engineClassify } from "../src/engine/classify.js";
 import { loadProject } from "../src/load/project.js";
@@ -146,5 +148,61 @@ describe("generated classify() agrees with the engine", () => {
       const classify = await compiledClassify(registry);
       for (const { error, tool } of errors) expect(classify(error, { tool }), JSON.stringify({ error, tool, registry: registry.verdicts })).toBe(engineClassify(registry, error, tool).verdict);
     }
+  });
+
+  it("at 1,200 codes whose rules are a third kind-only, a third provider_code + http_status without kind, a third mixed", async () => {
+    const verdicts: Verdict[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const shape = i % 3;
+      const match: MatchRule[] =
+        shape === 0
+          ? [{ kind: `kind_${i}` }, { kind: [`alt_${i}`, "shared_kind"], side_effect_state: "none" }]
+          : shape === 1
+            ? [{ provider_code: `Code${i}`, http_status: 400 + (i % 100) }, { provider_code: [`code_${i}`], http_status: "5xx" }]
+            : [
+                { kind: "http_error", http_status: ["500-503", 429], message_contains: `m${i % 17}` },
+                { kind: `mixed_${i}`, headers: { "X-Should-Retry": i % 2 ? "true" : "*" }, fields: { decline_code: [`d${i % 13}`, i % 5] }, tool: `svc${i % 9}.*` },
+              ];
+      verdicts.push(verdict(`svc${Math.floor(i / 100)}.err_${i}`, match, i % 97 === 0 ? { status: "reserved" } : {}));
+    }
+    verdicts.push(verdict("fallback_verdict", []));
+    const registry: Registry = { ...MIXED, verdicts };
+    const classify = await compiledClassify(registry);
+    // Errors aimed at one verdict's rules (its kind, its provider code and status, its
+    // headers and fields), each field kept or swapped for noise, so that some hold and some miss.
+    const noise = <T>(value: T, other: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(value), weight: 3 }, { arbitrary: other, weight: 1 });
+    const errors = fc.sample(
+      fc.integer({ min: 0, max: 1199 }).chain((i) =>
+        fc.record(
+          {
+            kind: noise(i % 3 === 1 ? "http_error" : fc.sample(fc.constantFrom(`kind_${i}`, `alt_${i}`, `mixed_${i}`, "http_error"), { numRuns: 1, seed: i })[0], fc.constantFrom("shared_kind", "timeout", `kind_${i + 1}`)),
+            provider_code: noise(i % 2 ? `Code${i}` : `code_${i}`, fc.constantFrom("Code1", "nothing")),
+            http_status: noise(400 + (i % 100), fc.integer({ min: 100, max: 999 })),
+            message: fc.integer({ min: 0, max: 20 }).map((m) => `upstream said m${m}`),
+            side_effect_state: fc.constantFrom(...STATES),
+            headers: fc.dictionary(fc.constantFrom("x-should-retry", "X-SHOULD-RETRY", "retry-after"), fc.constantFrom("true", "false")),
+            fields: fc.dictionary(fc.constantFrom("decline_code", "errno"), fc.oneof(fc.constant(`d${i % 13}`), fc.constant(i % 5), fc.integer({ min: 0, max: 6 }).map(String))),
+          },
+          { requiredKeys: ["kind"] },
+        ),
+      ),
+      { numRuns: 5000, seed: 1123 },
+    );
+    const tools = ["svc3.op", "svc8.refund", "other.x", undefined];
+    const seen = new Set<string>();
+    errors.forEach((error, i) => {
+      const tool = tools[i % tools.length];
+      const expected = engineClassify(registry, error as AdapterError, tool).verdict;
+      seen.add(expected);
+      expect(classify(error as AdapterError, { tool }), JSON.stringify({ error, tool })).toBe(expected);
+    });
+    // Worth something only when the errors reach many verdicts of every shape.
+    expect(seen.size).toBeGreaterThan(300);
+  });
+
+  it("embeds the engine's classifier verbatim (functions private to the module)", () => {
+    const text = generateTypeScript({ registry: MIXED, playbook: { apiVersion: "failbook/v1", kind: "Playbook", name: "p", verdicts: Object.fromEntries(MIXED.verdicts.map((v) => [v.code, { action: "fail" as const }])) } }).text;
+    const source = readFileSync(join(REPO, "src/engine/classifier.ts"), "utf8").replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
+    expect(text).toContain(source);
   });
 });

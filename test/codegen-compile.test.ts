@@ -9,7 +9,7 @@ import type { Playbook } from "../src/model/playbook.js";
 import type { Registry, Verdict } from "../src/model/registry.js";
 import { tsString } from "../src/codegen/escape.js";
 import { generateTypeScript } from "../src/codegen/typescript.js";
-import { exportTags, importTypeScript, STRICTEST, typeCheck, writeTree, type Compiled } from "./helpers/typescript.js";
+import { exportTags, importTypeScript, propertyTags, STRICTEST, typeCheck, writeTree, type Compiled } from "./helpers/typescript.js";
 
 /** Texts that try to escape a string or a comment, or to smuggle code or JSDoc tags in. */
 const EVIL = [
@@ -269,7 +269,7 @@ describe("generated TypeScript", () => {
     it("adds no JSDoc tag from YAML text; only a deprecated verdict is @deprecated", () => {
       const file = join(dir, "hostile.ts");
       const tagsOf = (code: string) => {
-        const line = hostileText.split("\n").find((l) => l.startsWith("export function ") && l.includes(`FailureEnvelope<${tsString(code)}>`));
+        const line = hostileText.split("\n").find((l) => l.startsWith("export function ") && l.includes(`FailureEnvelopeOf<${tsString(code)}>`));
         const name = /^export function (\w+)\(/.exec(line ?? "")?.[1] ?? "";
         return exportTags(compiled.program, file, name);
       };
@@ -286,7 +286,12 @@ describe("generated TypeScript", () => {
       const tags = exportTags(compiled.program, file, "oldRateLimitedEnvelope");
       expect(tags).toEqual([{ name: "deprecated", text: 'Replaced by "rate_limited": use {@link rateLimitedEnvelope} instead.' }]);
       expect(exportTags(compiled.program, file, "rateLimitedEnvelope")).toEqual([]);
-      expect(contractText.match(/@deprecated Replaced by "rate_limited"/g)).toHaveLength(4);
+      // The constructor, the facts VERDICT_INFO and PLAYBOOK map over, and the details entry.
+      expect(contractText.match(/@deprecated Replaced by "rate_limited"/g)).toHaveLength(3);
+      for (const table of ["VERDICT_INFO", "PLAYBOOK"]) {
+        expect(propertyTags(compiled.program, file, table, "old_rate_limited"), table).toEqual([{ name: "deprecated", text: 'Replaced by "rate_limited": use {@link rateLimitedEnvelope} instead.' }]);
+        expect(propertyTags(compiled.program, file, table, "rate_limited"), table).toEqual([]);
+      }
     });
   });
 });

@@ -36,9 +36,11 @@ export const RESERVED_VERDICTS = [
 ] as const;
 export type ReservedVerdict = (typeof RESERVED_VERDICTS)[number];
 
+const VERDICT_SET: ReadonlySet<string> = new Set<string>(VERDICTS);
+
 /** Is this value a verdict of this registry (reserved codes are not)? */
 export function isFailureVerdict(value: unknown): value is FailureVerdict {
-  return typeof value === "string" && (VERDICTS as readonly string[]).indexOf(value) >= 0;
+  return typeof value === "string" && VERDICT_SET.has(value);
 }
 
 /** The registry's closed set of routing classes. */
@@ -75,8 +77,10 @@ export const ERROR_KINDS = [
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+const ERROR_KIND_SET: ReadonlySet<string> = new Set<string>(ERROR_KINDS);
+
 export function isErrorKind(value: unknown): value is ErrorKind {
-  return typeof value === "string" && (ERROR_KINDS as readonly string[]).indexOf(value) >= 0;
+  return typeof value === "string" && ERROR_KIND_SET.has(value);
 }
 
 /** What the side effect of a failed call is known to be. */
@@ -91,6 +95,12 @@ export interface AdapterErrorLike {
   readonly side_effect_state?: SideEffectState | undefined;
   /** The upstream's Retry-After, in milliseconds. */
   readonly retry_after_ms?: number | undefined;
+  /** Response headers: names in any case, values strings. */
+  readonly headers?: { readonly [name: string]: string } | undefined;
+  /** The registry's declared error fields. */
+  readonly fields?: { readonly [name: string]: string | number | boolean } | undefined;
+  /** The error this one was caused by. */
+  readonly cause?: AdapterErrorLike | undefined;
 }
 
 /**
@@ -106,12 +116,12 @@ export interface ToolCall {
   readonly tool?: string | undefined;
 }
 
-/** What the registry says about a verdict. */
-export interface VerdictInfo {
-  readonly code: FailureVerdict;
-  readonly class: FailureClass;
+/** What the registry says about a verdict (V: that verdict, whose class and retryable flag are then literal types). */
+export interface VerdictInfo<V extends FailureVerdict = FailureVerdict> {
+  readonly code: V;
+  readonly class: VerdictFacts[V]["class"];
   readonly status: "active" | "deprecated";
-  readonly retryable: boolean;
+  readonly retryable: VerdictFacts[V]["retryable"];
   /** What the failure implies about the call's side effect. */
   readonly side_effect: SideEffectState;
   /** Which layer produces it. */
@@ -126,201 +136,49 @@ export interface VerdictInfo {
   readonly replaced_by: string | null;
 }
 
-/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */
-export const VERDICT_INFO = {
+/** Each verdict's class, retryable flag and playbook action, as types. */
+export interface VerdictFacts {
   /** The bound credential is expired, revoked or malformed (HTTP 401). */
-  credential_invalid: {
-    code: "credential_invalid",
-    class: "permanent",
-    status: "active",
-    retryable: false,
-    side_effect: "none",
-    boundary: "runtime",
-    human_action_required: true,
-    summary: "The bound credential is expired, revoked or malformed (HTTP 401).",
-    cause: "The token or key the call was signed with is no longer accepted upstream.",
-    recovery: "Ask the user to re-bind the credential; retrying with the same one cannot help.",
-    safe_next_actions: ["ask the user to re-authenticate the binding"],
-    unsafe_next_actions: ["retry with the same credential"],
-    replaced_by: null,
-  },
+  readonly credential_invalid: { readonly class: "permanent"; readonly retryable: false; readonly action: "escalate_to_human" };
   /** The evidence snapshot disagrees with the current world. */
-  evidence_stale: {
-    code: "evidence_stale",
-    class: "state",
-    status: "active",
-    retryable: false,
-    side_effect: "none",
-    boundary: "runtime",
-    human_action_required: false,
-    summary: "The evidence snapshot disagrees with the current world.",
-    cause: "The gateway refused because the evidence hash the call was built from has drifted.",
-    recovery: "Re-retrieve the evidence, recompile the context, then try once more.",
-    safe_next_actions: ["re-retrieve the evidence and rebuild the context"],
-    unsafe_next_actions: ["retry the call with the old evidence"],
-    replaced_by: null,
-  },
+  readonly evidence_stale: { readonly class: "state"; readonly retryable: false; readonly action: "refresh_evidence" };
   /** The upstream already processed this idempotency key. */
-  idempotency_conflict: {
-    code: "idempotency_conflict",
-    class: "permanent",
-    status: "active",
-    retryable: false,
-    side_effect: "committed",
-    boundary: "external",
-    human_action_required: false,
-    summary: "The upstream already processed this idempotency key.",
-    cause: "A request with the same idempotency key was processed before, typically a retry of a call whose first attempt succeeded but whose acknowledgement was lost.",
-    recovery: "Treat the call as done; read the upstream state and re-plan. Never retry it.",
-    safe_next_actions: ["read the upstream state for this idempotency key", "finalize the decision record as completed"],
-    unsafe_next_actions: ["retry the call", "issue the refund again with a new idempotency key"],
-    replaced_by: null,
-  },
+  readonly idempotency_conflict: { readonly class: "permanent"; readonly retryable: false; readonly action: "deprecate_tool_call" };
   /** The request never reached the server (DNS, connection refused, TLS). */
-  network_unreachable: {
-    code: "network_unreachable",
-    class: "transient",
-    status: "active",
-    retryable: true,
-    side_effect: "none",
-    boundary: "external",
-    human_action_required: false,
-    summary: "The request never reached the server (DNS, connection refused, TLS).",
-    cause: "The outbound connection failed before any byte of the request was accepted upstream.",
-    recovery: "Retry with backoff and the same idempotency key; nothing happened upstream.",
-    safe_next_actions: ["retry with the same idempotency key"],
-    unsafe_next_actions: ["switch to a different endpoint that skips idempotency checks"],
-    replaced_by: null,
-  },
+  readonly network_unreachable: { readonly class: "transient"; readonly retryable: true; readonly action: "retry_with_backoff" };
   /** The credential is valid but lacks the scope or role this call needs. */
-  permission_denied: {
-    code: "permission_denied",
-    class: "permanent",
-    status: "active",
-    retryable: false,
-    side_effect: "none",
-    boundary: "external",
-    human_action_required: true,
-    summary: "The credential is valid but lacks the scope or role this call needs.",
-    cause: "The upstream refused the call for missing permissions (insufficient scope, role, or resource access).",
-    recovery: "Ask a human to grant the permission, then re-run the step.",
-    safe_next_actions: ["tell the user which scope is missing"],
-    unsafe_next_actions: ["retry with another user's credential"],
-    replaced_by: null,
-  },
+  readonly permission_denied: { readonly class: "permanent"; readonly retryable: false; readonly action: "escalate_to_human" };
   /** A gateway or external policy refused execution. */
-  policy_denied: {
-    code: "policy_denied",
-    class: "policy",
-    status: "active",
-    retryable: false,
-    side_effect: "none",
-    boundary: "gateway",
-    human_action_required: true,
-    summary: "A gateway or external policy refused execution.",
-    cause: "The call was evaluated against a policy and denied. This is not for the agent to decide.",
-    recovery: "Escalate to a human reviewer; the model must not rephrase and try again.",
-    safe_next_actions: ["explain to the user that the action needs a reviewer"],
-    unsafe_next_actions: ["rephrase the request to get past the policy"],
-    replaced_by: null,
-  },
+  readonly policy_denied: { readonly class: "policy"; readonly retryable: false; readonly action: "escalate_to_human" };
   /** The upstream is throttling this client (HTTP 429). */
-  rate_limited: {
-    code: "rate_limited",
-    class: "transient",
-    status: "active",
-    retryable: true,
-    side_effect: "none",
-    boundary: "external",
-    human_action_required: false,
-    summary: "The upstream is throttling this client (HTTP 429).",
-    cause: "Too many calls in a window; the upstream refused this one before doing anything.",
-    recovery: "Wait for Retry-After (or the backoff, whichever is longer) and retry with the same idempotency key.",
-    safe_next_actions: ["wait for retry_after_ms before the next call", "retry with the same idempotency key"],
-    unsafe_next_actions: ["retry immediately in a loop", "fan out the same call to parallel workers"],
-    replaced_by: null,
-  },
+  readonly rate_limited: { readonly class: "transient"; readonly retryable: true; readonly action: "retry_with_backoff" };
   /** The response shape did not match the tool's declared schema. */
-  schema_mismatch: {
-    code: "schema_mismatch",
-    class: "semantic",
-    status: "active",
-    retryable: false,
-    side_effect: "unknown",
-    boundary: "adapter",
-    human_action_required: false,
-    summary: "The response shape did not match the tool's declared schema.",
-    cause: "An adapter contract violation; the upstream may have changed its response format.",
-    recovery: "Deprecate the call, re-plan without it, and file a ticket against the adapter.",
-    safe_next_actions: ["file a ticket against the adapter"],
-    unsafe_next_actions: ["parse the response by guesswork"],
-    replaced_by: null,
-  },
+  readonly schema_mismatch: { readonly class: "semantic"; readonly retryable: false; readonly action: "deprecate_tool_call" };
   /** The upstream answered with a server error. */
-  server_error_5xx: {
-    code: "server_error_5xx",
-    class: "transient",
-    status: "active",
-    retryable: true,
-    side_effect: "unknown",
-    boundary: "external",
-    human_action_required: false,
-    summary: "The upstream answered with a server error.",
-    cause: "The upstream failed while handling the request; it may have applied part of it.",
-    recovery: "Retry a small number of times with the same idempotency key, then hand over.",
-    safe_next_actions: ["retry with the same idempotency key"],
-    unsafe_next_actions: ["retry with a new idempotency key"],
-    replaced_by: null,
-  },
+  readonly server_error_5xx: { readonly class: "transient"; readonly retryable: true; readonly action: "retry_with_backoff" };
   /** Network blip or slow upstream; the call may or may not have happened. */
-  transient_timeout: {
-    code: "transient_timeout",
-    class: "transient",
-    status: "active",
-    retryable: true,
-    side_effect: "unknown",
-    boundary: "external",
-    human_action_required: false,
-    summary: "Network blip or slow upstream; the call may or may not have happened.",
-    cause: "The upstream did not answer in time. The write may have been applied without an acknowledgement.",
-    recovery: "Retry with the same idempotency key so the upstream can deduplicate; verify before anything else.",
-    safe_next_actions: ["verify whether the record already exists", "retry with the same idempotency key"],
-    unsafe_next_actions: ["retry with a new idempotency key", "create a second record"],
-    replaced_by: null,
-  },
+  readonly transient_timeout: { readonly class: "transient"; readonly retryable: true; readonly action: "retry_with_backoff" };
   /** No rule recognised the failure. */
-  unknown_error: {
-    code: "unknown_error",
-    class: "unknown",
-    status: "active",
-    retryable: false,
-    side_effect: "unknown",
-    boundary: "external",
-    human_action_required: true,
-    summary: "No rule recognised the failure.",
-    cause: "The adapter reported an error kind the registry does not know, or no error at all.",
-    recovery: "A human triages it; if it recurs, add a verdict for it through change control.",
-    safe_next_actions: ["attach the trace id and the raw error kind to the triage ticket"],
-    unsafe_next_actions: ["retry the call blindly"],
-    replaced_by: null,
-  },
+  readonly unknown_error: { readonly class: "unknown"; readonly retryable: false; readonly action: "escalate_to_human" };
   /** The upstream committed the write, but the call still reported a failure. */
-  write_committed: {
-    code: "write_committed",
-    class: "permanent",
-    status: "active",
-    retryable: false,
-    side_effect: "committed",
-    boundary: "external",
-    human_action_required: false,
-    summary: "The upstream committed the write, but the call still reported a failure.",
-    cause: "The remote system applied the change (and said so through side_effect_state), then the call failed on the way back: a dropped acknowledgement, a proxy error, a late timeout.",
-    recovery: "Do not repeat the call. Read the upstream state, confirm the write, and re-plan from it.",
-    safe_next_actions: ["read the record back from the upstream", "reconcile the plan against what the upstream now holds"],
-    unsafe_next_actions: ["repeat the write with a new idempotency key", "issue a compensating write before confirming the first one landed"],
-    replaced_by: null,
-  },
-} as const satisfies { readonly [V in FailureVerdict]: VerdictInfo & { readonly code: V } };
+  readonly write_committed: { readonly class: "permanent"; readonly retryable: false; readonly action: "deprecate_tool_call" };
+}
+
+/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */
+export const VERDICT_INFO: { readonly [V in keyof VerdictFacts]: VerdictInfo<V> } = JSON.parse(`{
+"credential_invalid":{"code":"credential_invalid","class":"permanent","status":"active","retryable":false,"side_effect":"none","boundary":"runtime","human_action_required":true,"summary":"The bound credential is expired, revoked or malformed (HTTP 401).","cause":"The token or key the call was signed with is no longer accepted upstream.","recovery":"Ask the user to re-bind the credential; retrying with the same one cannot help.","safe_next_actions":["ask the user to re-authenticate the binding"],"unsafe_next_actions":["retry with the same credential"],"replaced_by":null},
+"evidence_stale":{"code":"evidence_stale","class":"state","status":"active","retryable":false,"side_effect":"none","boundary":"runtime","human_action_required":false,"summary":"The evidence snapshot disagrees with the current world.","cause":"The gateway refused because the evidence hash the call was built from has drifted.","recovery":"Re-retrieve the evidence, recompile the context, then try once more.","safe_next_actions":["re-retrieve the evidence and rebuild the context"],"unsafe_next_actions":["retry the call with the old evidence"],"replaced_by":null},
+"idempotency_conflict":{"code":"idempotency_conflict","class":"permanent","status":"active","retryable":false,"side_effect":"committed","boundary":"external","human_action_required":false,"summary":"The upstream already processed this idempotency key.","cause":"A request with the same idempotency key was processed before, typically a retry of a call whose first attempt succeeded but whose acknowledgement was lost.","recovery":"Treat the call as done; read the upstream state and re-plan. Never retry it.","safe_next_actions":["read the upstream state for this idempotency key","finalize the decision record as completed"],"unsafe_next_actions":["retry the call","issue the refund again with a new idempotency key"],"replaced_by":null},
+"network_unreachable":{"code":"network_unreachable","class":"transient","status":"active","retryable":true,"side_effect":"none","boundary":"external","human_action_required":false,"summary":"The request never reached the server (DNS, connection refused, TLS).","cause":"The outbound connection failed before any byte of the request was accepted upstream.","recovery":"Retry with backoff and the same idempotency key; nothing happened upstream.","safe_next_actions":["retry with the same idempotency key"],"unsafe_next_actions":["switch to a different endpoint that skips idempotency checks"],"replaced_by":null},
+"permission_denied":{"code":"permission_denied","class":"permanent","status":"active","retryable":false,"side_effect":"none","boundary":"external","human_action_required":true,"summary":"The credential is valid but lacks the scope or role this call needs.","cause":"The upstream refused the call for missing permissions (insufficient scope, role, or resource access).","recovery":"Ask a human to grant the permission, then re-run the step.","safe_next_actions":["tell the user which scope is missing"],"unsafe_next_actions":["retry with another user's credential"],"replaced_by":null},
+"policy_denied":{"code":"policy_denied","class":"policy","status":"active","retryable":false,"side_effect":"none","boundary":"gateway","human_action_required":true,"summary":"A gateway or external policy refused execution.","cause":"The call was evaluated against a policy and denied. This is not for the agent to decide.","recovery":"Escalate to a human reviewer; the model must not rephrase and try again.","safe_next_actions":["explain to the user that the action needs a reviewer"],"unsafe_next_actions":["rephrase the request to get past the policy"],"replaced_by":null},
+"rate_limited":{"code":"rate_limited","class":"transient","status":"active","retryable":true,"side_effect":"none","boundary":"external","human_action_required":false,"summary":"The upstream is throttling this client (HTTP 429).","cause":"Too many calls in a window; the upstream refused this one before doing anything.","recovery":"Wait for Retry-After (or the backoff, whichever is longer) and retry with the same idempotency key.","safe_next_actions":["wait for retry_after_ms before the next call","retry with the same idempotency key"],"unsafe_next_actions":["retry immediately in a loop","fan out the same call to parallel workers"],"replaced_by":null},
+"schema_mismatch":{"code":"schema_mismatch","class":"semantic","status":"active","retryable":false,"side_effect":"unknown","boundary":"adapter","human_action_required":false,"summary":"The response shape did not match the tool's declared schema.","cause":"An adapter contract violation; the upstream may have changed its response format.","recovery":"Deprecate the call, re-plan without it, and file a ticket against the adapter.","safe_next_actions":["file a ticket against the adapter"],"unsafe_next_actions":["parse the response by guesswork"],"replaced_by":null},
+"server_error_5xx":{"code":"server_error_5xx","class":"transient","status":"active","retryable":true,"side_effect":"unknown","boundary":"external","human_action_required":false,"summary":"The upstream answered with a server error.","cause":"The upstream failed while handling the request; it may have applied part of it.","recovery":"Retry a small number of times with the same idempotency key, then hand over.","safe_next_actions":["retry with the same idempotency key"],"unsafe_next_actions":["retry with a new idempotency key"],"replaced_by":null},
+"transient_timeout":{"code":"transient_timeout","class":"transient","status":"active","retryable":true,"side_effect":"unknown","boundary":"external","human_action_required":false,"summary":"Network blip or slow upstream; the call may or may not have happened.","cause":"The upstream did not answer in time. The write may have been applied without an acknowledgement.","recovery":"Retry with the same idempotency key so the upstream can deduplicate; verify before anything else.","safe_next_actions":["verify whether the record already exists","retry with the same idempotency key"],"unsafe_next_actions":["retry with a new idempotency key","create a second record"],"replaced_by":null},
+"unknown_error":{"code":"unknown_error","class":"unknown","status":"active","retryable":false,"side_effect":"unknown","boundary":"external","human_action_required":true,"summary":"No rule recognised the failure.","cause":"The adapter reported an error kind the registry does not know, or no error at all.","recovery":"A human triages it; if it recurs, add a verdict for it through change control.","safe_next_actions":["attach the trace id and the raw error kind to the triage ticket"],"unsafe_next_actions":["retry the call blindly"],"replaced_by":null},
+"write_committed":{"code":"write_committed","class":"permanent","status":"active","retryable":false,"side_effect":"committed","boundary":"external","human_action_required":false,"summary":"The upstream committed the write, but the call still reported a failure.","cause":"The remote system applied the change (and said so through side_effect_state), then the call failed on the way back: a dropped acknowledgement, a proxy error, a late timeout.","recovery":"Do not repeat the call. Read the upstream state, confirm the write, and re-plan from it.","safe_next_actions":["read the record back from the upstream","reconcile the plan against what the upstream now holds"],"unsafe_next_actions":["repeat the write with a new idempotency key","issue a compensating write before confirming the first one landed"],"replaced_by":null}
+}`);
 
 export type Jitter = "none" | "full" | "equal";
 
@@ -346,120 +204,587 @@ export type CompensationAction =
 
 export type ActionName = CompensationAction["action"];
 
-/** The playbook "default": the one compensation action for each verdict. */
-export const PLAYBOOK = {
-  /** The bound credential is expired, revoked or malformed (HTTP 401). */
-  credential_invalid: { action: "escalate_to_human", queue: "credentials" },
-  /** The evidence snapshot disagrees with the current world. */
-  evidence_stale: { action: "refresh_evidence", then: "retry" },
-  /** The upstream already processed this idempotency key. */
-  idempotency_conflict: { action: "deprecate_tool_call", reason: "upstream already processed this idempotency_key", replan: true },
-  /** The request never reached the server (DNS, connection refused, TLS). */
-  network_unreachable: { action: "retry_with_backoff", max_retries: 3, backoff: { strategy: "exponential", base_ms: 250, factor: 2, cap_ms: 30000, jitter: "full" } },
-  /** The credential is valid but lacks the scope or role this call needs. */
-  permission_denied: { action: "escalate_to_human", queue: "access_requests" },
-  /** A gateway or external policy refused execution. */
-  policy_denied: { action: "escalate_to_human", queue: "policy_review" },
-  /** The upstream is throttling this client (HTTP 429). */
-  rate_limited: { action: "retry_with_backoff", max_retries: 3, backoff: { strategy: "exponential", base_ms: 1000, factor: 2, cap_ms: 30000, jitter: "full" } },
-  /** The response shape did not match the tool's declared schema. */
-  schema_mismatch: { action: "deprecate_tool_call", reason: "adapter response failed schema validation", replan: true },
-  /** The upstream answered with a server error. */
-  server_error_5xx: { action: "retry_with_backoff", max_retries: 2, backoff_ms: [500, 2000] },
-  /** Network blip or slow upstream; the call may or may not have happened. */
-  transient_timeout: { action: "retry_with_backoff", max_retries: 3, backoff_ms: [200, 600, 1800] },
-  /** No rule recognised the failure. */
-  unknown_error: { action: "escalate_to_human", queue: "triage" },
-  /** The upstream committed the write, but the call still reported a failure. */
-  write_committed: { action: "deprecate_tool_call", reason: "the upstream committed the write; verify and reconcile instead of repeating it", replan: true },
-} as const satisfies { readonly [V in FailureVerdict]: CompensationAction };
+/** The action type of one action name. */
+export type ActionOf<A extends ActionName> = Extract<CompensationAction, { readonly action: A }>;
 
-/** One match rule: every field present must hold; a list holds when any of its items does. */
-export interface MatchRule {
-  readonly verdict: FailureVerdict;
+/** The playbook "default": the one compensation action for each verdict. */
+export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = JSON.parse(`{
+"credential_invalid":{"action":"escalate_to_human","queue":"credentials"},
+"evidence_stale":{"action":"refresh_evidence","then":"retry"},
+"idempotency_conflict":{"action":"deprecate_tool_call","reason":"upstream already processed this idempotency_key","replan":true},
+"network_unreachable":{"action":"retry_with_backoff","max_retries":3,"backoff":{"strategy":"exponential","base_ms":250,"factor":2,"cap_ms":30000,"jitter":"full"}},
+"permission_denied":{"action":"escalate_to_human","queue":"access_requests"},
+"policy_denied":{"action":"escalate_to_human","queue":"policy_review"},
+"rate_limited":{"action":"retry_with_backoff","max_retries":3,"backoff":{"strategy":"exponential","base_ms":1000,"factor":2,"cap_ms":30000,"jitter":"full"}},
+"schema_mismatch":{"action":"deprecate_tool_call","reason":"adapter response failed schema validation","replan":true},
+"server_error_5xx":{"action":"retry_with_backoff","max_retries":2,"backoff_ms":[500,2000]},
+"transient_timeout":{"action":"retry_with_backoff","max_retries":3,"backoff_ms":[200,600,1800]},
+"unknown_error":{"action":"escalate_to_human","queue":"triage"},
+"write_committed":{"action":"deprecate_tool_call","reason":"the upstream committed the write; verify and reconcile instead of repeating it","replan":true}
+}`);
+
+// ---------------------------------------------------------------------------------------
+// The classifier: failbook's own (src/engine/classifier.ts), embedded verbatim, so these
+// bindings decide exactly as `failbook classify` does.
+// ---------------------------------------------------------------------------------------
+
+/** A declared error field's value (SPEC 12). */
+export type FieldValue = string | number | boolean;
+
+/** What a rule tests, every present field a list ("any of"); all present fields must hold. */
+export interface RuleConditions {
   readonly kind?: readonly string[];
+  /** Integers, classes such as "5xx", ranges such as "500-599", or "503". */
   readonly http_status?: readonly (number | string)[];
   readonly provider_code?: readonly string[];
+  /** Case-insensitive substrings of the message. */
   readonly message_contains?: readonly string[];
+  /** Regular expressions over the message; `/…/i` ignores case. */
+  readonly message_matches?: readonly string[];
+  /** Globs over the call's tool: `*` any run of characters, `?` one. */
   readonly tool?: readonly string[];
-  readonly side_effect_state?: readonly SideEffectState[];
+  readonly side_effect_state?: readonly string[];
+  /** Header name (any case) -> accepted values; "*" accepts any value. */
+  readonly headers?: { readonly [name: string]: readonly string[] };
+  readonly fields?: { readonly [name: string]: readonly FieldValue[] };
+  /** Holds when the error's cause, or its cause, and so on, satisfies it. */
+  readonly cause?: RuleConditions;
+}
+
+/** A match rule and the verdict it gives, in registry order. */
+export interface ClassifierRule extends RuleConditions {
+  readonly verdict: string;
+}
+
+/** An adapter error as it arrives (parsed JSON included): every field but kind optional. */
+export interface ClassifierInput {
+  readonly kind: string;
+  readonly message?: string | null | undefined;
+  readonly http_status?: number | null | undefined;
+  readonly provider_code?: string | null | undefined;
+  readonly side_effect_state?: string | null | undefined;
+  readonly headers?: { readonly [name: string]: string } | null | undefined;
+  readonly fields?: { readonly [name: string]: FieldValue } | null | undefined;
+  readonly cause?: ClassifierInput | null | undefined;
+}
+
+/** Causes are followed this deep, no deeper (SPEC 12). */
+const CAUSE_DEPTH = 8;
+
+export interface CompiledGlob {
+  readonly source: string;
+  /** The literal runs between `*`s, as UTF-16 code units; -1 stands for `?`. */
+  readonly parts: readonly (readonly number[])[];
+  readonly star: boolean;
+}
+
+export interface CompiledConditions {
+  readonly kinds: readonly string[] | null;
+  readonly exactStatuses: readonly number[] | null;
+  /** Inclusive [lo, hi] pairs, flattened. */
+  readonly statusRanges: readonly number[];
+  readonly providerCodes: readonly string[] | null;
+  readonly texts: readonly string[] | null;
+  readonly patterns: readonly RegExp[] | null;
+  readonly globs: readonly CompiledGlob[] | null;
+  readonly states: readonly string[] | null;
+  /** [lower-case name, values or null for "*"], in name order. */
+  readonly headers: readonly (readonly [string, readonly string[] | null])[] | null;
+  readonly fields: readonly (readonly [string, readonly FieldValue[]])[] | null;
+  readonly cause: CompiledConditions | null;
+}
+
+export interface CompiledRule {
+  /** The rule's place in registry order. */
+  readonly position: number;
+  readonly source: ClassifierRule;
+  readonly test: CompiledConditions;
+}
+
+/** The exact-valued fields a rule may be bucketed under. */
+export type BucketField = "kind" | "provider_code" | "field" | "header" | "header_any" | "status" | "tool" | "side_effect_state" | "residual";
+
+export interface ClassifierIndex {
+  readonly rules: readonly CompiledRule[];
+  readonly kind: Map<string, number[]>;
+  readonly providerCode: Map<string, number[]>;
+  readonly status: Map<number, number[]>;
+  /** Keyed by the hundreds digit: "5xx" under 5. */
+  readonly statusClass: Map<number, number[]>;
+  readonly state: Map<string, number[]>;
+  readonly tool: Map<string, number[]>;
+  /** Lower-case header name -> value -> rules. */
+  readonly header: Map<string, Map<string, number[]>>;
+  /** Lower-case header name -> rules that accept any value ("*"). */
+  readonly headerAny: Map<string, number[]>;
+  readonly field: Map<string, Map<FieldValue, number[]>>;
+  /** Rules with no exact-valued field, in order: candidates for every error. */
+  readonly residual: number[];
+  /** Each rule's bucket: the field, and for headers and fields the name. */
+  readonly bucketOf: readonly (readonly [BucketField, string])[];
+  /** Every rule bucketed under a field (for headers and fields: `field name`), in order. */
+  readonly bucketed: Map<string, number[]>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Compiling
+// ---------------------------------------------------------------------------------------
+
+/** Compile rules, given in registry order, into an index. */
+function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
+  const compiled: CompiledRule[] = [];
+  for (let i = 0; i < rules.length; i++) {
+    const source = rules[i] as ClassifierRule;
+    compiled.push({ position: i, source, test: compileConditions(source, 0) });
+  }
+  const index: ClassifierIndex = {
+    rules: compiled,
+    kind: new Map(),
+    providerCode: new Map(),
+    status: new Map(),
+    statusClass: new Map(),
+    state: new Map(),
+    tool: new Map(),
+    header: new Map(),
+    headerAny: new Map(),
+    field: new Map(),
+    residual: [],
+    bucketOf: [],
+    bucketed: new Map(),
+  };
+  const options = compiled.map((rule) => bucketOptions(rule.test));
+  // How many rules could go under each key: a rule goes where its keys are rarest.
+  const counts = new Map<string, number>();
+  for (const list of options) for (const option of list) for (const key of option.keys) counts.set(key, (counts.get(key) || 0) + 1);
+  const bucketOf = index.bucketOf as (readonly [BucketField, string])[];
+  for (let position = 0; position < compiled.length; position++) {
+    const list = options[position] as BucketOption[];
+    let best: BucketOption | null = null;
+    let bestCost = 0;
+    for (const option of list) {
+      let cost = 0;
+      for (const key of option.keys) cost = Math.max(cost, counts.get(key) || 0);
+      if (best === null || cost < bestCost) {
+        best = option;
+        bestCost = cost;
+      }
+    }
+    if (best === null) {
+      index.residual.push(position);
+      bucketOf.push(["residual", ""]);
+      continue;
+    }
+    bucketOf.push([best.field, best.name]);
+    best.insert(index, position);
+    pushPosition(index.bucketed, best.field === "header" || best.field === "header_any" || best.field === "field" ? best.field + " " + best.name : best.field, position);
+  }
+  return index;
+}
+
+interface BucketOption {
+  readonly field: BucketField;
+  readonly name: string;
+  /** Keys for counting, unique across fields. */
+  readonly keys: readonly string[];
+  insert(index: ClassifierIndex, position: number): void;
+}
+
+function pushPosition<K>(map: Map<K, number[]>, key: K, position: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [position]);
+  else if (list[list.length - 1] !== position) list.push(position);
+}
+
+function innerMap<V>(map: Map<string, Map<V, number[]>>, name: string): Map<V, number[]> {
+  let inner = map.get(name);
+  if (inner === undefined) {
+    inner = new Map();
+    map.set(name, inner);
+  }
+  return inner;
+}
+
+/** The exact-valued fields of a rule, in order of preference when equally selective. */
+function bucketOptions(c: CompiledConditions): BucketOption[] {
+  const out: BucketOption[] = [];
+  const simple = (field: BucketField, values: readonly string[] | null, map: (index: ClassifierIndex) => Map<string, number[]>) => {
+    if (values === null) return;
+    out.push({ field, name: "", keys: values.map((v) => field + "\u0000" + v), insert: (index, p) => values.forEach((v) => pushPosition(map(index), v, p)) });
+  };
+  simple("kind", c.kinds, (index) => index.kind);
+  simple("provider_code", c.providerCodes, (index) => index.providerCode);
+  if (c.fields !== null) {
+    for (const [name, values] of c.fields) {
+      out.push({ field: "field", name, keys: values.map((v) => "field\u0000" + name + "\u0000" + typeof v + ":" + String(v)), insert: (index, p) => values.forEach((v) => pushPosition(innerMap(index.field, name), v, p)) });
+    }
+  }
+  if (c.headers !== null) {
+    for (const [name, values] of c.headers) {
+      if (values === null) out.push({ field: "header_any", name, keys: ["header_any\u0000" + name], insert: (index, p) => pushPosition(index.headerAny, name, p) });
+      else out.push({ field: "header", name, keys: values.map((v) => "header\u0000" + name + "\u0000" + v), insert: (index, p) => values.forEach((v) => pushPosition(innerMap(index.header, name), v, p)) });
+    }
+  }
+  const statusKeys = indexableStatuses(c);
+  if (statusKeys !== null) {
+    const [exact, classes] = statusKeys;
+    out.push({
+      field: "status",
+      name: "",
+      keys: exact.map((s) => "status\u0000" + s).concat(classes.map((d) => "class\u0000" + d)),
+      insert: (index, p) => {
+        exact.forEach((s) => pushPosition(index.status, s, p));
+        classes.forEach((d) => pushPosition(index.statusClass, d, p));
+      },
+    });
+  }
+  if (c.globs !== null && c.globs.every((g) => !g.star && (g.parts[0] as readonly number[]).indexOf(-1) < 0)) {
+    simple("tool", c.globs.map((g) => g.source), (index) => index.tool);
+  }
+  simple("side_effect_state", c.states, (index) => index.state);
+  return out;
+}
+
+/** Exact statuses and classes a rule's statuses come to; null when a wide range keeps them open. */
+function indexableStatuses(c: CompiledConditions): [number[], number[]] | null {
+  if (c.exactStatuses === null) return null;
+  const exact = c.exactStatuses.slice();
+  const classes: number[] = [];
+  const r = c.statusRanges;
+  for (let i = 0; i < r.length; i += 2) {
+    const lo = r[i] as number;
+    const hi = r[i + 1] as number;
+    if (lo % 100 === 0 && hi === lo + 99) classes.push(lo / 100);
+    else if (hi - lo < 100) for (let s = lo; s <= hi; s++) exact.push(s);
+    else return null;
+  }
+  return [exact, classes];
+}
+
+function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions {
+  let exactStatuses: number[] | null = null;
+  const statusRanges: number[] = [];
+  if (rule.http_status !== undefined) {
+    exactStatuses = [];
+    for (const m of rule.http_status) {
+      const range = statusRange(m);
+      if (range === null) continue;
+      if (range[0] === range[1]) exactStatuses.push(range[0]);
+      else statusRanges.push(range[0], range[1]);
+    }
+  }
+  const headers = rule.headers === undefined ? null : compileHeaders(rule.headers);
+  const fields: [string, readonly FieldValue[]][] | null = rule.fields === undefined ? null : [];
+  if (rule.fields !== undefined && fields !== null) {
+    const declared = rule.fields;
+    for (const name of Object.keys(declared).sort()) fields.push([name, declared[name] || []]);
+  }
+  return {
+    kinds: rule.kind === undefined ? null : rule.kind,
+    exactStatuses,
+    statusRanges,
+    providerCodes: rule.provider_code === undefined ? null : rule.provider_code,
+    texts: rule.message_contains === undefined ? null : rule.message_contains.map((t) => t.toLowerCase()),
+    patterns: rule.message_matches === undefined ? null : rule.message_matches.map(compilePattern),
+    globs: rule.tool === undefined ? null : rule.tool.map(compileGlob),
+    states: rule.side_effect_state === undefined ? null : rule.side_effect_state,
+    headers,
+    fields,
+    cause: rule.cause === undefined || depth >= CAUSE_DEPTH ? null : compileConditions(rule.cause, depth + 1),
+  };
+}
+
+function compileHeaders(headers: { readonly [name: string]: readonly string[] }): [string, readonly string[] | null][] {
+  const byName = new Map<string, string[] | null>();
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    const values = headers[name] || [];
+    const any = values.indexOf("*") >= 0;
+    const before = byName.get(lower);
+    // Two spellings of one name are both tests of that header: both must hold.
+    if (before === undefined) byName.set(lower, any ? null : values.slice());
+    else if (before !== null) byName.set(lower, any ? before : before.filter((v) => values.indexOf(v) >= 0));
+  }
+  const out: [string, readonly string[] | null][] = [];
+  byName.forEach((values, name) => out.push([name, values]));
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/** The inclusive range a status matcher names, or null when it names none. */
+function statusRange(m: number | string): [number, number] | null {
+  if (typeof m === "number") return Number.isInteger(m) ? [m, m] : null;
+  if (typeof m !== "string") return null;
+  let match = /^([1-9])xx$/.exec(m);
+  if (match !== null) return [Number(match[1]) * 100, Number(match[1]) * 100 + 99];
+  match = /^(\d{3})-(\d{3})$/.exec(m);
+  if (match !== null) return Number(match[1]) <= Number(match[2]) ? [Number(match[1]), Number(match[2])] : null;
+  return /^\d{3}$/.test(m) ? [Number(m), Number(m)] : null;
+}
+
+/** `/body/flags` is a regular expression with flags; anything else is the body alone. */
+function compilePattern(source: string): RegExp {
+  const literal = /^\/([\s\S]*)\/([a-z]*)$/.exec(source);
+  try {
+    return literal !== null ? new RegExp(literal[1] as string, (literal[2] as string).replace(/[gy]/g, "")) : new RegExp(source);
+  } catch {
+    // An invalid pattern is a lint finding; here it matches nothing.
+    return /(?!)/;
+  }
+}
+
+function compileGlob(glob: string): CompiledGlob {
+  const parts: number[][] = [[]];
+  let star = false;
+  for (let i = 0; i < glob.length; i++) {
+    const code = glob.charCodeAt(i);
+    if (code === 42 /* * */) {
+      star = true;
+      if ((parts[parts.length - 1] as number[]).length > 0 || parts.length === 1) parts.push([]);
+    } else (parts[parts.length - 1] as number[]).push(code === 63 /* ? */ ? -1 : code);
+  }
+  return { source: glob, parts, star };
+}
+
+// ---------------------------------------------------------------------------------------
+// Matching
+// ---------------------------------------------------------------------------------------
+
+/** Does a part of a glob stand at `at` in `text`? */
+function partAt(part: readonly number[], text: string, at: number): boolean {
+  for (let k = 0; k < part.length; k++) {
+    const code = part[k] as number;
+    if (code !== -1 && text.charCodeAt(at + k) !== code) return false;
+  }
+  return true;
+}
+
+/**
+ * A glob against a tool name, in time linear in the text for a given glob: the first part
+ * is anchored at the start, the last at the end, and each middle part is placed leftmost,
+ * which is never worse than any other placement. Nothing backtracks.
+ */
+function globHolds(glob: CompiledGlob, text: string): boolean {
+  const parts = glob.parts;
+  const first = parts[0] as readonly number[];
+  if (!glob.star) return first.length === text.length && partAt(first, text, 0);
+  const last = parts[parts.length - 1] as readonly number[];
+  const end = text.length - last.length;
+  if (end < first.length || !partAt(first, text, 0) || !partAt(last, text, end)) return false;
+  let at = first.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const part = parts[i] as readonly number[];
+    let found = -1;
+    for (let p = at; p + part.length <= end; p++) {
+      if (partAt(part, text, p)) {
+        found = p;
+        break;
+      }
+    }
+    if (found < 0) return false;
+    at = found + part.length;
+  }
+  return true;
+}
+
+function statusHolds(c: CompiledConditions, status: number | null | undefined): boolean {
+  if (typeof status !== "number" || !Number.isInteger(status)) return false;
+  if ((c.exactStatuses as readonly number[]).indexOf(status) >= 0) return true;
+  const r = c.statusRanges;
+  for (let i = 0; i < r.length; i += 2) if (status >= (r[i] as number) && status <= (r[i + 1] as number)) return true;
+  return false;
+}
+
+/** One error being classified, with what several rules would otherwise recompute. */
+interface Probe {
+  readonly error: ClassifierInput;
+  readonly tool: string | undefined;
+  lowerMessage: string | null;
+  lowerHeaders: Map<string, string> | null;
+}
+
+const newProbe = (error: ClassifierInput, tool: string | undefined): Probe => ({ error, tool, lowerMessage: null, lowerHeaders: null });
+
+function messageOf(p: Probe): string {
+  const m = p.error.message;
+  return typeof m === "string" ? m : "";
+}
+
+function headersOf(p: Probe): Map<string, string> {
+  if (p.lowerHeaders === null) {
+    p.lowerHeaders = new Map();
+    const h = p.error.headers;
+    if (h !== null && h !== undefined && typeof h === "object") {
+      for (const name of Object.keys(h)) {
+        const value = h[name];
+        if (typeof value === "string") p.lowerHeaders.set(name.toLowerCase(), value);
+      }
+    }
+  }
+  return p.lowerHeaders;
+}
+
+function fieldOf(error: ClassifierInput, name: string): FieldValue | undefined {
+  const f = error.fields;
+  if (f === null || f === undefined || typeof f !== "object" || !Object.prototype.hasOwnProperty.call(f, name)) return undefined;
+  return f[name];
+}
+
+/** Does every field of the rule hold for the error? */
+function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean {
+  const e = p.error;
+  if (c.kinds !== null && c.kinds.indexOf(e.kind) < 0) return false;
+  if (c.exactStatuses !== null && !statusHolds(c, e.http_status)) return false;
+  if (c.providerCodes !== null && (typeof e.provider_code !== "string" || c.providerCodes.indexOf(e.provider_code) < 0)) return false;
+  if (c.states !== null && (typeof e.side_effect_state !== "string" || c.states.indexOf(e.side_effect_state) < 0)) return false;
+  if (c.texts !== null) {
+    if (p.lowerMessage === null) p.lowerMessage = messageOf(p).toLowerCase();
+    const message = p.lowerMessage;
+    if (!c.texts.some((t) => message.indexOf(t) >= 0)) return false;
+  }
+  if (c.patterns !== null) {
+    const message = messageOf(p);
+    if (!c.patterns.some((re) => re.test(message))) return false;
+  }
+  if (c.globs !== null) {
+    const tool = p.tool;
+    if (typeof tool !== "string" || !c.globs.some((g) => globHolds(g, tool))) return false;
+  }
+  if (c.headers !== null) {
+    const headers = headersOf(p);
+    for (const [name, values] of c.headers) {
+      const value = headers.get(name);
+      if (value === undefined || (values !== null && values.indexOf(value) < 0)) return false;
+    }
+  }
+  if (c.fields !== null) {
+    for (const [name, values] of c.fields) {
+      const value = fieldOf(e, name);
+      if (value === undefined || values.indexOf(value) < 0) return false;
+    }
+  }
+  if (c.cause !== null) {
+    const wanted = c.cause;
+    let cause = e.cause;
+    let found = false;
+    for (let d = depth; !found && d < CAUSE_DEPTH && cause !== null && cause !== undefined && typeof cause === "object"; d++) {
+      found = conditionsHold(wanted, newProbe(cause, p.tool), d + 1);
+      cause = cause.cause;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Lookup
+// ---------------------------------------------------------------------------------------
+
+/** The candidate lists of one lookup: reused, since a lookup never runs inside another. */
+const candidateLists: (readonly number[])[] = [];
+const candidateHeads: number[] = [];
+let candidateCount = 0;
+
+function addCandidates(list: readonly number[] | undefined): void {
+  if (list !== undefined && list.length > 0) candidateLists[candidateCount++] = list;
+}
+
+/** The rules whose bucket the error's values select, plus the residual rules. */
+function gatherCandidates(index: ClassifierIndex, e: ClassifierInput, p: Probe): void {
+  candidateCount = 0;
+  addCandidates(index.residual);
+  if (index.kind.size > 0 && typeof e.kind === "string") addCandidates(index.kind.get(e.kind));
+  if (index.providerCode.size > 0 && typeof e.provider_code === "string") addCandidates(index.providerCode.get(e.provider_code));
+  const status = e.http_status;
+  if (typeof status === "number" && Number.isInteger(status)) {
+    if (index.status.size > 0) addCandidates(index.status.get(status));
+    if (index.statusClass.size > 0) addCandidates(index.statusClass.get(Math.floor(status / 100)));
+  }
+  if (index.state.size > 0 && typeof e.side_effect_state === "string") addCandidates(index.state.get(e.side_effect_state));
+  if (index.tool.size > 0 && typeof p.tool === "string") addCandidates(index.tool.get(p.tool));
+  if ((index.header.size > 0 || index.headerAny.size > 0) && e.headers !== null && e.headers !== undefined) {
+    headersOf(p).forEach((value, name) => {
+      const byValue = index.header.get(name);
+      if (byValue !== undefined) addCandidates(byValue.get(value));
+      addCandidates(index.headerAny.get(name));
+    });
+  }
+  if (index.field.size > 0 && e.fields !== null && e.fields !== undefined && typeof e.fields === "object") {
+    for (const name of Object.keys(e.fields)) {
+      const byValue = index.field.get(name);
+      const value = e.fields[name];
+      if (byValue !== undefined && value !== undefined) addCandidates(byValue.get(value));
+    }
+  }
+}
+
+/**
+ * The first rule, in registry order, that holds for the error; null when none does (the
+ * registry's fallback applies).
+ */
+function classifyIndex(index: ClassifierIndex, error: ClassifierInput, tool: string | undefined): CompiledRule | null {
+  const p = newProbe(error, tool);
+  gatherCandidates(index, error, p);
+  const n = candidateCount;
+  if (n === 0) return null;
+  if (n === 1) {
+    const only = candidateLists[0] as readonly number[];
+    for (let i = 0; i < only.length; i++) {
+      const rule = index.rules[only[i] as number] as CompiledRule;
+      if (conditionsHold(rule.test, p, 0)) return rule;
+    }
+    return null;
+  }
+  for (let i = 0; i < n; i++) candidateHeads[i] = 0;
+  for (;;) {
+    let next = -1;
+    for (let i = 0; i < n; i++) {
+      const list = candidateLists[i] as readonly number[];
+      const h = candidateHeads[i] as number;
+      if (h < list.length && (next < 0 || (list[h] as number) < next)) next = list[h] as number;
+    }
+    if (next < 0) return null;
+    const rule = index.rules[next] as CompiledRule;
+    if (conditionsHold(rule.test, p, 0)) return rule;
+    for (let i = 0; i < n; i++) {
+      const list = candidateLists[i] as readonly number[];
+      const h = candidateHeads[i] as number;
+      if (h < list.length && list[h] === next) candidateHeads[i] = h + 1;
+    }
+  }
 }
 
 /** The classify rules, in registry order: the first that holds wins. */
-export const MATCH_RULES: readonly MatchRule[] = [
-  { verdict: "write_committed", side_effect_state: ["committed"] },
-  { verdict: "network_unreachable", kind: ["connection_refused", "dns_failure", "tls_handshake_failed", "network_error"] },
-  { verdict: "transient_timeout", kind: ["timeout"] },
-  { verdict: "rate_limited", kind: ["429_rate_limited"] },
-  { verdict: "rate_limited", http_status: [429] },
-  { verdict: "server_error_5xx", kind: ["5xx"] },
-  { verdict: "server_error_5xx", http_status: ["5xx"] },
-  { verdict: "idempotency_conflict", kind: ["idempotency_conflict"] },
-  { verdict: "idempotency_conflict", kind: ["409_conflict"], provider_code: ["idempotency_key_in_use"] },
-  { verdict: "evidence_stale", kind: ["evidence_stale"] },
-  { verdict: "evidence_stale", kind: ["412_precondition"], provider_code: ["evidence_hash_mismatch"] },
-  { verdict: "permission_denied", kind: ["permission_denied"] },
-  { verdict: "permission_denied", kind: ["403_forbidden"], provider_code: ["insufficient_scope", "missing_permission"] },
-  { verdict: "credential_invalid", kind: ["401_unauthorized", "credential_expired", "credential_revoked"] },
-  { verdict: "credential_invalid", http_status: [401] },
-  { verdict: "policy_denied", kind: ["policy_denied", "403_forbidden"] },
-  { verdict: "schema_mismatch", kind: ["schema_validation"] },
-];
+export const MATCH_RULES: readonly ClassifierRule[] = JSON.parse(`[
+{"verdict":"write_committed","side_effect_state":["committed"]},
+{"verdict":"network_unreachable","kind":["connection_refused","dns_failure","tls_handshake_failed","network_error"]},
+{"verdict":"transient_timeout","kind":["timeout"]},
+{"verdict":"rate_limited","kind":["429_rate_limited"]},
+{"verdict":"rate_limited","http_status":[429]},
+{"verdict":"server_error_5xx","kind":["5xx"]},
+{"verdict":"server_error_5xx","http_status":["5xx"]},
+{"verdict":"idempotency_conflict","kind":["idempotency_conflict"]},
+{"verdict":"idempotency_conflict","kind":["409_conflict"],"provider_code":["idempotency_key_in_use"]},
+{"verdict":"evidence_stale","kind":["evidence_stale"]},
+{"verdict":"evidence_stale","kind":["412_precondition"],"provider_code":["evidence_hash_mismatch"]},
+{"verdict":"permission_denied","kind":["permission_denied"]},
+{"verdict":"permission_denied","kind":["403_forbidden"],"provider_code":["insufficient_scope","missing_permission"]},
+{"verdict":"credential_invalid","kind":["401_unauthorized","credential_expired","credential_revoked"]},
+{"verdict":"credential_invalid","http_status":[401]},
+{"verdict":"policy_denied","kind":["policy_denied","403_forbidden"]},
+{"verdict":"schema_mismatch","kind":["schema_validation"]}
+]`);
+
+let CLASSIFIER: ClassifierIndex | undefined;
 
 /**
  * The verdict for one failed attempt: the first rule that holds wins, in registry order;
  * no rule holding, or no error object at all, gives FALLBACK_VERDICT. Reserved verdicts
- * have no rules here, so they never match.
+ * have no rules here, so they never match. The rules are indexed on the first call.
  */
 export function classify(error: AdapterErrorLike | null | undefined, call?: ToolCall): FailureVerdict {
-  if (error) {
-    const tool = call === undefined ? undefined : call.tool;
-    for (const rule of MATCH_RULES) {
-      if (ruleHolds(rule, error, tool)) return rule.verdict;
-    }
-  }
-  return FALLBACK_VERDICT;
-}
-
-function ruleHolds(rule: MatchRule, error: AdapterErrorLike, tool: string | undefined): boolean {
-  if (rule.kind !== undefined && rule.kind.indexOf(error.kind) < 0) return false;
-  if (rule.http_status !== undefined && !rule.http_status.some((m) => statusHolds(m, error.http_status))) return false;
-  const providerCode = error.provider_code;
-  if (rule.provider_code !== undefined && (providerCode === undefined || rule.provider_code.indexOf(providerCode) < 0)) return false;
-  if (rule.message_contains !== undefined) {
-    const message = (error.message === undefined || error.message === null ? "" : error.message).toLowerCase();
-    if (!rule.message_contains.some((text) => message.indexOf(text.toLowerCase()) >= 0)) return false;
-  }
-  if (rule.tool !== undefined && (tool === undefined || !rule.tool.some((glob) => globHolds(glob, tool)))) return false;
-  const state = error.side_effect_state;
-  if (rule.side_effect_state !== undefined && (state === undefined || rule.side_effect_state.indexOf(state) < 0)) return false;
-  return true;
-}
-
-/** 503; a class such as "5xx"; a range such as "500-599"; or "503". Statuses are integers. */
-function statusHolds(matcher: number | string, status: number | undefined): boolean {
-  if (status === undefined || !Number.isInteger(status)) return false;
-  if (typeof matcher === "number") return status === matcher;
-  if (/^[1-5]xx$/.test(matcher)) return Math.floor(status / 100) === Number(matcher.charAt(0));
-  if (/^\d{3}-\d{3}$/.test(matcher)) return status >= Number(matcher.slice(0, 3)) && status <= Number(matcher.slice(4));
-  return /^\d{3}$/.test(matcher) && status === Number(matcher);
-}
-
-const globCache = new Map<string, RegExp>();
-
-/** A tool glob: * is any run of characters (dots included), ? one character. */
-function globHolds(glob: string, text: string): boolean {
-  let pattern = globCache.get(glob);
-  if (pattern === undefined) {
-    let source = "^";
-    for (let i = 0; i < glob.length; i++) {
-      const ch = glob.charAt(i);
-      source += ch === "*" ? "[\\s\\S]*" : ch === "?" ? "[\\s\\S]" : /[.+^$(){}|[\]\\]/.test(ch) ? "\\" + ch : ch;
-    }
-    pattern = new RegExp(source + "$");
-    globCache.set(glob, pattern);
-  }
-  return pattern.test(text);
+  if (error === null || error === undefined) return FALLBACK_VERDICT;
+  if (CLASSIFIER === undefined) CLASSIFIER = compileClassifier(MATCH_RULES);
+  const rule = classifyIndex(CLASSIFIER, error, call === undefined ? undefined : call.tool);
+  return rule === null ? FALLBACK_VERDICT : (rule.source.verdict as FailureVerdict);
 }
 
 /** Each verdict's details type; undefined where the registry declares no details schema. */
@@ -517,9 +842,9 @@ export interface EnvelopeInput {
 export interface FailureEnvelopeOf<V extends FailureVerdict> {
   readonly [envelopeBrand]: V;
   readonly code: V;
-  readonly class: (typeof VERDICT_INFO)[V]["class"];
+  readonly class: VerdictFacts[V]["class"];
   /** May anything retry this: the verdict is retryable, nothing committed, the call idempotent. */
-  readonly retryable: (typeof VERDICT_INFO)[V]["retryable"] extends true ? boolean : false;
+  readonly retryable: VerdictFacts[V]["retryable"] extends true ? boolean : false;
   readonly side_effect_state: SideEffectState;
   readonly human_action_required: boolean;
   readonly retry_after_ms: number | null;
@@ -535,11 +860,10 @@ export interface FailureEnvelopeOf<V extends FailureVerdict> {
 }
 
 /** An envelope of any verdict in V, discriminated by code. */
-export type FailureEnvelope<V extends FailureVerdict = FailureVerdict> = V extends FailureVerdict ? FailureEnvelopeOf<V> : never;
+export type FailureEnvelope<V extends FailureVerdict = FailureVerdict> = { readonly [K in V]: FailureEnvelopeOf<K> }[V];
 
-function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, details: DetailsByVerdict[V]): FailureEnvelope<V> {
-  const table: { readonly [K in FailureVerdict]: VerdictInfo } = VERDICT_INFO;
-  const info = table[code];
+function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, details: DetailsByVerdict[V]): FailureEnvelopeOf<V> {
+  const info: VerdictInfo = VERDICT_INFO[code];
   const error = input.error;
   const state = input.side_effect_state ?? error?.side_effect_state ?? info.side_effect;
   const envelope = {
@@ -558,7 +882,7 @@ function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, d
     trace_id: input.trace_id ?? null,
     details,
   };
-  return Object.freeze(envelope) as unknown as FailureEnvelope<V>;
+  return Object.freeze(envelope) as unknown as FailureEnvelopeOf<V>;
 }
 
 /**
@@ -566,7 +890,7 @@ function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, d
  *
  * The bound credential is expired, revoked or malformed (HTTP 401).
  */
-export function credentialInvalidEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"credential_invalid"> {
+export function credentialInvalidEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"credential_invalid"> {
   return makeEnvelope("credential_invalid", input, undefined);
 }
 
@@ -575,7 +899,7 @@ export function credentialInvalidEnvelope(input: EnvelopeInput = {}): FailureEnv
  *
  * The evidence snapshot disagrees with the current world.
  */
-export function evidenceStaleEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"evidence_stale"> {
+export function evidenceStaleEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"evidence_stale"> {
   return makeEnvelope("evidence_stale", input, undefined);
 }
 
@@ -584,7 +908,7 @@ export function evidenceStaleEnvelope(input: EnvelopeInput = {}): FailureEnvelop
  *
  * The upstream already processed this idempotency key.
  */
-export function idempotencyConflictEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"idempotency_conflict"> {
+export function idempotencyConflictEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"idempotency_conflict"> {
   return makeEnvelope("idempotency_conflict", input, undefined);
 }
 
@@ -593,7 +917,7 @@ export function idempotencyConflictEnvelope(input: EnvelopeInput = {}): FailureE
  *
  * The request never reached the server (DNS, connection refused, TLS).
  */
-export function networkUnreachableEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"network_unreachable"> {
+export function networkUnreachableEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"network_unreachable"> {
   return makeEnvelope("network_unreachable", input, undefined);
 }
 
@@ -602,7 +926,7 @@ export function networkUnreachableEnvelope(input: EnvelopeInput = {}): FailureEn
  *
  * The credential is valid but lacks the scope or role this call needs.
  */
-export function permissionDeniedEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"permission_denied"> {
+export function permissionDeniedEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"permission_denied"> {
   return makeEnvelope("permission_denied", input, undefined);
 }
 
@@ -611,7 +935,7 @@ export function permissionDeniedEnvelope(input: EnvelopeInput = {}): FailureEnve
  *
  * A gateway or external policy refused execution.
  */
-export function policyDeniedEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"policy_denied"> {
+export function policyDeniedEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"policy_denied"> {
   return makeEnvelope("policy_denied", input, undefined);
 }
 
@@ -620,7 +944,7 @@ export function policyDeniedEnvelope(input: EnvelopeInput = {}): FailureEnvelope
  *
  * The upstream is throttling this client (HTTP 429).
  */
-export function rateLimitedEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"rate_limited"> {
+export function rateLimitedEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"rate_limited"> {
   return makeEnvelope("rate_limited", input, undefined);
 }
 
@@ -629,7 +953,7 @@ export function rateLimitedEnvelope(input: EnvelopeInput = {}): FailureEnvelope<
  *
  * The response shape did not match the tool's declared schema.
  */
-export function schemaMismatchEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"schema_mismatch"> {
+export function schemaMismatchEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"schema_mismatch"> {
   return makeEnvelope("schema_mismatch", input, undefined);
 }
 
@@ -638,7 +962,7 @@ export function schemaMismatchEnvelope(input: EnvelopeInput = {}): FailureEnvelo
  *
  * The upstream answered with a server error.
  */
-export function serverError5xxEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"server_error_5xx"> {
+export function serverError5xxEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"server_error_5xx"> {
   return makeEnvelope("server_error_5xx", input, undefined);
 }
 
@@ -647,7 +971,7 @@ export function serverError5xxEnvelope(input: EnvelopeInput = {}): FailureEnvelo
  *
  * Network blip or slow upstream; the call may or may not have happened.
  */
-export function transientTimeoutEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"transient_timeout"> {
+export function transientTimeoutEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"transient_timeout"> {
   return makeEnvelope("transient_timeout", input, undefined);
 }
 
@@ -656,7 +980,7 @@ export function transientTimeoutEnvelope(input: EnvelopeInput = {}): FailureEnve
  *
  * No rule recognised the failure.
  */
-export function unknownErrorEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"unknown_error"> {
+export function unknownErrorEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"unknown_error"> {
   return makeEnvelope("unknown_error", input, undefined);
 }
 
@@ -665,7 +989,7 @@ export function unknownErrorEnvelope(input: EnvelopeInput = {}): FailureEnvelope
  *
  * The upstream committed the write, but the call still reported a failure.
  */
-export function writeCommittedEnvelope(input: EnvelopeInput = {}): FailureEnvelope<"write_committed"> {
+export function writeCommittedEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"write_committed"> {
   return makeEnvelope("write_committed", input, undefined);
 }
 

@@ -13,7 +13,24 @@ const TERMINATOR_NAMES: Record<string, string> = { "\r\n": "\\r\\n", "\n": "\\n"
  * and `$` (so the text stays inert even if pasted into a template literal).
  */
 export function tsString(text: string): string {
-  return JSON.stringify(text).replace(/[\u2028\u2029<`$]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(text).replace(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029<`$]/g, unicodeEscape);
+}
+
+const unicodeEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/**
+ * Data the module parses at load: `JSON.parse(\`...\`)`, one entry of the top-level list or
+ * object a line. A big table costs the compiler one string token this way, where an object
+ * literal of 10,000 entries would cost it seconds; the declared type says what it holds.
+ * The JSON escapes `<`, U+2028/U+2029, C1 and bidi controls; the template literal escapes
+ * its own `\\`, backtick and `${`.
+ */
+export function jsonData(value: readonly unknown[] | Record<string, unknown>): string {
+  const json = (v: unknown) => JSON.stringify(v).replace(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029<]/g, unicodeEscape);
+  const lines = Array.isArray(value) ? value.map(json) : Object.entries(value).map(([k, v]) => `${json(k)}:${json(v)}`);
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  const text = lines.length === 0 ? open + close : `${open}\n${lines.join(",\n")}\n${close}`;
+  return `JSON.parse(\`${text.replace(/[\\`]/g, "\\$&").replace(/\$\{/g, "\\${")}\`)`;
 }
 
 /** A JSON value as a TypeScript expression: strings escaped by `tsString`, keys quoted the same way. */
@@ -60,7 +77,7 @@ export function commentSafe(text: string): string {
     .replace(/\$\{/g, "$\\{")
     // JSDoc reads a tag wherever @ follows a space, an asterisk or a brace ({@link}).
     .replace(/(^|[\s*{])@/g, "$1\\@")
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, unicodeEscape);
 }
 
 /** One line of a `//` comment: line terminators shown as `\n`, the rest made inert. */

@@ -1,20 +1,23 @@
 /**
- * The fixed parts of the generated module: types that do not depend on the registry and
- * the classify/envelope runtime. Plain ES2015 + TypeScript, no imports, no `any`; it must
- * compile under the strictest flags a project may set (exactOptionalPropertyTypes,
- * noUncheckedIndexedAccess, noUnusedLocals, isolatedModules, declaration emit).
+ * The fixed parts of the generated module: types that do not depend on the registry, the
+ * classify entry point over the embedded classifier, and the envelope runtime. Plain ES2015
+ * library + TypeScript, no imports, no `any`; it must compile under the strictest flags a
+ * project may set (exactOptionalPropertyTypes, noUncheckedIndexedAccess, noUnusedLocals,
+ * isolatedModules, declaration emit), and stay cheap for the compiler at 10,000 codes: the
+ * tables are typed by declared interfaces, never inferred from big literals.
  *
- * The classifier here mirrors src/engine/classify.ts and src/engine/match.ts exactly; the
- * differential test in test/codegen-classify.test.ts holds the two together.
+ * The matching logic itself is not here: it is src/engine/classifier.ts, embedded verbatim.
  */
+import { CLASSIFIER_NAMES } from "./classifier-source.generated.js";
 
 /** Names the fixed parts export or declare; identifiers derived from codes must avoid them. */
 export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "REGISTRY", "FALLBACK_VERDICT", "VERDICTS", "FailureVerdict", "RESERVED_VERDICTS", "ReservedVerdict", "isFailureVerdict",
   "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "SideEffectState", "AdapterError",
-  "AdapterErrorLike", "ToolCall", "VerdictInfo", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
-  "ActionName", "PLAYBOOK", "MatchRule", "MATCH_RULES", "classify", "statusHolds", "globHolds", "globCache", "ruleHolds",
+  "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
+  "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
+  ...CLASSIFIER_NAMES,
 ]);
 
 export const ERROR_TYPES = String.raw`
@@ -30,6 +33,12 @@ export interface AdapterErrorLike {
   readonly side_effect_state?: SideEffectState | undefined;
   /** The upstream's Retry-After, in milliseconds. */
   readonly retry_after_ms?: number | undefined;
+  /** Response headers: names in any case, values strings. */
+  readonly headers?: { readonly [name: string]: string } | undefined;
+  /** The registry's declared error fields. */
+  readonly fields?: { readonly [name: string]: string | number | boolean } | undefined;
+  /** The error this one was caused by. */
+  readonly cause?: AdapterErrorLike | undefined;
 }
 
 /**
@@ -47,12 +56,12 @@ export interface ToolCall {
 `;
 
 export const VERDICT_INFO_TYPE = String.raw`
-/** What the registry says about a verdict. */
-export interface VerdictInfo {
-  readonly code: FailureVerdict;
-  readonly class: FailureClass;
+/** What the registry says about a verdict (V: that verdict, whose class and retryable flag are then literal types). */
+export interface VerdictInfo<V extends FailureVerdict = FailureVerdict> {
+  readonly code: V;
+  readonly class: VerdictFacts[V]["class"];
   readonly status: "active" | "deprecated";
-  readonly retryable: boolean;
+  readonly retryable: VerdictFacts[V]["retryable"];
   /** What the failure implies about the call's side effect. */
   readonly side_effect: SideEffectState;
   /** Which layer produces it. */
@@ -92,76 +101,24 @@ export type CompensationAction =
   | { readonly action: "dead_letter"; readonly queue: string };
 
 export type ActionName = CompensationAction["action"];
+
+/** The action type of one action name. */
+export type ActionOf<A extends ActionName> = Extract<CompensationAction, { readonly action: A }>;
 `;
 
-export const MATCH_RULE_TYPE = String.raw`
-/** One match rule: every field present must hold; a list holds when any of its items does. */
-export interface MatchRule {
-  readonly verdict: FailureVerdict;
-  readonly kind?: readonly string[];
-  readonly http_status?: readonly (number | string)[];
-  readonly provider_code?: readonly string[];
-  readonly message_contains?: readonly string[];
-  readonly tool?: readonly string[];
-  readonly side_effect_state?: readonly SideEffectState[];
-}
-`;
+export const CLASSIFY_ENTRY = String.raw`
+let CLASSIFIER: ClassifierIndex | undefined;
 
-export const CLASSIFY_RUNTIME = String.raw`
 /**
  * The verdict for one failed attempt: the first rule that holds wins, in registry order;
  * no rule holding, or no error object at all, gives FALLBACK_VERDICT. Reserved verdicts
- * have no rules here, so they never match.
+ * have no rules here, so they never match. The rules are indexed on the first call.
  */
 export function classify(error: AdapterErrorLike | null | undefined, call?: ToolCall): FailureVerdict {
-  if (error) {
-    const tool = call === undefined ? undefined : call.tool;
-    for (const rule of MATCH_RULES) {
-      if (ruleHolds(rule, error, tool)) return rule.verdict;
-    }
-  }
-  return FALLBACK_VERDICT;
-}
-
-function ruleHolds(rule: MatchRule, error: AdapterErrorLike, tool: string | undefined): boolean {
-  if (rule.kind !== undefined && rule.kind.indexOf(error.kind) < 0) return false;
-  if (rule.http_status !== undefined && !rule.http_status.some((m) => statusHolds(m, error.http_status))) return false;
-  const providerCode = error.provider_code;
-  if (rule.provider_code !== undefined && (providerCode === undefined || rule.provider_code.indexOf(providerCode) < 0)) return false;
-  if (rule.message_contains !== undefined) {
-    const message = (error.message === undefined || error.message === null ? "" : error.message).toLowerCase();
-    if (!rule.message_contains.some((text) => message.indexOf(text.toLowerCase()) >= 0)) return false;
-  }
-  if (rule.tool !== undefined && (tool === undefined || !rule.tool.some((glob) => globHolds(glob, tool)))) return false;
-  const state = error.side_effect_state;
-  if (rule.side_effect_state !== undefined && (state === undefined || rule.side_effect_state.indexOf(state) < 0)) return false;
-  return true;
-}
-
-/** 503; a class such as "5xx"; a range such as "500-599"; or "503". Statuses are integers. */
-function statusHolds(matcher: number | string, status: number | undefined): boolean {
-  if (status === undefined || !Number.isInteger(status)) return false;
-  if (typeof matcher === "number") return status === matcher;
-  if (/^[1-5]xx$/.test(matcher)) return Math.floor(status / 100) === Number(matcher.charAt(0));
-  if (/^\d{3}-\d{3}$/.test(matcher)) return status >= Number(matcher.slice(0, 3)) && status <= Number(matcher.slice(4));
-  return /^\d{3}$/.test(matcher) && status === Number(matcher);
-}
-
-const globCache = new Map<string, RegExp>();
-
-/** A tool glob: * is any run of characters (dots included), ? one character. */
-function globHolds(glob: string, text: string): boolean {
-  let pattern = globCache.get(glob);
-  if (pattern === undefined) {
-    let source = "^";
-    for (let i = 0; i < glob.length; i++) {
-      const ch = glob.charAt(i);
-      source += ch === "*" ? "[\\s\\S]*" : ch === "?" ? "[\\s\\S]" : /[.+^$(){}|[\]\\]/.test(ch) ? "\\" + ch : ch;
-    }
-    pattern = new RegExp(source + "$");
-    globCache.set(glob, pattern);
-  }
-  return pattern.test(text);
+  if (error === null || error === undefined) return FALLBACK_VERDICT;
+  if (CLASSIFIER === undefined) CLASSIFIER = compileClassifier(MATCH_RULES);
+  const rule = classifyIndex(CLASSIFIER, error, call === undefined ? undefined : call.tool);
+  return rule === null ? FALLBACK_VERDICT : (rule.source.verdict as FailureVerdict);
 }
 `;
 
@@ -193,9 +150,9 @@ export interface EnvelopeInput {
 export interface FailureEnvelopeOf<V extends FailureVerdict> {
   readonly [envelopeBrand]: V;
   readonly code: V;
-  readonly class: (typeof VERDICT_INFO)[V]["class"];
+  readonly class: VerdictFacts[V]["class"];
   /** May anything retry this: the verdict is retryable, nothing committed, the call idempotent. */
-  readonly retryable: (typeof VERDICT_INFO)[V]["retryable"] extends true ? boolean : false;
+  readonly retryable: VerdictFacts[V]["retryable"] extends true ? boolean : false;
   readonly side_effect_state: SideEffectState;
   readonly human_action_required: boolean;
   readonly retry_after_ms: number | null;
@@ -211,11 +168,10 @@ export interface FailureEnvelopeOf<V extends FailureVerdict> {
 }
 
 /** An envelope of any verdict in V, discriminated by code. */
-export type FailureEnvelope<V extends FailureVerdict = FailureVerdict> = V extends FailureVerdict ? FailureEnvelopeOf<V> : never;
+export type FailureEnvelope<V extends FailureVerdict = FailureVerdict> = { readonly [K in V]: FailureEnvelopeOf<K> }[V];
 
-function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, details: DetailsByVerdict[V]): FailureEnvelope<V> {
-  const table: { readonly [K in FailureVerdict]: VerdictInfo } = VERDICT_INFO;
-  const info = table[code];
+function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, details: DetailsByVerdict[V]): FailureEnvelopeOf<V> {
+  const info: VerdictInfo = VERDICT_INFO[code];
   const error = input.error;
   const state = input.side_effect_state ?? error?.side_effect_state ?? info.side_effect;
   const envelope = {
@@ -234,6 +190,6 @@ function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, d
     trace_id: input.trace_id ?? null,
     details,
   };
-  return Object.freeze(envelope) as unknown as FailureEnvelope<V>;
+  return Object.freeze(envelope) as unknown as FailureEnvelopeOf<V>;
 }
 `;

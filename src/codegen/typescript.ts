@@ -8,14 +8,16 @@
 import { relative, sep } from "node:path";
 import type { PathSegment } from "../model/finding.js";
 import type { ActionName, CompensationAction, Playbook } from "../model/playbook.js";
-import { sideEffectOf, statusOf, type MatchRule, type Registry, type Verdict } from "../model/registry.js";
+import { sideEffectOf, statusOf, type Registry, type Verdict } from "../model/registry.js";
 import type { Project } from "../load/project.js";
-import { createRedactor, redactValue } from "../engine/redact.js";
+import { classifierRules } from "../engine/classify.js";
+import { createRedactor, redactValue, type Redactor } from "../engine/redact.js";
+import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";
 import { schemaToType } from "./details.js";
-import { commentSafe, jsDoc, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
+import { commentSafe, jsDoc, jsonData, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
 import { assignVerdictNames, type VerdictNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
-import { ACTION_TYPES, CLASSIFY_RUNTIME, MATCH_RULE_TYPE, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, VERDICT_INFO_TYPE } from "./runtime.js";
+import { ACTION_TYPES, CLASSIFY_ENTRY, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, VERDICT_INFO_TYPE } from "./runtime.js";
 
 export interface GenerateOptions {
   /** Paths named in the banner, relative to the config file. */
@@ -60,8 +62,8 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Generate the bindings. Throws CodegenError when the inputs cannot make a module that compiles. */
 export function generateTypeScript(input: CodegenInput, options: GenerateOptions = {}): GeneratedTypeScript {
   const { registry: rawRegistry, playbook: rawPlaybook, files, redact } = resolveInput(input, options);
-  const registry = redactValue(rawRegistry, redact);
-  const playbook = redactValue(rawPlaybook, redact);
+  const registry = redactProse(rawRegistry, redact);
+  const playbook = redactActions(rawPlaybook, redact);
   const problems = codegenProblems(registry, playbook);
   if (problems.length > 0) throw new CodegenError(problems);
 
@@ -71,22 +73,23 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
   const errorKinds = [...new Set(usable.flatMap((v) => (v.match ?? []).flatMap((r) => listOf(r.kind))))].sort(byText);
   const names = assignVerdictNames(verdicts, FIXED_NAMES);
   const sortedUsable = [...usable].sort((a, b) => byText(a.code, b.code));
-  const manifest = manifestOf(registry, playbook);
+  const manifest = manifestOf(rawRegistry, rawPlaybook);
 
   const ctx: EmitContext = { registry, playbook, names, byCode: new Map(usable.map((v) => [v.code, v])) };
   const sections = [
-    banner(registry, playbook, files, options.command ?? "failbook gen ts"),
+    banner(rawRegistry, rawPlaybook, files, options.command ?? "failbook gen ts"),
     registrySection(registry),
     verdictSection(verdicts, reserved, registry),
     kindSection(errorKinds),
     ERROR_TYPES,
     VERDICT_INFO_TYPE,
-    verdictInfoSection(sortedUsable, ctx),
+    factsSection(sortedUsable, ctx),
+    verdictInfoSection(sortedUsable),
     ACTION_TYPES,
     playbookSection(sortedUsable, ctx),
-    MATCH_RULE_TYPE,
-    matchRulesSection(usable),
-    CLASSIFY_RUNTIME,
+    classifierSection(),
+    matchRulesSection(registry),
+    CLASSIFY_ENTRY,
     detailsSection(sortedUsable, ctx),
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
@@ -104,6 +107,30 @@ function resolveInput(input: CodegenInput, options: GenerateOptions) {
     return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(input.config.redact ?? []) };
   }
   return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor() };
+}
+
+/**
+ * Secrets are redacted from the registry's prose (summaries, causes, next actions, details
+ * schemas) and the playbook's free texts, never from its vocabulary: codes, classes, kinds,
+ * match values and tools stay as written, so redaction cannot change what classify() decides.
+ */
+function redactProse(registry: Registry, redact: Redactor): Registry {
+  const verdicts = registry.verdicts.map((v) => {
+    const { code, class: cls, match, replaced_by, status, ...prose } = v;
+    return { ...redactValue(prose, redact), code, class: cls, ...(match === undefined ? {} : { match }), ...(replaced_by === undefined ? {} : { replaced_by }), ...(status === undefined ? {} : { status }) } as Verdict;
+  });
+  return { ...registry, name: redact(registry.name), verdicts };
+}
+
+function redactActions(playbook: Playbook, redact: Redactor): Playbook {
+  const verdicts: Record<string, CompensationAction> = {};
+  for (const [code, action] of Object.entries(playbook.verdicts)) {
+    const texts = action as unknown as Record<string, unknown>;
+    const redacted = { ...texts };
+    for (const key of ["reason", "hint", "message"]) if (typeof texts[key] === "string") redacted[key] = redact(texts[key] as string);
+    Object.defineProperty(verdicts, code, { value: redacted, enumerable: true, writable: true, configurable: true });
+  }
+  return { ...playbook, name: redact(playbook.name), verdicts };
 }
 
 /** What would make the module invalid TypeScript or a lie: each at the node to fix. */
@@ -159,41 +186,46 @@ function registrySection(registry: Registry): string {
   ].join("\n");
 }
 
-function stringTuple(name: string, values: readonly string[]): string {
-  if (values.length === 0) return `export const ${name} = [] as const;`;
-  return `export const ${name} = [\n${values.map((v) => `  ${tsString(v)},`).join("\n")}\n] as const;`;
+/**
+ * A closed set of strings: a constant tuple and the union of its members. `as const` over
+ * a list of strings stays cheap for the compiler at 10,000 entries (a list typed by a
+ * declared union would be checked element against union, quadratically).
+ */
+function stringSet(constName: string, typeName: string, values: readonly string[]): string {
+  const items = values.length === 0 ? "[]" : `[\n${values.map((v) => `  ${tsString(v)},`).join("\n")}\n]`;
+  return `export const ${constName} = ${items} as const;\nexport type ${typeName} = (typeof ${constName})[number];`;
 }
 
 function verdictSection(verdicts: string[], reserved: string[], registry: Registry): string {
   const classes = Object.keys(registry.classes).sort(byText);
   return [
     "/** Every verdict an adapter may report: active and deprecated. Reserved codes are apart. */",
-    stringTuple("VERDICTS", verdicts),
-    "export type FailureVerdict = (typeof VERDICTS)[number];",
+    stringSet("VERDICTS", "FailureVerdict", verdicts),
     "",
     "/** Codes set aside for later: never classified, no envelope. */",
-    stringTuple("RESERVED_VERDICTS", reserved),
-    "export type ReservedVerdict = (typeof RESERVED_VERDICTS)[number];",
+    stringSet("RESERVED_VERDICTS", "ReservedVerdict", reserved),
+    "",
+    "const VERDICT_SET: ReadonlySet<string> = new Set<string>(VERDICTS);",
     "",
     "/** Is this value a verdict of this registry (reserved codes are not)? */",
     "export function isFailureVerdict(value: unknown): value is FailureVerdict {",
-    "  return typeof value === \"string\" && (VERDICTS as readonly string[]).indexOf(value) >= 0;",
+    "  return typeof value === \"string\" && VERDICT_SET.has(value);",
     "}",
     "",
     "/** The registry's closed set of routing classes. */",
-    stringTuple("FAILURE_CLASSES", classes),
-    "export type FailureClass = (typeof FAILURE_CLASSES)[number];",
+    stringSet("FAILURE_CLASSES", "FailureClass", classes),
   ].join("\n");
 }
 
 function kindSection(kinds: string[]): string {
   return [
     "/** Every adapter error kind the classify rules recognise: the adapters' vocabulary. */",
-    stringTuple("ERROR_KINDS", kinds),
-    "export type ErrorKind = (typeof ERROR_KINDS)[number];",
+    stringSet("ERROR_KINDS", "ErrorKind", kinds),
+    "",
+    "const ERROR_KIND_SET: ReadonlySet<string> = new Set<string>(ERROR_KINDS);",
     "",
     "export function isErrorKind(value: unknown): value is ErrorKind {",
-    "  return typeof value === \"string\" && (ERROR_KINDS as readonly string[]).indexOf(value) >= 0;",
+    "  return typeof value === \"string\" && ERROR_KIND_SET.has(value);",
     "}",
   ].join("\n");
 }
@@ -213,29 +245,42 @@ function deprecatedTag(v: Verdict, ctx: EmitContext): string[] {
   return [names ? `@deprecated Replaced by ${shown}: use {@link ${names.constructor}} instead.` : `@deprecated Replaced by ${shown}.`];
 }
 
-function verdictInfoSection(verdicts: Verdict[], ctx: EmitContext): string {
-  const entries = verdicts.map((v) => {
-    const status = statusOf(v) === "deprecated" ? "deprecated" : "active";
-    const fields = [
-      `code: ${tsString(v.code)}`,
-      `class: ${tsString(v.class)}`,
-      `status: ${tsString(status)}`,
-      `retryable: ${v.retryable}`,
-      `side_effect: ${tsString(sideEffectOf(v))}`,
-      `boundary: ${tsValue(v.boundary ?? null)}`,
-      `human_action_required: ${v.human_action_required === true}`,
-      `summary: ${tsValue(v.summary ?? null)}`,
-      `cause: ${tsValue(v.cause ?? null)}`,
-      `recovery: ${tsValue(v.recovery ?? null)}`,
-      `safe_next_actions: ${tsValue(v.safe_next_actions ?? [])}`,
-      `unsafe_next_actions: ${tsValue(v.unsafe_next_actions ?? [])}`,
-      `replaced_by: ${tsValue(v.replaced_by ?? null)}`,
-    ];
-    return `${verdictDoc(v, ctx, "  ")}  ${propertyKey(v.code)}: {\n${fields.map((f) => `    ${f},`).join("\n")}\n  },`;
-  });
+/**
+ * Per verdict, what the types need as literals (class, retryable, action name) and its
+ * documentation: VERDICT_INFO and PLAYBOOK map over these keys, so each of their entries
+ * shows this summary and, when deprecated, its replacement.
+ */
+function factsSection(verdicts: Verdict[], ctx: EmitContext): string {
+  const entries = verdicts.map(
+    (v) =>
+      `${verdictDoc(v, ctx, "  ")}  readonly ${propertyKey(v.code)}: { readonly class: ${tsString(v.class)}; readonly retryable: ${v.retryable}; readonly action: ${tsString(ctx.playbook.verdicts[v.code].action)} };`,
+  );
+  return ["/** Each verdict's class, retryable flag and playbook action, as types. */", `export interface VerdictFacts {\n${entries.join("\n")}\n}`].join("\n");
+}
+
+function verdictInfoSection(verdicts: Verdict[]): string {
+  const table: Record<string, unknown> = {};
+  for (const v of verdicts) {
+    const info = {
+      code: v.code,
+      class: v.class,
+      status: statusOf(v) === "deprecated" ? "deprecated" : "active",
+      retryable: v.retryable,
+      side_effect: sideEffectOf(v),
+      boundary: v.boundary ?? null,
+      human_action_required: v.human_action_required === true,
+      summary: v.summary ?? null,
+      cause: v.cause ?? null,
+      recovery: v.recovery ?? null,
+      safe_next_actions: v.safe_next_actions ?? [],
+      unsafe_next_actions: v.unsafe_next_actions ?? [],
+      replaced_by: v.replaced_by ?? null,
+    };
+    Object.defineProperty(table, v.code, { value: info, enumerable: true, writable: true, configurable: true });
+  }
   return [
     "/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */",
-    `export const VERDICT_INFO = {\n${entries.join("\n")}\n} as const satisfies { readonly [V in FailureVerdict]: VerdictInfo & { readonly code: V } };`,
+    `export const VERDICT_INFO: { readonly [V in keyof VerdictFacts]: VerdictInfo<V> } = ${jsonData(table)};`,
   ].join("\n");
 }
 
@@ -260,32 +305,41 @@ function pick(source: Record<string, unknown>, keys: readonly string[]): Record<
   return out;
 }
 
-function actionValue(action: CompensationAction): string {
+/** An action as PLAYBOOK holds it: its own fields only, in a fixed order. */
+function actionData(action: CompensationAction): Record<string, unknown> {
   const fields = pick(action as unknown as Record<string, unknown>, ACTION_FIELDS[action.action] ?? []);
   if (fields.backoff !== undefined) fields.backoff = pick(fields.backoff as Record<string, unknown>, BACKOFF_FIELDS);
-  return tsValue({ action: action.action, ...fields });
+  return { action: action.action, ...fields };
 }
 
 function playbookSection(verdicts: Verdict[], ctx: EmitContext): string {
-  const entries = verdicts.map((v) => `${verdictDoc(v, ctx, "  ")}  ${propertyKey(v.code)}: ${actionValue(ctx.playbook.verdicts[v.code])},`);
+  const table: Record<string, unknown> = {};
+  for (const v of verdicts) Object.defineProperty(table, v.code, { value: actionData(ctx.playbook.verdicts[v.code]), enumerable: true, writable: true, configurable: true });
   return [
     `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */`,
-    `export const PLAYBOOK = {\n${entries.join("\n")}\n} as const satisfies { readonly [V in FailureVerdict]: CompensationAction };`,
+    `export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = ${jsonData(table)};`,
   ].join("\n");
 }
 
-const RULE_FIELDS: readonly (keyof MatchRule)[] = ["kind", "http_status", "provider_code", "message_contains", "tool", "side_effect_state"];
+function classifierSection(): string {
+  // Its functions and constants stay private to the module; its types stay exported, since
+  // the exported tables are typed by them.
+  const body = CLASSIFIER_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
+  return [
+    "// ---------------------------------------------------------------------------------------",
+    "// The classifier: failbook's own (src/engine/classifier.ts), embedded verbatim, so these",
+    "// bindings decide exactly as `failbook classify` does.",
+    "// ---------------------------------------------------------------------------------------",
+    body,
+  ].join("\n");
+}
 
-function matchRulesSection(verdicts: Verdict[]): string {
-  const rules = verdicts.flatMap((v) =>
-    (v.match ?? []).map((rule) => {
-      const fields = RULE_FIELDS.filter((f) => rule[f] !== undefined).map((f) => `${f}: ${tsValue(listOf(rule[f] as unknown))}`);
-      return `  { verdict: ${tsString(v.code)}${fields.map((f) => `, ${f}`).join("")} },`;
-    }),
-  );
+/** The classify rules, in registry order, as the classifier takes them: one line a rule. */
+function matchRulesSection(registry: Registry): string {
+  const { rules } = classifierRules(registry);
   return [
     "/** The classify rules, in registry order: the first that holds wins. */",
-    rules.length === 0 ? "export const MATCH_RULES: readonly MatchRule[] = [];" : `export const MATCH_RULES: readonly MatchRule[] = [\n${rules.join("\n")}\n];`,
+    `export const MATCH_RULES: readonly ClassifierRule[] = ${jsonData(rules)};`,
   ].join("\n");
 }
 
@@ -316,9 +370,9 @@ function constructorSection(verdicts: Verdict[], ctx: EmitContext): string {
       const code = tsString(v.code);
       const doc = verdictDoc(v, ctx, "", `The envelope for ${JSON.stringify(v.code)}.`);
       if (v.details === undefined) {
-        return `${doc}export function ${names.constructor}(input: EnvelopeInput = {}): FailureEnvelope<${code}> {\n  return makeEnvelope(${code}, input, undefined);\n}\n`;
+        return `${doc}export function ${names.constructor}(input: EnvelopeInput = {}): FailureEnvelopeOf<${code}> {\n  return makeEnvelope(${code}, input, undefined);\n}\n`;
       }
-      return `${doc}export function ${names.constructor}(input: EnvelopeInput & { readonly details: ${names.detailsType} }): FailureEnvelope<${code}> {\n  return makeEnvelope(${code}, input, input.details);\n}\n`;
+      return `${doc}export function ${names.constructor}(input: EnvelopeInput & { readonly details: ${names.detailsType} }): FailureEnvelopeOf<${code}> {\n  return makeEnvelope(${code}, input, input.details);\n}\n`;
     })
     .join("\n");
 }

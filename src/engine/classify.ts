@@ -1,29 +1,100 @@
-/** The classifier (SPEC 2.1): the first rule that holds wins; nothing holds -> `fallback`. */
+/**
+ * Classification against a registry (SPEC 2.1): the registry's rules, in file order, go
+ * through the one classifier (./classifier.ts); the first that holds wins, nothing holding
+ * gives the `fallback`. The compiled index is kept per registry, so a registry is compiled
+ * once however many errors it classifies.
+ */
 import type { AdapterError } from "../model/fixture.js";
-import { statusOf, type Registry, type Verdict } from "../model/registry.js";
-import { ruleMatches } from "./match.js";
+import { statusOf, type MatchRule, type Registry, type Verdict } from "../model/registry.js";
+import { classifyIndex, compileClassifier, type ClassifierIndex, type ClassifierRule, type RuleConditions } from "./classifier.js";
 
 export interface Classification {
   verdict: string;
   /** Where the winning rule stands; absent when the fallback applied. */
-  rule?: { verdict: number; index: number };
+  rule?: RulePlace;
   fallback: boolean;
+}
+
+/** A match rule's place in the registry: `verdicts[verdict].match[index]`. */
+export interface RulePlace {
+  verdict: number;
+  index: number;
+}
+
+/** A registry compiled for classification, and its verdicts by code. */
+export interface CompiledRegistry {
+  readonly index: ClassifierIndex;
+  /** The place of each rule of the index, by its position. */
+  readonly places: readonly RulePlace[];
+  readonly byCode: ReadonlyMap<string, Verdict>;
+}
+
+const compiledRegistries = new WeakMap<Registry, CompiledRegistry & { verdicts: Verdict[]; count: number }>();
+
+/**
+ * The registry's compiled classifier. A registry is read as immutable once classified;
+ * replacing or growing its verdict list recompiles.
+ */
+export function compiledRegistry(registry: Registry): CompiledRegistry {
+  const known = compiledRegistries.get(registry);
+  if (known && known.verdicts === registry.verdicts && known.count === registry.verdicts.length) return known;
+  const { rules, places } = classifierRules(registry);
+  const byCode = new Map<string, Verdict>();
+  for (const v of registry.verdicts) if (!byCode.has(v.code)) byCode.set(v.code, v);
+  const compiled = { index: compileClassifier(rules), places, byCode, verdicts: registry.verdicts, count: registry.verdicts.length };
+  compiledRegistries.set(registry, compiled);
+  return compiled;
+}
+
+/** The registry's rules in classify order, as the classifier takes them (reserved verdicts never match). */
+export function classifierRules(registry: Registry): { rules: ClassifierRule[]; places: RulePlace[] } {
+  const rules: ClassifierRule[] = [];
+  const places: RulePlace[] = [];
+  registry.verdicts.forEach((v, vi) => {
+    if (statusOf(v) === "reserved") return;
+    (v.match ?? []).forEach((rule, ri) => {
+      rules.push({ verdict: v.code, ...toConditions(rule) });
+      places.push({ verdict: vi, index: ri });
+    });
+  });
+  return { rules, places };
+}
+
+const listOf = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+
+/** A YAML match rule (scalars or lists) as the classifier's conditions (lists throughout). */
+export function toConditions(rule: MatchRule): RuleConditions {
+  const out: { -readonly [K in keyof RuleConditions]: RuleConditions[K] } = {};
+  if (rule.kind !== undefined) out.kind = listOf(rule.kind);
+  if (rule.http_status !== undefined) out.http_status = listOf(rule.http_status);
+  if (rule.provider_code !== undefined) out.provider_code = listOf(rule.provider_code);
+  if (rule.message_contains !== undefined) out.message_contains = listOf(rule.message_contains);
+  if (rule.message_matches !== undefined) out.message_matches = listOf(rule.message_matches);
+  if (rule.tool !== undefined) out.tool = listOf(rule.tool);
+  if (rule.side_effect_state !== undefined) out.side_effect_state = listOf(rule.side_effect_state);
+  if (rule.headers !== undefined) out.headers = mapValues(rule.headers, (v) => listOf(v) as string[]);
+  if (rule.fields !== undefined) out.fields = mapValues(rule.fields, (v) => listOf(v) as (string | number | boolean)[]);
+  if (rule.cause !== undefined) out.cause = toConditions(rule.cause);
+  return out;
+}
+
+function mapValues<A, B>(record: Record<string, A>, f: (a: A) => B): Record<string, B> {
+  const out: Record<string, B> = {};
+  for (const [k, v] of Object.entries(record)) Object.defineProperty(out, k, { value: f(v), enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 /** Classify one failed attempt. A failure with no error object classifies as the fallback. */
 export function classify(registry: Registry, error: AdapterError | undefined, tool?: string): Classification {
   if (error) {
-    for (const [vi, verdict] of registry.verdicts.entries()) {
-      if (statusOf(verdict) === "reserved") continue;
-      const rules = verdict.match ?? [];
-      for (const [ri, rule] of rules.entries()) {
-        if (ruleMatches(rule, error, tool)) return { verdict: verdict.code, rule: { verdict: vi, index: ri }, fallback: false };
-      }
-    }
+    const compiled = compiledRegistry(registry);
+    const rule = classifyIndex(compiled.index, error, tool);
+    if (rule !== null) return { verdict: rule.source.verdict, rule: compiled.places[rule.position], fallback: false };
   }
   return { verdict: registry.fallback, fallback: true };
 }
 
+/** The verdict with this code (the first, should a registry repeat one). */
 export function verdictByCode(registry: Registry, code: string): Verdict | undefined {
-  return registry.verdicts.find((v) => v.code === code);
+  return compiledRegistry(registry).byCode.get(code);
 }

@@ -1,63 +1,34 @@
 /**
- * Match rules (SPEC 2.1): does a rule hold for an adapter error, and does one rule hold
- * for every error another holds for (exact coverage, used to find shadowed rules).
+ * Match rules (SPEC 2.1) one at a time: does a rule hold for an adapter error (through the
+ * one classifier), and does one rule hold for every error another holds for (exact
+ * coverage, which `matcher-shadowed` uses to find rules that can never win).
  */
 import type { AdapterError } from "../model/fixture.js";
-import type { MatchRule, SideEffectState, StatusMatcher } from "../model/registry.js";
+import type { MatchRule, StatusMatcher } from "../model/registry.js";
+import { classifyIndex, compileClassifier, compileConditions, compileGlob, globHolds, statusRange, type CompiledConditions, type CompiledGlob } from "./classifier.js";
+import { toConditions } from "./classify.js";
 
-const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+/** Does one rule hold for an error and the call's tool? (A registry of that one rule classifies.) */
+export function ruleMatches(rule: MatchRule, error: AdapterError, tool: string | undefined): boolean {
+  return classifyIndex(compileClassifier([{ verdict: "", ...toConditions(rule) }]), error, tool) !== null;
+}
 
 /** Does `status` fall under `m`: 503, "5xx", "500-599" (or the string "503"). Statuses are integers. */
 export function statusMatches(m: StatusMatcher, status: number | undefined): boolean {
-  if (status === undefined || !Number.isInteger(status)) return false;
   const range = statusRange(m);
-  return range !== undefined && status >= range[0] && status <= range[1];
+  return range !== null && status !== undefined && Number.isInteger(status) && status >= range[0] && status <= range[1];
 }
 
-/** The inclusive range of statuses a matcher names; undefined when it names none. */
-function statusRange(m: StatusMatcher): [number, number] | undefined {
-  if (typeof m === "number") return Number.isInteger(m) ? [m, m] : undefined;
-  const cls = /^([1-5])xx$/.exec(m);
-  if (cls) return [Number(cls[1]) * 100, Number(cls[1]) * 100 + 99];
-  const range = /^(\d{3})-(\d{3})$/.exec(m);
-  if (range) return Number(range[1]) <= Number(range[2]) ? [Number(range[1]), Number(range[2])] : undefined;
-  return /^\d{3}$/.test(m) ? [Number(m), Number(m)] : undefined;
-}
+const globs = new Map<string, CompiledGlob>();
 
 /** `*` is any run of characters (dots included), `?` one character; all else is literal. */
 export function globMatches(glob: string, text: string): boolean {
-  return globToRegExp(glob).test(text);
-}
-
-const globCache = new Map<string, RegExp>();
-function globToRegExp(glob: string): RegExp {
-  let re = globCache.get(glob);
-  if (!re) {
-    const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-    re = new RegExp(`^${body}$`, "s");
-    globCache.set(glob, re);
+  let compiled = globs.get(glob);
+  if (compiled === undefined) {
+    compiled = compileGlob(glob);
+    if (globs.size < 10_000) globs.set(glob, compiled);
   }
-  return re;
-}
-
-/** Every field of the rule must hold; a list value holds when any of its items does. */
-export function ruleMatches(rule: MatchRule, error: AdapterError, tool: string | undefined): boolean {
-  const kinds = list(rule.kind);
-  if (kinds && !kinds.includes(error.kind)) return false;
-  const statuses = list(rule.http_status);
-  if (statuses && !statuses.some((m) => statusMatches(m, error.http_status))) return false;
-  const codes = list(rule.provider_code);
-  if (codes && (error.provider_code === undefined || !codes.includes(error.provider_code))) return false;
-  const texts = list(rule.message_contains);
-  if (texts) {
-    const message = (error.message ?? "").toLowerCase();
-    if (!texts.some((t) => message.includes(t.toLowerCase()))) return false;
-  }
-  const tools = list(rule.tool);
-  if (tools && (tool === undefined || !tools.some((g) => globMatches(g, tool)))) return false;
-  const states = list(rule.side_effect_state);
-  if (states && (error.side_effect_state === undefined || !states.includes(error.side_effect_state))) return false;
-  return true;
+  return globHolds(compiled, text);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -66,37 +37,51 @@ export function ruleMatches(rule: MatchRule, error: AdapterError, tool: string |
 // ---------------------------------------------------------------------------------------
 
 export function ruleCovers(a: MatchRule, b: MatchRule): boolean {
+  return conditionsCover(compileConditions(toConditions(a)), compileConditions(toConditions(b)));
+}
+
+export function conditionsCover(a: CompiledConditions, b: CompiledConditions): boolean {
   return (
-    exactCovers(list(a.kind), list(b.kind)) &&
-    exactCovers(list(a.provider_code), list(b.provider_code)) &&
-    exactCovers(list(a.side_effect_state) as SideEffectState[] | undefined, list(b.side_effect_state)) &&
-    statusCovers(list(a.http_status), list(b.http_status)) &&
-    messageCovers(list(a.message_contains), list(b.message_contains)) &&
-    toolCovers(list(a.tool), list(b.tool))
+    exactCovers(a.kinds, b.kinds) &&
+    exactCovers(a.providerCodes, b.providerCodes) &&
+    exactCovers(a.states, b.states) &&
+    statusCovers(a, b) &&
+    messageCovers(a.texts, b.texts) &&
+    // A regular expression is never taken to hold for everything another rule matches.
+    a.patterns === null &&
+    toolCovers(a.globs, b.globs) &&
+    headersCover(a.headers, b.headers) &&
+    fieldsCover(a.fields, b.fields) &&
+    (a.cause === null || (b.cause !== null && conditionsCover(a.cause, b.cause)))
   );
 }
 
 /** A field absent from `a` constrains nothing; absent from `b` it admits values `a` may refuse. */
-function exactCovers<T>(a: T[] | undefined, b: T[] | undefined): boolean {
-  if (!a) return true;
-  if (!b) return false;
+function exactCovers<T>(a: readonly T[] | null, b: readonly T[] | null): boolean {
+  if (a === null) return true;
+  if (b === null) return false;
   return b.every((v) => a.includes(v));
 }
 
+type Range = [number, number];
+
+function rangesOf(c: CompiledConditions): Range[] {
+  const out: Range[] = (c.exactStatuses ?? []).map((s): Range => [s, s]);
+  for (let i = 0; i < c.statusRanges.length; i += 2) out.push([c.statusRanges[i], c.statusRanges[i + 1]]);
+  return out;
+}
+
 /** Every range of `b` lies inside the union of `a`'s ranges. */
-function statusCovers(a: StatusMatcher[] | undefined, b: StatusMatcher[] | undefined): boolean {
-  if (!a) return true;
-  if (!b) return false;
-  const union = mergeRanges(a.map(statusRange).filter((r): r is [number, number] => r !== undefined));
-  return b.every((m) => {
-    const r = statusRange(m);
-    return r === undefined || union.some(([lo, hi]) => lo <= r[0] && r[1] <= hi);
-  });
+function statusCovers(a: CompiledConditions, b: CompiledConditions): boolean {
+  if (a.exactStatuses === null) return true;
+  if (b.exactStatuses === null) return false;
+  const union = mergeRanges(rangesOf(a));
+  return rangesOf(b).every((r) => union.some(([lo, hi]) => lo <= r[0] && r[1] <= hi));
 }
 
 /** Sorted, disjoint ranges; integer ranges that touch (500-509, 510-519) merge into one. */
-function mergeRanges(ranges: [number, number][]): [number, number][] {
-  const out: [number, number][] = [];
+function mergeRanges(ranges: Range[]): Range[] {
+  const out: Range[] = [];
   for (const [lo, hi] of [...ranges].sort((x, y) => x[0] - y[0])) {
     const last = out[out.length - 1];
     if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
@@ -105,18 +90,41 @@ function mergeRanges(ranges: [number, number][]): [number, number][] {
   return out;
 }
 
-/** Any message containing b contains some a exactly when some a is a substring of b. */
-function messageCovers(a: string[] | undefined, b: string[] | undefined): boolean {
-  if (!a) return true;
+/** Any message containing b contains some a exactly when some a is a substring of b (texts are lower-cased). */
+function messageCovers(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  if (a === null) return true;
   if (a.some((t) => t === "")) return true;
-  if (!b) return false;
-  return b.every((tb) => a.some((ta) => tb.toLowerCase().includes(ta.toLowerCase())));
+  if (b === null) return false;
+  return b.every((tb) => a.some((ta) => tb.includes(ta)));
 }
 
-function toolCovers(a: string[] | undefined, b: string[] | undefined): boolean {
-  if (!a) return true;
-  if (!b) return false;
-  return b.every((gb) => a.some((ga) => globCovers(ga, gb)));
+function toolCovers(a: readonly CompiledGlob[] | null, b: readonly CompiledGlob[] | null): boolean {
+  if (a === null) return true;
+  if (b === null) return false;
+  return b.every((gb) => a.some((ga) => globCovers(ga.source, gb.source)));
+}
+
+type Named<T> = readonly (readonly [string, T])[] | null;
+
+/** Each header `a` tests, `b` tests too, with values `a` accepts ("*", null here, accepts any). */
+function headersCover(a: Named<readonly string[] | null>, b: Named<readonly string[] | null>): boolean {
+  if (a === null) return true;
+  if (b === null) return false;
+  return a.every(([name, values]) => {
+    const other = b.find(([n]) => n === name);
+    if (other === undefined) return false;
+    if (values === null) return true;
+    return other[1] !== null && other[1].every((v) => values.includes(v));
+  });
+}
+
+function fieldsCover(a: Named<readonly (string | number | boolean)[]>, b: Named<readonly (string | number | boolean)[]>): boolean {
+  if (a === null) return true;
+  if (b === null) return false;
+  return a.every(([name, values]) => {
+    const other = b.find(([n]) => n === name);
+    return other !== undefined && other[1].every((v) => values.includes(v));
+  });
 }
 
 /**
@@ -127,21 +135,20 @@ function toolCovers(a: string[] | undefined, b: string[] | undefined): boolean {
 export function globCovers(a: string, b: string): boolean {
   const pa = normaliseGlob(a);
   const pb = normaliseGlob(b);
-  const memo = new Map<number, boolean>();
-  const go = (i: number, j: number): boolean => {
-    const key = i * (pb.length + 1) + j;
-    const known = memo.get(key);
-    if (known !== undefined) return known;
-    let r: boolean;
-    if (i === pa.length) r = j === pb.length;
-    else if (pa[i] === "*") r = go(i + 1, j) || (j < pb.length && go(i, j + 1));
-    else if (j === pb.length) r = false;
-    else if (pa[i] === "?") r = pb[j] !== "*" && go(i + 1, j + 1);
-    else r = pb[j] === pa[i] && go(i + 1, j + 1);
-    memo.set(key, r);
-    return r;
-  };
-  return go(0, 0);
+  // Dynamic programming over (i, j), row by row: time |a|·|b|, no recursion to overflow.
+  let next = new Array<boolean>(pb.length + 1).fill(false);
+  next[pb.length] = true; // i = |a|: only the end of b remains matchable
+  for (let i = pa.length - 1; i >= 0; i--) {
+    const row = new Array<boolean>(pb.length + 1).fill(false);
+    for (let j = pb.length; j >= 0; j--) {
+      if (pa[i] === "*") row[j] = next[j] || (j < pb.length && row[j + 1]);
+      else if (j === pb.length) row[j] = false;
+      else if (pa[i] === "?") row[j] = pb[j] !== "*" && next[j + 1];
+      else row[j] = pb[j] === pa[i] && next[j + 1];
+    }
+    next = row;
+  }
+  return next[0];
 }
 
 function normaliseGlob(g: string): string[] {

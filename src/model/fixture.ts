@@ -1,5 +1,5 @@
 /** Fixtures: recorded failures to replay against the playbook (SPEC section 5). */
-import type { SideEffectState } from "./registry.js";
+import type { FieldValue, SideEffectState } from "./registry.js";
 
 /** What an adapter reports for one failed attempt (SPEC 2.2). */
 export interface AdapterError {
@@ -9,6 +9,12 @@ export interface AdapterError {
   provider_code?: string;
   side_effect_state?: SideEffectState;
   retry_after_ms?: number;
+  /** Response headers (SPEC 12): names compared in any case, values strings. */
+  headers?: Record<string, string>;
+  /** The registry's declared `error_fields` (SPEC 12). */
+  fields?: Record<string, FieldValue>;
+  /** The error this one was caused by (SPEC 12), nested at most 8 deep. */
+  cause?: AdapterError;
 }
 
 export interface Call {

@@ -12,14 +12,25 @@ export interface FailureClass {
 /** A status matcher: an integer, a class such as "5xx", or a range such as "500-599". */
 export type StatusMatcher = number | string;
 
+/** A declared error field's value (SPEC 12). */
+export type FieldValue = string | number | boolean;
+
 /** One match rule: every field present must hold (AND); a list means any of its values. */
 export interface MatchRule {
   kind?: string | string[];
   http_status?: StatusMatcher | StatusMatcher[];
   provider_code?: string | string[];
   message_contains?: string | string[];
+  /** A regular expression over the message; `/…/i` ignores case. */
+  message_matches?: string | string[];
   tool?: string | string[];
   side_effect_state?: SideEffectState | SideEffectState[];
+  /** Header name (any case) -> a value, a list of values, or "*" (present with any value). */
+  headers?: Record<string, string | string[]>;
+  /** Declared error field -> a value or a list of values. */
+  fields?: Record<string, FieldValue | FieldValue[]>;
+  /** Holds when the error's cause, or its cause, and so on, satisfies this rule. */
+  cause?: MatchRule;
 }
 
 export interface Verdict {

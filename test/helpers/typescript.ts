@@ -71,6 +71,18 @@ export function exportTags(program: ts.Program, file: string, name: string): { n
   return symbol.getJsDocTags(checker).map((t) => ({ name: t.name, text: ts.displayPartsToString(t.text) }));
 }
 
+/** The JSDoc tags an editor shows on one property of an exported constant's type. */
+export function propertyTags(program: ts.Program, file: string, name: string, property: string): { name: string; text: string }[] {
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const moduleSymbol = source && checker.getSymbolAtLocation(source);
+  const symbol = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((s) => s.name === name);
+  if (!symbol) throw new Error(`${file} does not export ${name}`);
+  const prop = checker.getTypeOfSymbol(symbol).getProperty(property);
+  if (!prop) throw new Error(`${name} has no property ${property}`);
+  return prop.getJsDocTags(checker).map((t) => ({ name: t.name, text: ts.displayPartsToString(t.text) }));
+}
+
 /** TypeScript -> JavaScript (an ES module), types erased, nothing checked. */
 export function transpile(source: string): string {
   return ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext } }).outputText;

@@ -13,10 +13,16 @@ export interface TextOptions {
 export function formatText(findings: Finding[], options: TextOptions): string {
   const { c } = options;
   const lines: string[] = [];
+  // Each file is split into lines once, however many findings it has.
+  const sourceLines = new Map<string, string[] | undefined>();
+  const linesOf = (file: string) => {
+    if (!sourceLines.has(file)) sourceLines.set(file, options.sourceText?.(file)?.split("\n"));
+    return sourceLines.get(file);
+  };
   for (const f of findings) {
     const sev = f.severity === "error" ? c.red.bold("error") : f.severity === "warning" ? c.yellow.bold("warning") : c.cyan.bold("info");
     lines.push(`${c.bold(`${f.file}:${f.line}:${f.column}`)} ${sev} ${printable(f.message)} ${c.dim(`[${f.rule}]`)}`);
-    const excerpt = excerptAt(options.sourceText?.(f.file), f.line, f.column, c);
+    const excerpt = excerptAt(linesOf(f.file), f.line, f.column, c);
     if (excerpt) lines.push(excerpt);
     for (const r of f.related ?? []) lines.push(`  ${c.dim("note:")} ${r.message} at ${r.file}:${r.line}:${r.column}`);
   }
@@ -34,9 +40,8 @@ export function summaryLine(findings: Finding[], c: ChalkInstance): string {
 
 const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "?");
 
-function excerptAt(text: string | undefined, line: number, column: number, c: ChalkInstance): string | undefined {
-  if (text === undefined) return undefined;
-  const all = text.split("\n");
+function excerptAt(all: string[] | undefined, line: number, column: number, c: ChalkInstance): string | undefined {
+  if (all === undefined) return undefined;
   const src = all[line - 1];
   if (src === undefined) return undefined;
   const gutter = String(line).length;

@@ -1,83 +1,110 @@
-import { ruleCovers } from "../../engine/match.js";
-import { statusOf, type MatchRule } from "../../model/registry.js";
+import type { ClassifierIndex, CompiledConditions, CompiledRule } from "../../engine/classifier.js";
+import { compiledRegistry, type RulePlace } from "../../engine/classify.js";
+import { conditionsCover } from "../../engine/match.js";
 import type { LintRule } from "../rule.js";
-
-interface Placed {
-  /** Position in file order among all rules. */
-  seq: number;
-  verdict: number;
-  index: number;
-  code: string;
-  rule: MatchRule;
-}
 
 /**
  * Rules are tried in file order and the first that holds wins, so a rule is dead when one
- * earlier rule holds for every error it holds for. Exact, not a heuristic: `ruleCovers` is
+ * earlier rule holds for every error it holds for. Exact, not a heuristic: coverage is
  * sound, so a finding is never a guess. Reserved verdicts never match and are skipped.
+ *
+ * A rule is compared only with the earlier rules that could cover it: those in the
+ * classifier's buckets its own values select, and the residual rules. Anything bucketed
+ * under a field constrains that field, so it can only cover a rule that constrains it to
+ * values the bucket holds.
  */
 export const matcherShadowed: LintRule = {
   id: "matcher-shadowed",
   severity: "error",
   description: "A match rule that can never win because an earlier rule always matches first.",
   check({ registry, report }) {
-    const earlier = new EarlierRules();
-    let seq = 0;
-    for (const [vi, v] of registry.value.verdicts.entries()) {
-      if (statusOf(v) === "reserved") continue;
-      for (const [ri, rule] of (v.match ?? []).entries()) {
-        const here: Placed = { seq: seq++, verdict: vi, index: ri, code: v.code, rule };
-        const winner = earlier.firstCovering(rule);
-        earlier.add(here);
-        if (!winner) continue;
-        report({
-          message: winner.verdict === vi ? redundant(here, winner) : shadowed(here, winner),
-          doc: registry.doc,
-          path: ["verdicts", vi, "match", ri],
-          related: [{ message: `rule #${winner.index + 1} of '${winner.code}', which matches first, is here`, position: registry.doc.locate(["verdicts", winner.verdict, "match", winner.index]) }],
-        });
-      }
+    const { index, places } = compiledRegistry(registry.value);
+    const verdicts = registry.value.verdicts;
+    for (const rule of index.rules) {
+      const winner = firstCovering(index, rule);
+      if (winner === undefined) continue;
+      const here = describe(places[rule.position], verdicts[places[rule.position].verdict].code);
+      const first = describe(places[winner.position], verdicts[places[winner.position].verdict].code);
+      report({
+        message: here.verdict === first.verdict ? redundant(here, first) : shadowed(here, first),
+        doc: registry.doc,
+        path: ["verdicts", here.verdict, "match", here.index],
+        related: [{ message: `rule #${first.index + 1} of '${first.code}', which matches first, is here`, position: registry.doc.locate(["verdicts", first.verdict, "match", first.index]) }],
+      });
     }
   },
 };
 
-/**
- * The rules seen so far, indexed by kind so that a registry of thousands of rules is not
- * compared pair by pair: a rule with a `kind` can only cover a rule whose kinds it all
- * lists, so it is a candidate only under the later rule's first kind.
- */
-class EarlierRules {
-  private readonly withoutKind: Placed[] = [];
-  private readonly byKind = new Map<string, Placed[]>();
+const describe = (place: RulePlace, code: string) => ({ ...place, code });
+type Described = ReturnType<typeof describe>;
 
-  add(p: Placed): void {
-    const kinds = p.rule.kind === undefined ? undefined : [...new Set(Array.isArray(p.rule.kind) ? p.rule.kind : [p.rule.kind])];
-    if (!kinds) {
-      this.withoutKind.push(p);
-      return;
-    }
-    for (const k of kinds) {
-      const list = this.byKind.get(k);
-      if (list) list.push(p);
-      else this.byKind.set(k, [p]);
-    }
-  }
-
-  /** The earliest rule that matches every error `rule` matches. */
-  firstCovering(rule: MatchRule): Placed | undefined {
-    const first = rule.kind === undefined ? undefined : Array.isArray(rule.kind) ? rule.kind[0] : rule.kind;
-    const candidates = [this.withoutKind, first === undefined ? [] : (this.byKind.get(first) ?? [])];
-    let best: Placed | undefined;
-    for (const list of candidates) {
-      const found = list.find((a) => ruleCovers(a.rule, rule));
-      if (found && (!best || found.seq < best.seq)) best = found;
-    }
-    return best;
+/** The earliest rule before `rule` that holds for every error `rule` holds for. */
+export function firstCovering(index: ClassifierIndex, rule: CompiledRule): CompiledRule | undefined {
+  const lists = candidateLists(index, rule.test);
+  const heads = lists.map(() => 0);
+  for (;;) {
+    let next = -1;
+    lists.forEach((list, i) => {
+      const h = heads[i];
+      if (h < list.length && list[h] < rule.position && (next < 0 || list[h] < next)) next = list[h];
+    });
+    if (next < 0) return undefined;
+    const earlier = index.rules[next];
+    if (conditionsCover(earlier.test, rule.test)) return earlier;
+    lists.forEach((list, i) => {
+      if (list[heads[i]] === next) heads[i]++;
+    });
   }
 }
 
-const redundant = (here: Placed, winner: Placed) =>
+/**
+ * The lists, each in rule order, that hold every rule that could cover `b`: for each field
+ * `b` constrains, the bucket of one value `b` admits (a covering rule must admit it too).
+ * When `b` admits no value of a field at all it never holds, and every rule bucketed
+ * under that field is a candidate.
+ */
+function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonly number[])[] {
+  const lists: (readonly number[])[] = [index.residual];
+  const add = (list: readonly number[] | undefined) => {
+    if (list !== undefined && list.length > 0) lists.push(list);
+  };
+  const all = (bucket: string) => add(index.bucketed.get(bucket));
+  const exact = (values: readonly string[] | null, map: Map<string, number[]>, bucket: string) => {
+    if (values === null) return;
+    if (values.length === 0) all(bucket);
+    else add(map.get(values[0]));
+  };
+  exact(b.kinds, index.kind, "kind");
+  exact(b.providerCodes, index.providerCode, "provider_code");
+  exact(b.states, index.state, "side_effect_state");
+  if (b.exactStatuses !== null) {
+    const witness = b.exactStatuses.length > 0 ? b.exactStatuses[0] : b.statusRanges.length > 0 ? b.statusRanges[0] : undefined;
+    if (witness === undefined) all("status");
+    else {
+      add(index.status.get(witness));
+      add(index.statusClass.get(Math.floor(witness / 100)));
+    }
+  }
+  if (b.globs !== null) {
+    const first = b.globs[0];
+    if (first === undefined) all("tool");
+    else if (!first.star && !first.parts[0].includes(-1)) add(index.tool.get(first.source));
+  }
+  for (const [name, values] of b.headers ?? []) {
+    add(index.headerAny.get(name));
+    if (values === null) continue;
+    if (values.length === 0) all(`header ${name}`);
+    else add(index.header.get(name)?.get(values[0]));
+  }
+  for (const [name, values] of b.fields ?? []) {
+    if (values.length === 0) all(`field ${name}`);
+    else add(index.field.get(name)?.get(values[0]));
+  }
+  return lists;
+}
+
+const redundant = (here: Described, winner: Described) =>
   `match rule #${here.index + 1} of '${here.code}' is redundant: rule #${winner.index + 1} of the same verdict matches every error it matches; remove it, or narrow the earlier rule`;
 
-const shadowed = (here: Placed, winner: Placed) =>
+const shadowed = (here: Described, winner: Described) =>
   `match rule #${here.index + 1} of '${here.code}' can never win: rule #${winner.index + 1} of '${winner.code}', earlier in the file, matches every error it matches and rules are tried in order; move '${here.code}' above '${winner.code}', narrow that rule, or remove this one`;

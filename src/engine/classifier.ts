@@ -1,0 +1,539 @@
+/**
+ * The one classifier (SPEC 2.1, 11, 12): match rules compiled into an index, and the
+ * first-match lookup over it. The engine, lint, explain, the behaviour diff and the
+ * generated bindings all classify through this file.
+ *
+ * It has no imports and uses the ES2015 library only, because `failbook gen ts` embeds its
+ * text verbatim in every generated module: there is no second copy to keep in step.
+ *
+ * The index buckets each rule under one of its exact-valued fields (kind, provider_code,
+ * exact statuses and status classes, side_effect_state, literal tools, header values,
+ * declared fields), chosen as the most selective; rules with no such field stay in an
+ * ordered residual list. A lookup gathers the error's candidate lists, merges them by rule
+ * order and returns the first rule that holds, so its cost follows the candidates, not the
+ * size of the registry.
+ */
+
+/** A declared error field's value (SPEC 12). */
+export type FieldValue = string | number | boolean;
+
+/** What a rule tests, every present field a list ("any of"); all present fields must hold. */
+export interface RuleConditions {
+  readonly kind?: readonly string[];
+  /** Integers, classes such as "5xx", ranges such as "500-599", or "503". */
+  readonly http_status?: readonly (number | string)[];
+  readonly provider_code?: readonly string[];
+  /** Case-insensitive substrings of the message. */
+  readonly message_contains?: readonly string[];
+  /** Regular expressions over the message; `/…/i` ignores case. */
+  readonly message_matches?: readonly string[];
+  /** Globs over the call's tool: `*` any run of characters, `?` one. */
+  readonly tool?: readonly string[];
+  readonly side_effect_state?: readonly string[];
+  /** Header name (any case) -> accepted values; "*" accepts any value. */
+  readonly headers?: { readonly [name: string]: readonly string[] };
+  readonly fields?: { readonly [name: string]: readonly FieldValue[] };
+  /** Holds when the error's cause, or its cause, and so on, satisfies it. */
+  readonly cause?: RuleConditions;
+}
+
+/** A match rule and the verdict it gives, in registry order. */
+export interface ClassifierRule extends RuleConditions {
+  readonly verdict: string;
+}
+
+/** An adapter error as it arrives (parsed JSON included): every field but kind optional. */
+export interface ClassifierInput {
+  readonly kind: string;
+  readonly message?: string | null | undefined;
+  readonly http_status?: number | null | undefined;
+  readonly provider_code?: string | null | undefined;
+  readonly side_effect_state?: string | null | undefined;
+  readonly headers?: { readonly [name: string]: string } | null | undefined;
+  readonly fields?: { readonly [name: string]: FieldValue } | null | undefined;
+  readonly cause?: ClassifierInput | null | undefined;
+}
+
+/** Causes are followed this deep, no deeper (SPEC 12). */
+export const CAUSE_DEPTH = 8;
+
+export interface CompiledGlob {
+  readonly source: string;
+  /** The literal runs between `*`s, as UTF-16 code units; -1 stands for `?`. */
+  readonly parts: readonly (readonly number[])[];
+  readonly star: boolean;
+}
+
+export interface CompiledConditions {
+  readonly kinds: readonly string[] | null;
+  readonly exactStatuses: readonly number[] | null;
+  /** Inclusive [lo, hi] pairs, flattened. */
+  readonly statusRanges: readonly number[];
+  readonly providerCodes: readonly string[] | null;
+  readonly texts: readonly string[] | null;
+  readonly patterns: readonly RegExp[] | null;
+  readonly globs: readonly CompiledGlob[] | null;
+  readonly states: readonly string[] | null;
+  /** [lower-case name, values or null for "*"], in name order. */
+  readonly headers: readonly (readonly [string, readonly string[] | null])[] | null;
+  readonly fields: readonly (readonly [string, readonly FieldValue[]])[] | null;
+  readonly cause: CompiledConditions | null;
+}
+
+export interface CompiledRule {
+  /** The rule's place in registry order. */
+  readonly position: number;
+  readonly source: ClassifierRule;
+  readonly test: CompiledConditions;
+}
+
+/** The exact-valued fields a rule may be bucketed under. */
+export type BucketField = "kind" | "provider_code" | "field" | "header" | "header_any" | "status" | "tool" | "side_effect_state" | "residual";
+
+export interface ClassifierIndex {
+  readonly rules: readonly CompiledRule[];
+  readonly kind: Map<string, number[]>;
+  readonly providerCode: Map<string, number[]>;
+  readonly status: Map<number, number[]>;
+  /** Keyed by the hundreds digit: "5xx" under 5. */
+  readonly statusClass: Map<number, number[]>;
+  readonly state: Map<string, number[]>;
+  readonly tool: Map<string, number[]>;
+  /** Lower-case header name -> value -> rules. */
+  readonly header: Map<string, Map<string, number[]>>;
+  /** Lower-case header name -> rules that accept any value ("*"). */
+  readonly headerAny: Map<string, number[]>;
+  readonly field: Map<string, Map<FieldValue, number[]>>;
+  /** Rules with no exact-valued field, in order: candidates for every error. */
+  readonly residual: number[];
+  /** Each rule's bucket: the field, and for headers and fields the name. */
+  readonly bucketOf: readonly (readonly [BucketField, string])[];
+  /** Every rule bucketed under a field (for headers and fields: `field name`), in order. */
+  readonly bucketed: Map<string, number[]>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Compiling
+// ---------------------------------------------------------------------------------------
+
+/** Compile rules, given in registry order, into an index. */
+export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
+  const compiled: CompiledRule[] = [];
+  for (let i = 0; i < rules.length; i++) {
+    const source = rules[i] as ClassifierRule;
+    compiled.push({ position: i, source, test: compileConditions(source, 0) });
+  }
+  const index: ClassifierIndex = {
+    rules: compiled,
+    kind: new Map(),
+    providerCode: new Map(),
+    status: new Map(),
+    statusClass: new Map(),
+    state: new Map(),
+    tool: new Map(),
+    header: new Map(),
+    headerAny: new Map(),
+    field: new Map(),
+    residual: [],
+    bucketOf: [],
+    bucketed: new Map(),
+  };
+  const options = compiled.map((rule) => bucketOptions(rule.test));
+  // How many rules could go under each key: a rule goes where its keys are rarest.
+  const counts = new Map<string, number>();
+  for (const list of options) for (const option of list) for (const key of option.keys) counts.set(key, (counts.get(key) || 0) + 1);
+  const bucketOf = index.bucketOf as (readonly [BucketField, string])[];
+  for (let position = 0; position < compiled.length; position++) {
+    const list = options[position] as BucketOption[];
+    let best: BucketOption | null = null;
+    let bestCost = 0;
+    for (const option of list) {
+      let cost = 0;
+      for (const key of option.keys) cost = Math.max(cost, counts.get(key) || 0);
+      if (best === null || cost < bestCost) {
+        best = option;
+        bestCost = cost;
+      }
+    }
+    if (best === null) {
+      index.residual.push(position);
+      bucketOf.push(["residual", ""]);
+      continue;
+    }
+    bucketOf.push([best.field, best.name]);
+    best.insert(index, position);
+    pushPosition(index.bucketed, best.field === "header" || best.field === "header_any" || best.field === "field" ? best.field + " " + best.name : best.field, position);
+  }
+  return index;
+}
+
+interface BucketOption {
+  readonly field: BucketField;
+  readonly name: string;
+  /** Keys for counting, unique across fields. */
+  readonly keys: readonly string[];
+  insert(index: ClassifierIndex, position: number): void;
+}
+
+function pushPosition<K>(map: Map<K, number[]>, key: K, position: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [position]);
+  else if (list[list.length - 1] !== position) list.push(position);
+}
+
+function innerMap<V>(map: Map<string, Map<V, number[]>>, name: string): Map<V, number[]> {
+  let inner = map.get(name);
+  if (inner === undefined) {
+    inner = new Map();
+    map.set(name, inner);
+  }
+  return inner;
+}
+
+/** The exact-valued fields of a rule, in order of preference when equally selective. */
+function bucketOptions(c: CompiledConditions): BucketOption[] {
+  const out: BucketOption[] = [];
+  const simple = (field: BucketField, values: readonly string[] | null, map: (index: ClassifierIndex) => Map<string, number[]>) => {
+    if (values === null) return;
+    out.push({ field, name: "", keys: values.map((v) => field + "\u0000" + v), insert: (index, p) => values.forEach((v) => pushPosition(map(index), v, p)) });
+  };
+  simple("kind", c.kinds, (index) => index.kind);
+  simple("provider_code", c.providerCodes, (index) => index.providerCode);
+  if (c.fields !== null) {
+    for (const [name, values] of c.fields) {
+      out.push({ field: "field", name, keys: values.map((v) => "field\u0000" + name + "\u0000" + typeof v + ":" + String(v)), insert: (index, p) => values.forEach((v) => pushPosition(innerMap(index.field, name), v, p)) });
+    }
+  }
+  if (c.headers !== null) {
+    for (const [name, values] of c.headers) {
+      if (values === null) out.push({ field: "header_any", name, keys: ["header_any\u0000" + name], insert: (index, p) => pushPosition(index.headerAny, name, p) });
+      else out.push({ field: "header", name, keys: values.map((v) => "header\u0000" + name + "\u0000" + v), insert: (index, p) => values.forEach((v) => pushPosition(innerMap(index.header, name), v, p)) });
+    }
+  }
+  const statusKeys = indexableStatuses(c);
+  if (statusKeys !== null) {
+    const [exact, classes] = statusKeys;
+    out.push({
+      field: "status",
+      name: "",
+      keys: exact.map((s) => "status\u0000" + s).concat(classes.map((d) => "class\u0000" + d)),
+      insert: (index, p) => {
+        exact.forEach((s) => pushPosition(index.status, s, p));
+        classes.forEach((d) => pushPosition(index.statusClass, d, p));
+      },
+    });
+  }
+  if (c.globs !== null && c.globs.every((g) => !g.star && (g.parts[0] as readonly number[]).indexOf(-1) < 0)) {
+    simple("tool", c.globs.map((g) => g.source), (index) => index.tool);
+  }
+  simple("side_effect_state", c.states, (index) => index.state);
+  return out;
+}
+
+/** Exact statuses and classes a rule's statuses come to; null when a wide range keeps them open. */
+function indexableStatuses(c: CompiledConditions): [number[], number[]] | null {
+  if (c.exactStatuses === null) return null;
+  const exact = c.exactStatuses.slice();
+  const classes: number[] = [];
+  const r = c.statusRanges;
+  for (let i = 0; i < r.length; i += 2) {
+    const lo = r[i] as number;
+    const hi = r[i + 1] as number;
+    if (lo % 100 === 0 && hi === lo + 99) classes.push(lo / 100);
+    else if (hi - lo < 100) for (let s = lo; s <= hi; s++) exact.push(s);
+    else return null;
+  }
+  return [exact, classes];
+}
+
+export function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions {
+  let exactStatuses: number[] | null = null;
+  const statusRanges: number[] = [];
+  if (rule.http_status !== undefined) {
+    exactStatuses = [];
+    for (const m of rule.http_status) {
+      const range = statusRange(m);
+      if (range === null) continue;
+      if (range[0] === range[1]) exactStatuses.push(range[0]);
+      else statusRanges.push(range[0], range[1]);
+    }
+  }
+  const headers = rule.headers === undefined ? null : compileHeaders(rule.headers);
+  const fields: [string, readonly FieldValue[]][] | null = rule.fields === undefined ? null : [];
+  if (rule.fields !== undefined && fields !== null) {
+    const declared = rule.fields;
+    for (const name of Object.keys(declared).sort()) fields.push([name, declared[name] || []]);
+  }
+  return {
+    kinds: rule.kind === undefined ? null : rule.kind,
+    exactStatuses,
+    statusRanges,
+    providerCodes: rule.provider_code === undefined ? null : rule.provider_code,
+    texts: rule.message_contains === undefined ? null : rule.message_contains.map((t) => t.toLowerCase()),
+    patterns: rule.message_matches === undefined ? null : rule.message_matches.map(compilePattern),
+    globs: rule.tool === undefined ? null : rule.tool.map(compileGlob),
+    states: rule.side_effect_state === undefined ? null : rule.side_effect_state,
+    headers,
+    fields,
+    cause: rule.cause === undefined || depth >= CAUSE_DEPTH ? null : compileConditions(rule.cause, depth + 1),
+  };
+}
+
+function compileHeaders(headers: { readonly [name: string]: readonly string[] }): [string, readonly string[] | null][] {
+  const byName = new Map<string, string[] | null>();
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    const values = headers[name] || [];
+    const any = values.indexOf("*") >= 0;
+    const before = byName.get(lower);
+    // Two spellings of one name are both tests of that header: both must hold.
+    if (before === undefined) byName.set(lower, any ? null : values.slice());
+    else if (before !== null) byName.set(lower, any ? before : before.filter((v) => values.indexOf(v) >= 0));
+  }
+  const out: [string, readonly string[] | null][] = [];
+  byName.forEach((values, name) => out.push([name, values]));
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/** The inclusive range a status matcher names, or null when it names none. */
+export function statusRange(m: number | string): [number, number] | null {
+  if (typeof m === "number") return Number.isInteger(m) ? [m, m] : null;
+  if (typeof m !== "string") return null;
+  let match = /^([1-9])xx$/.exec(m);
+  if (match !== null) return [Number(match[1]) * 100, Number(match[1]) * 100 + 99];
+  match = /^(\d{3})-(\d{3})$/.exec(m);
+  if (match !== null) return Number(match[1]) <= Number(match[2]) ? [Number(match[1]), Number(match[2])] : null;
+  return /^\d{3}$/.test(m) ? [Number(m), Number(m)] : null;
+}
+
+/** `/body/flags` is a regular expression with flags; anything else is the body alone. */
+function compilePattern(source: string): RegExp {
+  const literal = /^\/([\s\S]*)\/([a-z]*)$/.exec(source);
+  try {
+    return literal !== null ? new RegExp(literal[1] as string, (literal[2] as string).replace(/[gy]/g, "")) : new RegExp(source);
+  } catch {
+    // An invalid pattern is a lint finding; here it matches nothing.
+    return /(?!)/;
+  }
+}
+
+export function compileGlob(glob: string): CompiledGlob {
+  const parts: number[][] = [[]];
+  let star = false;
+  for (let i = 0; i < glob.length; i++) {
+    const code = glob.charCodeAt(i);
+    if (code === 42 /* * */) {
+      star = true;
+      if ((parts[parts.length - 1] as number[]).length > 0 || parts.length === 1) parts.push([]);
+    } else (parts[parts.length - 1] as number[]).push(code === 63 /* ? */ ? -1 : code);
+  }
+  return { source: glob, parts, star };
+}
+
+// ---------------------------------------------------------------------------------------
+// Matching
+// ---------------------------------------------------------------------------------------
+
+/** Does a part of a glob stand at `at` in `text`? */
+function partAt(part: readonly number[], text: string, at: number): boolean {
+  for (let k = 0; k < part.length; k++) {
+    const code = part[k] as number;
+    if (code !== -1 && text.charCodeAt(at + k) !== code) return false;
+  }
+  return true;
+}
+
+/**
+ * A glob against a tool name, in time linear in the text for a given glob: the first part
+ * is anchored at the start, the last at the end, and each middle part is placed leftmost,
+ * which is never worse than any other placement. Nothing backtracks.
+ */
+export function globHolds(glob: CompiledGlob, text: string): boolean {
+  const parts = glob.parts;
+  const first = parts[0] as readonly number[];
+  if (!glob.star) return first.length === text.length && partAt(first, text, 0);
+  const last = parts[parts.length - 1] as readonly number[];
+  const end = text.length - last.length;
+  if (end < first.length || !partAt(first, text, 0) || !partAt(last, text, end)) return false;
+  let at = first.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const part = parts[i] as readonly number[];
+    let found = -1;
+    for (let p = at; p + part.length <= end; p++) {
+      if (partAt(part, text, p)) {
+        found = p;
+        break;
+      }
+    }
+    if (found < 0) return false;
+    at = found + part.length;
+  }
+  return true;
+}
+
+function statusHolds(c: CompiledConditions, status: number | null | undefined): boolean {
+  if (typeof status !== "number" || !Number.isInteger(status)) return false;
+  if ((c.exactStatuses as readonly number[]).indexOf(status) >= 0) return true;
+  const r = c.statusRanges;
+  for (let i = 0; i < r.length; i += 2) if (status >= (r[i] as number) && status <= (r[i + 1] as number)) return true;
+  return false;
+}
+
+/** One error being classified, with what several rules would otherwise recompute. */
+interface Probe {
+  readonly error: ClassifierInput;
+  readonly tool: string | undefined;
+  lowerMessage: string | null;
+  lowerHeaders: Map<string, string> | null;
+}
+
+const newProbe = (error: ClassifierInput, tool: string | undefined): Probe => ({ error, tool, lowerMessage: null, lowerHeaders: null });
+
+function messageOf(p: Probe): string {
+  const m = p.error.message;
+  return typeof m === "string" ? m : "";
+}
+
+function headersOf(p: Probe): Map<string, string> {
+  if (p.lowerHeaders === null) {
+    p.lowerHeaders = new Map();
+    const h = p.error.headers;
+    if (h !== null && h !== undefined && typeof h === "object") {
+      for (const name of Object.keys(h)) {
+        const value = h[name];
+        if (typeof value === "string") p.lowerHeaders.set(name.toLowerCase(), value);
+      }
+    }
+  }
+  return p.lowerHeaders;
+}
+
+function fieldOf(error: ClassifierInput, name: string): FieldValue | undefined {
+  const f = error.fields;
+  if (f === null || f === undefined || typeof f !== "object" || !Object.prototype.hasOwnProperty.call(f, name)) return undefined;
+  return f[name];
+}
+
+/** Does every field of the rule hold for the error? */
+function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean {
+  const e = p.error;
+  if (c.kinds !== null && c.kinds.indexOf(e.kind) < 0) return false;
+  if (c.exactStatuses !== null && !statusHolds(c, e.http_status)) return false;
+  if (c.providerCodes !== null && (typeof e.provider_code !== "string" || c.providerCodes.indexOf(e.provider_code) < 0)) return false;
+  if (c.states !== null && (typeof e.side_effect_state !== "string" || c.states.indexOf(e.side_effect_state) < 0)) return false;
+  if (c.texts !== null) {
+    if (p.lowerMessage === null) p.lowerMessage = messageOf(p).toLowerCase();
+    const message = p.lowerMessage;
+    if (!c.texts.some((t) => message.indexOf(t) >= 0)) return false;
+  }
+  if (c.patterns !== null) {
+    const message = messageOf(p);
+    if (!c.patterns.some((re) => re.test(message))) return false;
+  }
+  if (c.globs !== null) {
+    const tool = p.tool;
+    if (typeof tool !== "string" || !c.globs.some((g) => globHolds(g, tool))) return false;
+  }
+  if (c.headers !== null) {
+    const headers = headersOf(p);
+    for (const [name, values] of c.headers) {
+      const value = headers.get(name);
+      if (value === undefined || (values !== null && values.indexOf(value) < 0)) return false;
+    }
+  }
+  if (c.fields !== null) {
+    for (const [name, values] of c.fields) {
+      const value = fieldOf(e, name);
+      if (value === undefined || values.indexOf(value) < 0) return false;
+    }
+  }
+  if (c.cause !== null) {
+    const wanted = c.cause;
+    let cause = e.cause;
+    let found = false;
+    for (let d = depth; !found && d < CAUSE_DEPTH && cause !== null && cause !== undefined && typeof cause === "object"; d++) {
+      found = conditionsHold(wanted, newProbe(cause, p.tool), d + 1);
+      cause = cause.cause;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Lookup
+// ---------------------------------------------------------------------------------------
+
+/** The candidate lists of one lookup: reused, since a lookup never runs inside another. */
+const candidateLists: (readonly number[])[] = [];
+const candidateHeads: number[] = [];
+let candidateCount = 0;
+
+function addCandidates(list: readonly number[] | undefined): void {
+  if (list !== undefined && list.length > 0) candidateLists[candidateCount++] = list;
+}
+
+/** The rules whose bucket the error's values select, plus the residual rules. */
+function gatherCandidates(index: ClassifierIndex, e: ClassifierInput, p: Probe): void {
+  candidateCount = 0;
+  addCandidates(index.residual);
+  if (index.kind.size > 0 && typeof e.kind === "string") addCandidates(index.kind.get(e.kind));
+  if (index.providerCode.size > 0 && typeof e.provider_code === "string") addCandidates(index.providerCode.get(e.provider_code));
+  const status = e.http_status;
+  if (typeof status === "number" && Number.isInteger(status)) {
+    if (index.status.size > 0) addCandidates(index.status.get(status));
+    if (index.statusClass.size > 0) addCandidates(index.statusClass.get(Math.floor(status / 100)));
+  }
+  if (index.state.size > 0 && typeof e.side_effect_state === "string") addCandidates(index.state.get(e.side_effect_state));
+  if (index.tool.size > 0 && typeof p.tool === "string") addCandidates(index.tool.get(p.tool));
+  if ((index.header.size > 0 || index.headerAny.size > 0) && e.headers !== null && e.headers !== undefined) {
+    headersOf(p).forEach((value, name) => {
+      const byValue = index.header.get(name);
+      if (byValue !== undefined) addCandidates(byValue.get(value));
+      addCandidates(index.headerAny.get(name));
+    });
+  }
+  if (index.field.size > 0 && e.fields !== null && e.fields !== undefined && typeof e.fields === "object") {
+    for (const name of Object.keys(e.fields)) {
+      const byValue = index.field.get(name);
+      const value = e.fields[name];
+      if (byValue !== undefined && value !== undefined) addCandidates(byValue.get(value));
+    }
+  }
+}
+
+/**
+ * The first rule, in registry order, that holds for the error; null when none does (the
+ * registry's fallback applies).
+ */
+export function classifyIndex(index: ClassifierIndex, error: ClassifierInput, tool: string | undefined): CompiledRule | null {
+  const p = newProbe(error, tool);
+  gatherCandidates(index, error, p);
+  const n = candidateCount;
+  if (n === 0) return null;
+  if (n === 1) {
+    const only = candidateLists[0] as readonly number[];
+    for (let i = 0; i < only.length; i++) {
+      const rule = index.rules[only[i] as number] as CompiledRule;
+      if (conditionsHold(rule.test, p, 0)) return rule;
+    }
+    return null;
+  }
+  for (let i = 0; i < n; i++) candidateHeads[i] = 0;
+  for (;;) {
+    let next = -1;
+    for (let i = 0; i < n; i++) {
+      const list = candidateLists[i] as readonly number[];
+      const h = candidateHeads[i] as number;
+      if (h < list.length && (next < 0 || (list[h] as number) < next)) next = list[h] as number;
+    }
+    if (next < 0) return null;
+    const rule = index.rules[next] as CompiledRule;
+    if (conditionsHold(rule.test, p, 0)) return rule;
+    for (let i = 0; i < n; i++) {
+      const list = candidateLists[i] as readonly number[];
+      const h = candidateHeads[i] as number;
+      if (h < list.length && list[h] === next) candidateHeads[i] = h + 1;
+    }
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * The one classifier (src/engine/classifier.ts): the index must decide exactly as trying
+ * every rule in order would, whatever fields the rules use (kind-less rules, statuses,
+ * globs, headers, declared fields, causes); matcher-shadowed's candidate search must find
+ * exactly the earliest covering rule a full scan finds; globs match in linear time.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { classifyIndex, compileClassifier, compileConditions, compileGlob, globHolds, type ClassifierInput, type ClassifierRule } from "../src/engine/classifier.js";
+import { conditionsCover } from "../src/engine/match.js";
+import { firstCovering } from "../src/lint/rules/matcher-shadowed.js";
+
+const KINDS = ["timeout", "conflict", "http_error"];
+const CODES = ["E1", "E2", "ThrottlingException"];
+const STATES = ["none", "unknown", "committed"];
+const STATUS_MATCHERS: (number | string)[] = [408, 429, 500, 503, 599, 600, 999, "5xx", "4xx", "9xx", "500-503", "400-599", "599-500", "503"];
+const HEADERS = ["x-should-retry", "Retry-After", "stripe-should-retry"];
+const HEADER_VALUES = ["true", "false", "1"];
+const FIELD_VALUES: (string | number | boolean)[] = ["insufficient_funds", "ECONNRESET", 1, 0, true, false, "1"];
+
+const oneOrMore = <T>(arb: fc.Arbitrary<T>) => fc.array(arb, { minLength: 1, maxLength: 3 });
+const text = (chars: string[], maxLength: number) => fc.array(fc.constantFrom(...chars), { maxLength }).map((cs) => cs.join(""));
+
+/** A rule of one to three fields, so that random rules and errors meet. */
+const conditionsArb = (depth: number): fc.Arbitrary<Omit<ClassifierRule, "verdict">> =>
+  fc.tuple(allConditionsArb(depth), fc.shuffledSubarray(["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"], { minLength: 1, maxLength: 3 })).map(
+    ([all, keys]) => Object.fromEntries(keys.filter((k) => k in all).map((k) => [k, all[k as keyof typeof all]])),
+  );
+
+const allConditionsArb = (depth: number): fc.Arbitrary<Omit<ClassifierRule, "verdict">> =>
+  fc.record(
+    {
+      kind: oneOrMore(fc.constantFrom(...KINDS)),
+      http_status: oneOrMore(fc.constantFrom(...STATUS_MATCHERS)),
+      provider_code: oneOrMore(fc.constantFrom(...CODES)),
+      message_contains: oneOrMore(text(["a", "b", "A"], 2)),
+      message_matches: oneOrMore(fc.constantFrom("^a", "b$", "/A+/i", "[")),
+      tool: oneOrMore(fc.oneof(text(["a", "b", ".", "*", "?"], 4), fc.constantFrom("pay.refund", "pay.*"))),
+      side_effect_state: oneOrMore(fc.constantFrom(...STATES)),
+      headers: fc.dictionary(fc.constantFrom(...HEADERS), oneOrMore(fc.constantFrom(...HEADER_VALUES, "*")), { minKeys: 1, maxKeys: 2 }),
+      fields: fc.dictionary(fc.constantFrom("decline_code", "errno", "retryable"), oneOrMore(fc.constantFrom(...FIELD_VALUES)), { minKeys: 1, maxKeys: 2 }),
+      ...(depth < 2 ? { cause: conditionsArb(depth + 1) } : {}),
+    },
+    { requiredKeys: [] },
+  );
+
+const rulesArb = fc.array(
+  conditionsArb(0).map((c) => c as ClassifierRule),
+  { minLength: 1, maxLength: 40 },
+).map((rules) => rules.map((r, i) => ({ ...r, verdict: `v${i % 7}` })));
+
+const errorArb = (depth: number): fc.Arbitrary<ClassifierInput> =>
+  fc.record(
+    {
+      kind: fc.constantFrom(...KINDS, "other"),
+      message: text(["a", "b", "A", " "], 4),
+      http_status: fc.oneof(fc.constantFrom(408, 429, 500, 503, 599, 600, 950, 503.5), fc.integer({ min: 100, max: 999 })),
+      provider_code: fc.constantFrom(...CODES),
+      side_effect_state: fc.constantFrom(...STATES),
+      headers: fc.dictionary(fc.constantFrom(...HEADERS, "x-should-retry", "X-SHOULD-RETRY", "date"), fc.constantFrom(...HEADER_VALUES), { maxKeys: 3 }),
+      fields: fc.dictionary(fc.constantFrom("decline_code", "errno", "retryable", "undeclared"), fc.constantFrom(...FIELD_VALUES), { maxKeys: 3 }),
+      ...(depth < 3 ? { cause: errorArb(depth + 1) } : {}),
+    },
+    { requiredKeys: ["kind"] },
+  );
+const toolArb = fc.option(fc.oneof(text(["a", "b", "."], 5), fc.constantFrom("pay.refund", "pay.x")), { nil: undefined });
+
+/** The semantics of SPEC 2.1 without an index: every rule in order. */
+function scan(rules: readonly ClassifierRule[], error: ClassifierInput, tool: string | undefined): number {
+  // One rule a registry: the index then has nothing to skip.
+  return rules.findIndex((r) => classifyIndex(compileClassifier([r]), error, tool) !== null);
+}
+
+describe("the classifier index", () => {
+  it("returns the first rule that holds, as a full scan does, on random rules and errors", () => {
+    let matched = 0;
+    fc.assert(
+      fc.property(rulesArb, fc.array(fc.tuple(errorArb(0), toolArb), { minLength: 30, maxLength: 30 }), (rules, errors) => {
+        const index = compileClassifier(rules);
+        for (const [error, tool] of errors) {
+          const expected = scan(rules, error, tool);
+          const got = classifyIndex(index, error, tool);
+          expect(got === null ? -1 : got.position, JSON.stringify({ rules, error, tool })).toBe(expected);
+          if (expected >= 0) matched++;
+        }
+      }),
+      { numRuns: 300, seed: 20261123 },
+    );
+    expect(matched).toBeGreaterThan(1000);
+  });
+
+  it("buckets kind-less rules by provider code and status, not into the residual list", () => {
+    const rules: ClassifierRule[] = [];
+    for (let i = 0; i < 3000; i++) rules.push({ verdict: `v${i}`, provider_code: [`P${i}`], http_status: [400 + (i % 100)] });
+    rules.push({ verdict: "by_text", message_contains: ["boom"] });
+    const index = compileClassifier(rules);
+    expect(index.residual).toEqual([3000]);
+    expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 499 }, undefined)?.source.verdict).toBe("v2999");
+    expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 400, message: "Boom" }, undefined)?.source.verdict).toBe("by_text");
+  });
+
+  it("compares header names in any case and header values exactly; '*' is any value", () => {
+    const index = compileClassifier([
+      { verdict: "no_retry", headers: { "X-Should-Retry": ["false"] } },
+      { verdict: "has_retry_after", headers: { "retry-after": ["*"] } },
+    ]);
+    const verdictOf = (headers: Record<string, string>) => classifyIndex(index, { kind: "k", headers }, undefined)?.source.verdict ?? null;
+    expect(verdictOf({ "x-should-retry": "false" })).toBe("no_retry");
+    expect(verdictOf({ "X-SHOULD-RETRY": "false", "Retry-After": "3" })).toBe("no_retry");
+    expect(verdictOf({ "x-should-retry": "FALSE" })).toBe(null);
+    expect(verdictOf({ "RETRY-AFTER": "" })).toBe("has_retry_after");
+  });
+
+  it("looks through causes, at most 8 deep", () => {
+    const index = compileClassifier([{ verdict: "socket", cause: { fields: { errno: ["ECONNRESET"] } } }]);
+    const nest = (depth: number): ClassifierInput => (depth === 0 ? { kind: "socket", fields: { errno: "ECONNRESET" } } : { kind: "wrapper", cause: nest(depth - 1) });
+    expect(classifyIndex(index, nest(1), undefined)?.source.verdict).toBe("socket");
+    expect(classifyIndex(index, nest(8), undefined)?.source.verdict).toBe("socket");
+    expect(classifyIndex(index, nest(9), undefined)).toBe(null);
+    const cyclic: { kind: string; cause?: unknown } = { kind: "loop" };
+    cyclic.cause = cyclic;
+    expect(classifyIndex(index, cyclic as ClassifierInput, undefined)).toBe(null);
+  });
+
+  it("treats field values by type: 1 is not '1', true is not 'true'", () => {
+    const index = compileClassifier([{ verdict: "one", fields: { code: [1] } }, { verdict: "yes", fields: { flag: [true] } }]);
+    expect(classifyIndex(index, { kind: "k", fields: { code: 1 } }, undefined)?.source.verdict).toBe("one");
+    expect(classifyIndex(index, { kind: "k", fields: { code: "1" } }, undefined)).toBe(null);
+    expect(classifyIndex(index, { kind: "k", fields: { flag: "true" } }, undefined)).toBe(null);
+  });
+});
+
+describe("matcher-shadowed's candidate search", () => {
+  it("finds the earliest covering rule a comparison with every earlier rule finds", () => {
+    let found = 0;
+    fc.assert(
+      fc.property(rulesArb, (rules) => {
+        const index = compileClassifier(rules);
+        for (const rule of index.rules) {
+          const brute = index.rules.slice(0, rule.position).find((a) => conditionsCover(a.test, rule.test));
+          expect(firstCovering(index, rule)?.position, JSON.stringify(rules)).toBe(brute?.position);
+          if (brute) found++;
+        }
+      }),
+      { numRuns: 400, seed: 7 },
+    );
+    expect(found).toBeGreaterThan(100);
+  });
+
+  it("also when rules repeat, so that most rules are covered", () => {
+    const arb = fc.array(conditionsArb(1), { minLength: 2, maxLength: 6 }).chain((pool) =>
+      fc.array(fc.constantFrom(...pool), { minLength: 5, maxLength: 30 }).map((rules) => rules.map((r, i) => ({ ...r, verdict: `v${i}` }) as ClassifierRule)),
+    );
+    fc.assert(
+      fc.property(arb, (rules) => {
+        const index = compileClassifier(rules);
+        for (const rule of index.rules) {
+          const brute = index.rules.slice(0, rule.position).find((a) => conditionsCover(a.test, rule.test));
+          expect(firstCovering(index, rule)?.position).toBe(brute?.position);
+        }
+      }),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+
+  it("takes no regular expression to cover another rule", () => {
+    expect(conditionsCover(compileConditions({ message_matches: [".*"] }), compileConditions({ message_matches: [".*"] }))).toBe(false);
+    expect(conditionsCover(compileConditions({ kind: ["a"] }), compileConditions({ kind: ["a"], message_matches: ["x"] }))).toBe(true);
+  });
+});
+
+describe("globs", () => {
+  /** The glob as the regular expression it means: `*` any run, `?` one UTF-16 unit. */
+  const reference = (glob: string, textIn: string) =>
+    new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]")}$`).test(textIn);
+
+  it("match as the equivalent regular expression does", () => {
+    fc.assert(
+      fc.property(text(["a", "b", "*", "?", "."], 7), text(["a", "b", ".", "\n"], 9), (glob, t) => {
+        expect(globHolds(compileGlob(glob), t), JSON.stringify({ glob, t })).toBe(reference(glob, t));
+      }),
+      { numRuns: 5000, seed: 3 },
+    );
+  });
+
+  it("never backtrack: a glob built to explode a backtracking matcher runs in linear time", () => {
+    const glob = compileGlob(`${"*a".repeat(30)}*b`);
+    const started = performance.now();
+    for (let i = 0; i < 100; i++) expect(globHolds(glob, "a".repeat(5000))).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
