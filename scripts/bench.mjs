@@ -1,98 +1,227 @@
-// npm run bench: whole-process wall time and peak memory of `failbook lint` on synthetic
-// projects of 100, 1,000 and 10,000 codes (two match rules each, a full playbook), beside
-// bare `node -e 0` and the shipped project. Usage: node scripts/bench.mjs [--runs N] [sizes...]
+// npm run bench: every figure of SPEC section 11, measured on a generated project of 1,000
+// and 10,000 codes (scripts/bench/generate.mjs) beside bare `node -e 0` and the shipped
+// project. Prints one Markdown table and writes .bench/results.json.
+//
+//   node scripts/bench.mjs [--runs N] [--quick]
+//
+// Commands are whole processes, timed from spawn to exit; the figure is the median of N runs
+// (default 5). A row whose runs pass ROW_BUDGET_MS stops repeating, and says how many runs it
+// has. Micro-benchmarks run in child processes (scripts/bench/micro.mjs) against dist/.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeProject } from "./bench/generate.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
-const runsFlag = args.indexOf("--runs");
-const runs = runsFlag >= 0 ? Number(args[runsFlag + 1]) : 7;
-const sizes = args.filter((a, i) => /^\d+$/.test(a) && args[i - 1] !== "--runs").map(Number);
-const SIZES = sizes.length > 0 ? sizes : [100, 1000, 10000];
+if (args.includes("--help")) {
+  console.log("usage: node scripts/bench.mjs [--runs N] [--quick]\n  --runs N  runs per command, median reported (default 5; 1 with --quick)\n  --quick   one run each, fewer micro-benchmark iterations: a smoke test of the benchmark itself");
+  process.exit(0);
+}
+const quick = args.includes("--quick");
+const runsAt = args.indexOf("--runs");
+const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : quick ? 1 : 5;
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs needs a positive integer");
+// On two shared cores a 45-second command repeated five times would dominate the run.
+const ROW_BUDGET_MS = 60_000;
+const TSC_TIMEOUT_MS = 600_000;
+const MICRO = quick ? { count: 10_000, budgetMs: 3_000, iterations: 20_000 } : { count: 100_000, budgetMs: 20_000, iterations: 200_000 };
+const SMALL = 1000;
+const LARGE = 10000;
 const bin = join(root, "bin/failbook.js");
+const tsc = join(root, "node_modules/typescript/bin/tsc");
 // Reports the process's own peak RSS at exit, without touching failbook's code.
 const rssHook = `data:text/javascript,process.on("exit",()=>process.stderr.write("\\nbench-maxrss-kb="+process.resourceUsage().maxRSS+"\\n"))`;
+const log = (line) => process.stderr.write(`bench: ${line}\n`);
 
-function writeProject(n) {
-  const dir = join(root, ".bench", String(n));
-  mkdirSync(join(dir, "playbooks"), { recursive: true });
-  const classes = ["transient", "permanent", "state", "semantic"];
-  const verdicts = [];
-  const actions = [];
-  for (let i = 0; i < n; i++) {
-    const code = `svc${Math.floor(i / 100)}.err_${i}`;
-    const cls = classes[i % classes.length];
-    const retry = cls === "transient";
-    verdicts.push(
-      `  - code: ${code}
-    class: ${cls}
-    retryable: ${retry}
-    side_effect: ${retry ? "none" : "unknown"}
-    summary: Synthetic failure number ${i} of the benchmark registry.
-    recovery: Follow the playbook action for ${code}.
-    match:
-      - kind: kind_${i}
-      - { kind: [upstream_${i}, alt_${i}], http_status: ${500 + (i % 100)} }`,
-    );
-    actions.push(
-      retry
-        ? `  ${code}: { action: retry_with_backoff, max_retries: 2, backoff_ms: [100, 400] }`
-        : i % 4 === 1
-          ? `  ${code}: { action: escalate_to_human, queue: q${i % 7} }`
-          : `  ${code}: { action: deprecate_tool_call, reason: synthetic, replan: true }`,
-    );
-  }
-  verdicts.push(`  - code: unknown_error
-    class: permanent
-    retryable: false
-    summary: Nothing matched.
-    recovery: Triage.`);
-  actions.push(`  unknown_error: { action: escalate_to_human, queue: triage }`);
-  writeFileSync(join(dir, "failbook.yaml"), "registry: playbooks/registry.yaml\nplaybook: playbooks/playbook.yaml\n");
-  writeFileSync(
-    join(dir, "playbooks/registry.yaml"),
-    `apiVersion: failbook/v1\nkind: Registry\nname: bench-${n}\nrevision: 1\nclasses:\n${classes.map((c) => `  ${c}: { description: ${c} }`).join("\n")}\nverdicts:\n${verdicts.join("\n")}\nfallback: unknown_error\n`,
-  );
-  writeFileSync(
-    join(dir, "playbooks/playbook.yaml"),
-    `apiVersion: failbook/v1\nkind: Playbook\nname: bench\nbudgets: { retries: 5, retry_seconds: 60 }\nverdicts:\n${actions.join("\n")}\n`,
-  );
-  return dir;
+// ---------------------------------------------------------------------------------------
+// Measuring
+// ---------------------------------------------------------------------------------------
+
+/** One process, spawn to exit. Output is kept in memory: simulate at 10k prints megabytes. */
+function spawnNode(argv, cwd, timeout) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ["--import", rssHook, ...argv], { cwd, encoding: "utf8", maxBuffer: 1 << 30, timeout, env: { ...process.env, NO_COLOR: "1" } });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const m = /bench-maxrss-kb=(\d+)/.exec(r.stderr ?? "");
+  const status = r.error?.code === "ETIMEDOUT" ? "timeout" : (r.status ?? r.signal ?? "?");
+  return { ms, rssMb: m ? Number(m[1]) / 1024 : undefined, status, stderr: r.stderr ?? "" };
 }
 
-function measure(argv, cwd) {
+/** Median of up to `runs` runs; `prepare` runs before each (untimed). */
+function measure(name, argv, cwd, { runs = RUNS, prepare, timeout } = {}) {
   const times = [];
-  const rss = [];
+  let rssMb = 0;
   let status = 0;
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, ["--import", rssHook, ...argv], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-    const m = /bench-maxrss-kb=(\d+)/.exec(r.stderr);
-    if (m) rss.push(Number(m[1]) / 1024);
-    status = r.status ?? -1;
+  let spent = 0;
+  while (times.length < runs && (times.length === 0 || spent + spent / times.length <= ROW_BUDGET_MS)) {
+    prepare?.();
+    const r = spawnNode(argv, cwd, timeout);
+    times.push(r.ms);
+    spent += r.ms;
+    rssMb = Math.max(rssMb, r.rssMb ?? 0);
+    if (r.status !== 0) status = r.status;
   }
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], min: times[0], rss: Math.max(...rss), status };
+  const median = times.length % 2 ? times[(times.length - 1) / 2] : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+  log(`${name}: ${fmtMs(median)} (${times.length} run${times.length > 1 ? "s" : ""}), exit ${status}`);
+  return { ms: median, minMs: times[0], runs: times.length, rssMb, status };
 }
 
+/** A micro-benchmark child; its JSON result, or the reason it failed. */
+function micro(which, options) {
+  const r = spawnSync(process.execPath, [join(root, "scripts/bench/micro.mjs"), which, JSON.stringify({ root, ...options })], { cwd: root, encoding: "utf8", maxBuffer: 1 << 26 });
+  if (r.status !== 0) {
+    const reason = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n").slice(-3).join(" ");
+    log(`${which}: failed: ${reason}`);
+    return { failed: reason };
+  }
+  try {
+    const result = JSON.parse(r.stdout);
+    log(`${which}: ${JSON.stringify(result)}`);
+    return result;
+  } catch {
+    return { failed: `no JSON result: ${r.stdout.slice(0, 80)}` };
+  }
+}
+
+/** Rebuild when a source is newer than dist/: the micro-benchmarks import dist/index.js. */
+function ensureBuild() {
+  const newest = (dir) => readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).reduce((t, e) => Math.max(t, statSync(join(e.parentPath ?? e.path, e.name)).mtimeMs), 0);
+  const built = ["dist/index.js", "dist/bundle/main.js"].map((f) => {
+    try {
+      return statSync(join(root, f)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  });
+  if (Math.min(...built) >= Math.max(newest(join(root, "src")), newest(join(root, "schemas")))) return;
+  log("dist/ is older than src/: building first");
+  const r = spawnSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: ["ignore", 2, 2] });
+  if (r.status !== 0) log(`the build exited ${r.status}; measuring what it emitted`);
+}
+
+// ---------------------------------------------------------------------------------------
+// The run
+// ---------------------------------------------------------------------------------------
+
+const started = Date.now();
+const loadAtStart = os.loadavg()[0];
+ensureBuild();
+const dirs = {};
+for (const n of [SMALL, LARGE]) {
+  const t = Date.now();
+  const p = writeProject(root, n);
+  dirs[n] = p.dir;
+  log(`generated ${p.codes} codes, ${p.rules} rules, ${p.fixtures} fixtures in ${Date.now() - t} ms`);
+}
+
+const base = measure("node -e 0", ["-e", "0"], root);
+const version = measure("failbook --version", [bin, "--version"], root);
+const lintShipped = measure("failbook lint (shipped)", [bin, "lint"], root);
+const cmd = { lint: {}, simulate: {}, gen: {}, tsc: {} };
+const bindings = (n) => join(dirs[n], "generated/failbook.ts");
+for (const n of [SMALL, LARGE]) {
+  cmd.lint[n] = measure(`lint ${n}`, [bin, "lint"], dirs[n]);
+  cmd.simulate[n] = measure(`simulate ${n}`, [bin, "simulate"], dirs[n]);
+  // gen ts rewrites only a changed file: remove it first, so every run generates and writes.
+  cmd.gen[n] = measure(`gen ts ${n}`, [bin, "gen", "ts", "--out", bindings(n)], dirs[n], { prepare: () => rmSync(bindings(n), { force: true }) });
+}
+for (const n of [SMALL, LARGE]) {
+  // One run: at 10k this takes a minute or more today.
+  const argv = [tsc, "--strict", "--noEmit", "--target", "es2020", "--module", "esnext", "--moduleResolution", "bundler", "--skipLibCheck", bindings(n)];
+  cmd.tsc[n] = measure(`tsc ${n}`, argv, dirs[n], { runs: 1, timeout: TSC_TIMEOUT_MS });
+}
+const classifyLib = micro("classify-library", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs });
+const classifyGen = micro("classify-generated", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs, bindings: bindings(LARGE) });
+const dispatch = micro("dispatch", { iterations: MICRO.iterations });
+
+// ---------------------------------------------------------------------------------------
+// The table
+// ---------------------------------------------------------------------------------------
+
+function fmtMs(ms) {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+}
+const fmtUs = (us) => `${us >= 100 ? us.toFixed(0) : us.toFixed(2)} µs`;
+const mark = (ok) => (ok ? "✓" : "✗");
+const runsNote = (m) => (m.runs < RUNS ? ` (${m.runs} run${m.runs > 1 ? "s" : ""})` : "");
 const rows = [];
-const base = measure(["-e", "0"], root);
-rows.push(["node -e 0", "-", base]);
-rows.push(["failbook lint (shipped project)", "-", measure([bin, "lint"], root)]);
-for (const n of SIZES) {
-  const dir = writeProject(n);
-  const size = statSync(join(dir, "playbooks/registry.yaml")).size;
-  rows.push([`failbook lint (${n.toLocaleString("en-US")} codes)`, `${(size / 1024 / 1024).toFixed(2)} MB`, measure([bin, "lint"], dir)]);
+
+rows.push({ row: "`node -e 0` (the base)", value: base.ms, figure: fmtMs(base.ms), target: "—", pass: null, rssMb: base.rssMb, exit: base.status });
+for (const [label, m, limit] of [
+  ["`failbook --version` ÷ base", version, 1.5],
+  ["`failbook lint`, shipped project ÷ base", lintShipped, 2.0],
+]) {
+  const x = m.ms / base.ms;
+  rows.push({ row: label, value: x, figure: `${x.toFixed(2)}× (${fmtMs(m.ms)})`, target: `≤ ${limit.toFixed(1)}×`, pass: x <= limit && m.status === 0, rssMb: m.rssMb, exit: m.status });
+}
+for (const [key, label, limitMs, rssLimit] of [
+  ["lint", "`failbook lint`, 10k codes / 20k rules + 10k fixtures", 1000, 300],
+  ["simulate", "`failbook simulate`, 10k fixtures", 2000],
+  ["gen", "`failbook gen ts`, 10k codes", 1000],
+]) {
+  const [small, large] = [cmd[key][SMALL], cmd[key][LARGE]];
+  const ratio = large.ms / small.ms;
+  const rssOk = rssLimit === undefined || large.rssMb <= rssLimit;
+  rows.push({
+    row: label,
+    value: large.ms,
+    figure: fmtMs(large.ms) + runsNote(large),
+    target: `≤ ${fmtMs(limitMs)}${rssLimit ? `, RSS ≤ ${rssLimit} MB` : ""}`,
+    pass: large.ms <= limitMs && rssOk && large.status === 0,
+    at1k: fmtMs(small.ms),
+    ratio: { value: ratio, pass: ratio <= 12 },
+    rssMb: large.rssMb,
+    rssPass: rssLimit === undefined ? null : rssOk,
+    exit: large.status,
+  });
+}
+{
+  const [small, large] = [cmd.tsc[SMALL], cmd.tsc[LARGE]];
+  rows.push({ row: "`tsc --strict --noEmit`, 10k-code bindings (1 run)", value: large.ms, figure: fmtMs(large.ms), target: "≤ 10 s, exit 0", pass: large.ms <= 10_000 && large.status === 0, at1k: `${fmtMs(small.ms)}, exit ${small.status}`, rssMb: large.rssMb, exit: large.status });
+}
+for (const [label, r, limit] of [
+  ["library `classify()`, 10k codes, mean per call", classifyLib, 1],
+  ["generated `classify()`, 10k codes, mean per call", classifyGen, 2],
+]) {
+  const covered = r.failed ? "" : r.truncated ? ` (${r.calls.toLocaleString("en-US")} of ${r.of.toLocaleString("en-US")} calls: time budget)` : ` (${r.calls.toLocaleString("en-US")} calls)`;
+  rows.push({ row: label, value: r.meanUs ?? null, figure: r.failed ? `failed: ${r.failed.slice(0, 120)}` : fmtUs(r.meanUs) + covered, target: `≤ ${limit} µs`, pass: !r.failed && r.meanUs <= limit });
+}
+for (const [label, key, limit] of [
+  ["`dispatch()` overhead, call succeeds first time (shipped project)", "succeeds", 3],
+  ["`dispatch()` overhead, call brings its own `idempotency_key`", "ownKey", 1],
+  ["`dispatch()` overhead, one failure classified and retried (virtual clock)", "retried", 6],
+]) {
+  const r = dispatch.failed ? undefined : dispatch[key];
+  rows.push({ row: label, value: r?.overheadUs ?? null, figure: r ? fmtUs(r.overheadUs) : `failed: ${dispatch.failed.slice(0, 120)}`, target: `≤ ${limit} µs`, pass: r !== undefined && r.overheadUs <= limit });
 }
 
+const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
+const date = new Date().toISOString().slice(0, 10);
+const header = `failbook bench, ${date}: node ${process.version}, ${process.platform}/${process.arch}, ${cpu}, ${os.cpus().length} cores (load ${loadAtStart.toFixed(1)} at start); median of ${RUNS} run${RUNS > 1 ? "s" : ""}${quick ? ", --quick" : ""}`;
 const line = (cols) => `| ${cols.join(" | ")} |`;
-console.log(`failbook bench: median of ${runs} runs, node ${process.version}, ${process.platform}/${process.arch}\n`);
-console.log(line(["what", "registry", "wall (median)", "wall (min)", "x node", "peak RSS", "exit"]));
-console.log(line(["---", "---", "---:", "---:", "---:", "---:", "---:"]));
-for (const [what, size, m] of rows) {
-  console.log(line([what, size, `${m.median.toFixed(0)} ms`, `${m.min.toFixed(0)} ms`, (m.median / base.median).toFixed(2), `${m.rss.toFixed(0)} MB`, String(m.status)]));
-}
+const table = [
+  line(["figure", "measured", "target", "", "1k", "10k ÷ 1k (≤ 12)", "peak RSS", "exit"]),
+  line(["---", "---:", "---", ":-:", "---:", "---:", "---:", ":-:"]),
+  ...rows.map((r) =>
+    line([
+      r.row,
+      r.figure,
+      r.target,
+      r.pass === null ? "" : mark(r.pass),
+      r.at1k ?? "",
+      r.ratio ? `${r.ratio.value.toFixed(1)} ${mark(r.ratio.pass)}` : "",
+      r.rssMb === undefined ? "" : `${r.rssMb.toFixed(0)} MB${r.rssPass == null ? "" : ` ${mark(r.rssPass)}`}`,
+      r.exit === undefined ? "" : String(r.exit),
+    ]),
+  ),
+];
+const totalS = (Date.now() - started) / 1000;
+console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)} s)`);
+
+mkdirSync(join(root, ".bench"), { recursive: true });
+const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch } }, null, 2) + "\n");
