@@ -33,7 +33,7 @@ const allConditionsArb = (depth: number): fc.Arbitrary<Omit<ClassifierRule, "ver
       kind: oneOrMore(fc.constantFrom(...KINDS)),
       http_status: oneOrMore(fc.constantFrom(...STATUS_MATCHERS)),
       provider_code: oneOrMore(fc.constantFrom(...CODES)),
-      message_contains: oneOrMore(text(["a", "b", "A"], 2)),
+      message_contains: oneOrMore(text(["a", "b", "A"], 4)),
       message_matches: oneOrMore(fc.constantFrom("^a", "b$", "/A+/i", "[")),
       tool: oneOrMore(fc.oneof(text(["a", "b", ".", "*", "?"], 4), fc.constantFrom("pay.refund", "pay.*"))),
       side_effect_state: oneOrMore(fc.constantFrom(...STATES)),
@@ -53,7 +53,7 @@ const errorArb = (depth: number): fc.Arbitrary<ClassifierInput> =>
   fc.record(
     {
       kind: fc.constantFrom(...KINDS, "other"),
-      message: text(["a", "b", "A", " "], 4),
+      message: text(["a", "b", "A", " "], 9),
       http_status: fc.oneof(fc.constantFrom(408, 429, 500, 503, 599, 600, 950, 503.5), fc.integer({ min: 100, max: 999 })),
       provider_code: fc.constantFrom(...CODES),
       side_effect_state: fc.constantFrom(...STATES),
@@ -94,7 +94,8 @@ describe("the classifier index", () => {
     for (let i = 0; i < 3000; i++) rules.push({ verdict: `v${i}`, provider_code: [`P${i}`], http_status: [400 + (i % 100)] });
     rules.push({ verdict: "by_text", message_contains: ["boom"] });
     const index = compileClassifier(rules);
-    expect(index.residual).toEqual([3000]);
+    expect(index.residual).toEqual([]);
+    expect(index.bucketOf[3000]).toEqual(["text", ""]);
     expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 499 }, undefined)?.source.verdict).toBe("v2999");
     expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 400, message: "Boom" }, undefined)?.source.verdict).toBe("by_text");
   });
@@ -127,6 +128,21 @@ describe("the classifier index", () => {
     expect(classifyIndex(index, { kind: "k", fields: { code: 1 } }, undefined)?.source.verdict).toBe("one");
     expect(classifyIndex(index, { kind: "k", fields: { code: "1" } }, undefined)).toBe(null);
     expect(classifyIndex(index, { kind: "k", fields: { flag: "true" } }, undefined)).toBe(null);
+  });
+
+  it("indexes rules told apart by message text alone, and stays linear on a message that repeats itself", () => {
+    const rules: ClassifierRule[] = [];
+    for (let i = 0; i < 500; i++) rules.push({ verdict: `v${i}`, kind: ["invalid_request"], message_contains: [`parameter [E${i}] is invalid`] });
+    rules.push({ verdict: "aaa", kind: ["invalid_request"], message_contains: ["aaab"] });
+    const index = compileClassifier(rules);
+    expect(index.kind.get("invalid_request") ?? []).toEqual([]);
+    const verdictOf = (message: string) => classifyIndex(index, { kind: "invalid_request", message }, undefined)?.source.verdict ?? null;
+    expect(verdictOf("The PARAMETER [E417] IS INVALID here")).toBe("v417");
+    expect(verdictOf("parameter [E9999] is invalid")).toBe(null);
+    const started = performance.now();
+    expect(verdictOf("a".repeat(200_000))).toBe(null);
+    expect(verdictOf(`${"a".repeat(200_000)}b`)).toBe("aaa");
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
 

@@ -9,9 +9,9 @@
  * The index buckets each rule under one of its exact-valued fields (kind, provider_code,
  * exact statuses and status classes, side_effect_state, literal tools, header values,
  * declared fields), chosen as the most selective; rules with no such field stay in an
- * ordered residual list. A lookup gathers the error's candidate lists, merges them by rule
- * order and returns the first rule that holds, so its cost follows the candidates, not the
- * size of the registry.
+ * ordered residual list. A lookup gathers the error's candidate lists (each in rule order)
+ * and returns the earliest rule among them that holds, so its cost follows the candidates,
+ * not the size of the registry.
  */
 
 /** A declared error field's value (SPEC 12). */
@@ -88,7 +88,7 @@ export interface CompiledRule {
 }
 
 /** The exact-valued fields a rule may be bucketed under. */
-export type BucketField = "kind" | "provider_code" | "field" | "header" | "header_any" | "status" | "tool" | "side_effect_state" | "residual";
+export type BucketField = "kind" | "provider_code" | "field" | "header" | "header_any" | "status" | "tool" | "side_effect_state" | "text" | "residual";
 
 export interface ClassifierIndex {
   readonly rules: readonly CompiledRule[];
@@ -104,6 +104,15 @@ export interface ClassifierIndex {
   /** Lower-case header name -> rules that accept any value ("*"). */
   readonly headerAny: Map<string, number[]>;
   readonly field: Map<string, Map<FieldValue, number[]>>;
+  /**
+   * Rules told apart by message text alone, by a trigram of each text (lower-cased): a
+   * message can only contain the text if it contains the trigram. Trigram key (see
+   * `trigramKey`) -> list number. Keys may collide; a collision only adds candidates.
+   */
+  readonly text: Map<number, number>;
+  readonly textLists: number[][];
+  /** One byte per low 16 bits of a trigram key in `text`: a cheap "certainly not" before the map. */
+  readonly textFilter: Uint8Array;
   /** Rules with no exact-valued field, in order: candidates for every error. */
   readonly residual: number[];
   /** Each rule's bucket: the field, and for headers and fields the name. */
@@ -134,11 +143,15 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     header: new Map(),
     headerAny: new Map(),
     field: new Map(),
+    text: new Map(),
+    textLists: [],
+    textFilter: new Uint8Array(65536),
     residual: [],
     bucketOf: [],
     bucketed: new Map(),
   };
-  const options = compiled.map((rule) => bucketOptions(rule.test));
+  const anchorOf = textAnchors(compiled);
+  const options = compiled.map((rule) => bucketOptions(rule.test, anchorOf));
   // How many rules could go under each key: a rule goes where its keys are rarest.
   const counts = new Map<string, number>();
   for (const list of options) for (const option of list) for (const key of option.keys) counts.set(key, (counts.get(key) || 0) + 1);
@@ -190,8 +203,32 @@ function innerMap<V>(map: Map<string, Map<V, number[]>>, name: string): Map<V, n
   return inner;
 }
 
+/** The key of the trigram at `i`: a small integer, so that no string is made per lookup. */
+export function trigramKey(text: string, i: number): number {
+  return ((text.charCodeAt(i) & 0x3ff) << 20) | ((text.charCodeAt(i + 1) & 0x3ff) << 10) | (text.charCodeAt(i + 2) & 0x3ff);
+}
+
+/** The trigram keys of a text, left to right. */
+function trigrams(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + 3 <= text.length; i++) out.push(trigramKey(text, i));
+  return out;
+}
+
+/** For each message text (lower-cased), its rarest trigram among all the rules' texts. */
+function textAnchors(rules: readonly CompiledRule[]): (text: string) => number | null {
+  const frequency = new Map<number, number>();
+  const each = (f: (text: string) => void) => rules.forEach((r) => (r.test.texts || []).forEach(f));
+  each((text) => new Set(trigrams(text)).forEach((g) => frequency.set(g, (frequency.get(g) || 0) + 1)));
+  return (text) => {
+    let best: number | null = null;
+    for (const g of trigrams(text)) if (best === null || (frequency.get(g) as number) < (frequency.get(best) as number)) best = g;
+    return best;
+  };
+}
+
 /** The exact-valued fields of a rule, in order of preference when equally selective. */
-function bucketOptions(c: CompiledConditions): BucketOption[] {
+function bucketOptions(c: CompiledConditions, anchorOf: (text: string) => number | null): BucketOption[] {
   const out: BucketOption[] = [];
   const simple = (field: BucketField, values: readonly string[] | null, map: (index: ClassifierIndex) => Map<string, number[]>) => {
     if (values === null) return;
@@ -227,6 +264,29 @@ function bucketOptions(c: CompiledConditions): BucketOption[] {
     simple("tool", c.globs.map((g) => g.source), (index) => index.tool);
   }
   simple("side_effect_state", c.states, (index) => index.state);
+  if (c.texts !== null) {
+    const anchors = c.texts.map(anchorOf);
+    if (anchors.every((a) => a !== null)) {
+      const grams = anchors as number[];
+      out.push({
+        field: "text",
+        name: "",
+        keys: grams.map((g) => "text\u0000" + g),
+        insert: (index, p) =>
+          grams.forEach((g) => {
+            let list = index.text.get(g);
+            if (list === undefined) {
+              list = index.textLists.length;
+              index.text.set(g, list);
+              index.textLists.push([]);
+              index.textFilter[g & 0xffff] = 1;
+            }
+            const rules = index.textLists[list] as number[];
+            if (rules[rules.length - 1] !== p) rules.push(p);
+          }),
+      });
+    }
+  }
   return out;
 }
 
@@ -371,34 +431,57 @@ export function globHolds(glob: CompiledGlob, text: string): boolean {
   return true;
 }
 
-function statusHolds(c: CompiledConditions, status: number | null | undefined): boolean {
-  if (typeof status !== "number" || !Number.isInteger(status)) return false;
+function statusHolds(c: CompiledConditions, status: number): boolean {
   if ((c.exactStatuses as readonly number[]).indexOf(status) >= 0) return true;
   const r = c.statusRanges;
   for (let i = 0; i < r.length; i += 2) if (status >= (r[i] as number) && status <= (r[i + 1] as number)) return true;
   return false;
 }
 
-/** One error being classified, with what several rules would otherwise recompute. */
+type FieldsInput = { readonly [name: string]: FieldValue };
+
+/**
+ * One error being classified, its fields read once into one fixed shape: adapter errors
+ * arrive in many shapes, and reading a property of each of them at every candidate rule
+ * is the slow kind of property access. Absent or mistyped fields are null.
+ */
 interface Probe {
-  readonly error: ClassifierInput;
-  readonly tool: string | undefined;
+  readonly kind: string | null;
+  readonly message: string;
+  readonly status: number | null;
+  readonly providerCode: string | null;
+  readonly state: string | null;
+  readonly headers: { readonly [name: string]: string } | null;
+  readonly fields: FieldsInput | null;
+  readonly cause: ClassifierInput | null;
+  readonly tool: string | null;
   lowerMessage: string | null;
   lowerHeaders: Map<string, string> | null;
 }
 
-const newProbe = (error: ClassifierInput, tool: string | undefined): Probe => ({ error, tool, lowerMessage: null, lowerHeaders: null });
-
-function messageOf(p: Probe): string {
-  const m = p.error.message;
-  return typeof m === "string" ? m : "";
+function newProbe(e: ClassifierInput, tool: string | undefined): Probe {
+  const status = e.http_status;
+  const object = <T>(v: T | null | undefined): T | null => (v !== null && v !== undefined && typeof v === "object" ? v : null);
+  return {
+    kind: typeof e.kind === "string" ? e.kind : null,
+    message: typeof e.message === "string" ? e.message : "",
+    status: typeof status === "number" && Number.isInteger(status) ? status : null,
+    providerCode: typeof e.provider_code === "string" ? e.provider_code : null,
+    state: typeof e.side_effect_state === "string" ? e.side_effect_state : null,
+    headers: object(e.headers),
+    fields: object(e.fields),
+    cause: object(e.cause),
+    tool: typeof tool === "string" ? tool : null,
+    lowerMessage: null,
+    lowerHeaders: null,
+  };
 }
 
 function headersOf(p: Probe): Map<string, string> {
   if (p.lowerHeaders === null) {
     p.lowerHeaders = new Map();
-    const h = p.error.headers;
-    if (h !== null && h !== undefined && typeof h === "object") {
+    const h = p.headers;
+    if (h !== null) {
       for (const name of Object.keys(h)) {
         const value = h[name];
         if (typeof value === "string") p.lowerHeaders.set(name.toLowerCase(), value);
@@ -408,31 +491,34 @@ function headersOf(p: Probe): Map<string, string> {
   return p.lowerHeaders;
 }
 
-function fieldOf(error: ClassifierInput, name: string): FieldValue | undefined {
-  const f = error.fields;
-  if (f === null || f === undefined || typeof f !== "object" || !Object.prototype.hasOwnProperty.call(f, name)) return undefined;
-  return f[name];
+function fieldOf(p: Probe, name: string): FieldValue | undefined {
+  const f = p.fields;
+  return f === null || !Object.prototype.hasOwnProperty.call(f, name) ? undefined : f[name];
 }
 
 /** Does every field of the rule hold for the error? */
 function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean {
-  const e = p.error;
-  if (c.kinds !== null && c.kinds.indexOf(e.kind) < 0) return false;
-  if (c.exactStatuses !== null && !statusHolds(c, e.http_status)) return false;
-  if (c.providerCodes !== null && (typeof e.provider_code !== "string" || c.providerCodes.indexOf(e.provider_code) < 0)) return false;
-  if (c.states !== null && (typeof e.side_effect_state !== "string" || c.states.indexOf(e.side_effect_state) < 0)) return false;
+  if (c.kinds !== null && (p.kind === null || c.kinds.indexOf(p.kind) < 0)) return false;
+  if (c.exactStatuses !== null && (p.status === null || !statusHolds(c, p.status))) return false;
+  if (c.providerCodes !== null && (p.providerCode === null || c.providerCodes.indexOf(p.providerCode) < 0)) return false;
+  if (c.states !== null && (p.state === null || c.states.indexOf(p.state) < 0)) return false;
+  // Plain loops, not some(): no closure is made per candidate rule.
   if (c.texts !== null) {
-    if (p.lowerMessage === null) p.lowerMessage = messageOf(p).toLowerCase();
-    const message = p.lowerMessage;
-    if (!c.texts.some((t) => message.indexOf(t) >= 0)) return false;
+    if (p.lowerMessage === null) p.lowerMessage = p.message.toLowerCase();
+    let found = false;
+    for (let i = 0; !found && i < c.texts.length; i++) found = p.lowerMessage.indexOf(c.texts[i] as string) >= 0;
+    if (!found) return false;
   }
   if (c.patterns !== null) {
-    const message = messageOf(p);
-    if (!c.patterns.some((re) => re.test(message))) return false;
+    let found = false;
+    for (let i = 0; !found && i < c.patterns.length; i++) found = (c.patterns[i] as RegExp).test(p.message);
+    if (!found) return false;
   }
   if (c.globs !== null) {
-    const tool = p.tool;
-    if (typeof tool !== "string" || !c.globs.some((g) => globHolds(g, tool))) return false;
+    if (p.tool === null) return false;
+    let found = false;
+    for (let i = 0; !found && i < c.globs.length; i++) found = globHolds(c.globs[i] as CompiledGlob, p.tool);
+    if (!found) return false;
   }
   if (c.headers !== null) {
     const headers = headersOf(p);
@@ -443,17 +529,18 @@ function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean
   }
   if (c.fields !== null) {
     for (const [name, values] of c.fields) {
-      const value = fieldOf(e, name);
+      const value = fieldOf(p, name);
       if (value === undefined || values.indexOf(value) < 0) return false;
     }
   }
   if (c.cause !== null) {
     const wanted = c.cause;
-    let cause = e.cause;
+    let cause = p.cause;
     let found = false;
-    for (let d = depth; !found && d < CAUSE_DEPTH && cause !== null && cause !== undefined && typeof cause === "object"; d++) {
-      found = conditionsHold(wanted, newProbe(cause, p.tool), d + 1);
-      cause = cause.cause;
+    for (let d = depth; !found && d < CAUSE_DEPTH && cause !== null; d++) {
+      const inner = newProbe(cause, p.tool === null ? undefined : p.tool);
+      found = conditionsHold(wanted, inner, d + 1);
+      cause = inner.cause;
     }
     if (!found) return false;
   }
@@ -466,37 +553,54 @@ function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean
 
 /** The candidate lists of one lookup: reused, since a lookup never runs inside another. */
 const candidateLists: (readonly number[])[] = [];
-const candidateHeads: number[] = [];
 let candidateCount = 0;
+/** The lookup each text list was last added in: a message repeating a trigram adds its list once. */
+const textListStamps: number[] = [];
+let lookupStamp = 0;
 
 function addCandidates(list: readonly number[] | undefined): void {
   if (list !== undefined && list.length > 0) candidateLists[candidateCount++] = list;
 }
 
 /** The rules whose bucket the error's values select, plus the residual rules. */
-function gatherCandidates(index: ClassifierIndex, e: ClassifierInput, p: Probe): void {
+function gatherCandidates(index: ClassifierIndex, p: Probe): void {
   candidateCount = 0;
   addCandidates(index.residual);
-  if (index.kind.size > 0 && typeof e.kind === "string") addCandidates(index.kind.get(e.kind));
-  if (index.providerCode.size > 0 && typeof e.provider_code === "string") addCandidates(index.providerCode.get(e.provider_code));
-  const status = e.http_status;
-  if (typeof status === "number" && Number.isInteger(status)) {
-    if (index.status.size > 0) addCandidates(index.status.get(status));
-    if (index.statusClass.size > 0) addCandidates(index.statusClass.get(Math.floor(status / 100)));
+  if (p.kind !== null && index.kind.size > 0) addCandidates(index.kind.get(p.kind));
+  if (p.providerCode !== null && index.providerCode.size > 0) addCandidates(index.providerCode.get(p.providerCode));
+  if (p.status !== null) {
+    if (index.status.size > 0) addCandidates(index.status.get(p.status));
+    if (index.statusClass.size > 0) addCandidates(index.statusClass.get(Math.floor(p.status / 100)));
   }
-  if (index.state.size > 0 && typeof e.side_effect_state === "string") addCandidates(index.state.get(e.side_effect_state));
-  if (index.tool.size > 0 && typeof p.tool === "string") addCandidates(index.tool.get(p.tool));
-  if ((index.header.size > 0 || index.headerAny.size > 0) && e.headers !== null && e.headers !== undefined) {
+  if (p.state !== null && index.state.size > 0) addCandidates(index.state.get(p.state));
+  if (p.tool !== null && index.tool.size > 0) addCandidates(index.tool.get(p.tool));
+  if (p.headers !== null && (index.header.size > 0 || index.headerAny.size > 0)) {
     headersOf(p).forEach((value, name) => {
       const byValue = index.header.get(name);
       if (byValue !== undefined) addCandidates(byValue.get(value));
       addCandidates(index.headerAny.get(name));
     });
   }
-  if (index.field.size > 0 && e.fields !== null && e.fields !== undefined && typeof e.fields === "object") {
-    for (const name of Object.keys(e.fields)) {
+  if (index.text.size > 0 && p.message.length >= 3) {
+    if (p.lowerMessage === null) p.lowerMessage = p.message.toLowerCase();
+    const message = p.lowerMessage;
+    lookupStamp++;
+    const filter = index.textFilter;
+    for (let i = 0; i + 3 <= message.length; i++) {
+      const key = trigramKey(message, i);
+      if (filter[key & 0xffff] === 0) continue;
+      const list = index.text.get(key);
+      if (list !== undefined && textListStamps[list] !== lookupStamp) {
+        textListStamps[list] = lookupStamp;
+        addCandidates(index.textLists[list]);
+      }
+    }
+  }
+  const fields = p.fields;
+  if (fields !== null && index.field.size > 0) {
+    for (const name of Object.keys(fields)) {
       const byValue = index.field.get(name);
-      const value = e.fields[name];
+      const value = fields[name];
       if (byValue !== undefined && value !== undefined) addCandidates(byValue.get(value));
     }
   }
@@ -504,36 +608,32 @@ function gatherCandidates(index: ClassifierIndex, e: ClassifierInput, p: Probe):
 
 /**
  * The first rule, in registry order, that holds for the error; null when none does (the
- * registry's fallback applies).
+ * registry's fallback applies). Each candidate list is in rule order: its first rule that
+ * holds is its best, and a list is left as soon as it passes the best found so far.
  */
 export function classifyIndex(index: ClassifierIndex, error: ClassifierInput, tool: string | undefined): CompiledRule | null {
   const p = newProbe(error, tool);
-  gatherCandidates(index, error, p);
-  const n = candidateCount;
-  if (n === 0) return null;
-  if (n === 1) {
-    const only = candidateLists[0] as readonly number[];
-    for (let i = 0; i < only.length; i++) {
-      const rule = index.rules[only[i] as number] as CompiledRule;
-      if (conditionsHold(rule.test, p, 0)) return rule;
-    }
-    return null;
+  gatherCandidates(index, p);
+  // Shortest lists first: what they find bounds the scan of the long ones (a long message
+  // may bring many short text lists: those are not worth sorting).
+  for (let i = 1; i < candidateCount && candidateCount <= 16; i++) {
+    const list = candidateLists[i] as readonly number[];
+    let j = i;
+    for (; j > 0 && (candidateLists[j - 1] as readonly number[]).length > list.length; j--) candidateLists[j] = candidateLists[j - 1] as readonly number[];
+    candidateLists[j] = list;
   }
-  for (let i = 0; i < n; i++) candidateHeads[i] = 0;
-  for (;;) {
-    let next = -1;
-    for (let i = 0; i < n; i++) {
-      const list = candidateLists[i] as readonly number[];
-      const h = candidateHeads[i] as number;
-      if (h < list.length && (next < 0 || (list[h] as number) < next)) next = list[h] as number;
-    }
-    if (next < 0) return null;
-    const rule = index.rules[next] as CompiledRule;
-    if (conditionsHold(rule.test, p, 0)) return rule;
-    for (let i = 0; i < n; i++) {
-      const list = candidateLists[i] as readonly number[];
-      const h = candidateHeads[i] as number;
-      if (h < list.length && list[h] === next) candidateHeads[i] = h + 1;
+  let best: CompiledRule | null = null;
+  for (let i = 0; i < candidateCount; i++) {
+    const list = candidateLists[i] as readonly number[];
+    for (let k = 0; k < list.length; k++) {
+      const at = list[k] as number;
+      if (best !== null && at >= best.position) break;
+      const rule = index.rules[at] as CompiledRule;
+      if (conditionsHold(rule.test, p, 0)) {
+        best = rule;
+        break;
+      }
     }
   }
+  return best;
 }

@@ -1,4 +1,4 @@
-import type { ClassifierIndex, CompiledConditions, CompiledRule } from "../../engine/classifier.js";
+import { trigramKey, type ClassifierIndex, type CompiledConditions, type CompiledRule } from "../../engine/classifier.js";
 import { compiledRegistry, type RulePlace } from "../../engine/classify.js";
 import { conditionsCover } from "../../engine/match.js";
 import type { LintRule } from "../rule.js";
@@ -95,6 +95,22 @@ function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonl
     if (values === null) continue;
     if (values.length === 0) all(`header ${name}`);
     else add(index.header.get(name)?.get(values[0]));
+  }
+  if (b.texts !== null) {
+    // A text-bucketed rule covers b only if b's first text contains one of its texts, and so
+    // that text's trigram.
+    const first = b.texts[0];
+    if (first === undefined) all("text");
+    else {
+      const seen = new Set<number>();
+      for (let i = 0; i + 3 <= first.length; i++) {
+        const list = index.text.get(trigramKey(first, i));
+        if (list !== undefined && !seen.has(list)) {
+          seen.add(list);
+          add(index.textLists[list]);
+        }
+      }
+    }
   }
   for (const [name, values] of b.fields ?? []) {
     if (values.length === 0) all(`field ${name}`);
