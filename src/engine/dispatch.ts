@@ -7,7 +7,7 @@
  * runs it with a real clock and an attempt function that calls the tool.
  */
 import type { AdapterError, Call, Response } from "../model/fixture.js";
-import type { AttemptError, AttemptStatus, DeadLetterEntry, DispatchEvent, Outcome, OutcomeKind, RecoveryPacket, UnstampedEvent } from "../model/outcome.js";
+import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, OutcomeKind, RecoveryPacket, UnstampedEvent } from "../model/outcome.js";
 import type { CompensationAction, Playbook, RefreshEvidence, RestoreCheckpoint } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import { classify, verdictByCode } from "./classify.js";
@@ -90,6 +90,7 @@ export interface Dispatcher {
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const redact = options.redact ?? createRedactor();
+  const shown = rememberRedactions(redact);
   const dispatcher: Dispatcher = {
     registry: options.registry,
     playbook: options.playbook,
@@ -98,8 +99,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     newLedger: () => ({ startedAt: options.clock.now(), retries: 0, backoffMs: 0, verdictCounts: new Map() }),
     async dispatch(call, attempt, dispatchOptions = {}) {
       const ledger = dispatchOptions.ledger ?? dispatcher.newLedger();
-      const run = new DispatchRun(options, redact, ledger, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
-      return run.finish(await run.call(call, attempt, 0));
+      const run = new DispatchRun(options, shown, ledger, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+      const result = run.finish(await run.call(call, attempt, 0));
+      if (options.effects !== undefined) await run.applyEffects(result.outcome);
+      return result;
     },
     async deadLetter(entry) {
       const clean = redactValue(entry, redact);
@@ -110,10 +113,48 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return dispatcher;
 }
 
+/**
+ * The redactor, remembering what it made of each string: a dispatch shows the same tool
+ * names, kinds, queues and registry texts again and again, and redacting a string twice
+ * must not cost twice. Bounded, so that a stream of distinct messages cannot grow it.
+ */
+function rememberRedactions(redact: Redactor): Redactor {
+  const seen = new Map<string, string>();
+  return (text) => {
+    let out = seen.get(text);
+    if (out === undefined) {
+      out = redact(text);
+      if (seen.size >= 4096) seen.clear();
+      seen.set(text, out);
+    }
+    return out;
+  };
+}
+
+/** An adapter error as outputs show it: every string from outside redacted. Classification reads the original. */
+function shownError(error: AdapterError, redact: Redactor, depth = 0): AdapterError {
+  const out: AdapterError = { ...error, kind: redact(error.kind) };
+  if (error.message !== undefined) out.message = redact(error.message);
+  if (error.provider_code !== undefined) out.provider_code = redact(error.provider_code);
+  if (error.headers !== undefined) out.headers = redactValue(error.headers, redact);
+  if (error.fields !== undefined) out.fields = redactValue(error.fields, redact);
+  if (error.cause !== undefined) {
+    if (depth < 8 && error.cause !== null && typeof error.cause === "object") out.cause = shownError(error.cause, redact, depth + 1);
+    else delete out.cause;
+  }
+  return out;
+}
+
+const PLAIN_CONTEXT: AttemptContext = Object.freeze({ fallback: false });
+const FALLBACK_CONTEXT: AttemptContext = Object.freeze({ fallback: true });
+
 /** Not idempotent when the call says so or a `tools` entry for its tool does. */
 export function isIdempotent(playbook: Playbook, call: Call): boolean {
   if (call.idempotent === false) return false;
-  return !Object.entries(playbook.tools ?? {}).some(([glob, decl]) => decl.idempotent === false && globMatches(glob, call.tool));
+  const tools = playbook.tools;
+  if (tools === undefined) return true;
+  for (const glob in tools) if (Object.hasOwn(tools, glob) && tools[glob].idempotent === false && globMatches(glob, call.tool)) return false;
+  return true;
 }
 
 type FinalKind = Exclude<OutcomeKind, "compensated">;
@@ -122,6 +163,8 @@ type FinalKind = Exclude<OutcomeKind, "compensated">;
 interface End {
   kind: FinalKind;
   call: Call;
+  /** The call's tool and id as outputs show them. */
+  shown: ShownCall;
   key: string;
   idempotent: boolean;
   reason: string | null;
@@ -131,6 +174,11 @@ interface End {
 }
 
 type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null } | { kind: "failed"; error: AdapterError | null };
+
+export interface ShownCall {
+  tool: string;
+  id: string;
+}
 
 class DispatchRun {
   private readonly events: DispatchEvent[] = [];
@@ -152,38 +200,45 @@ class DispatchRun {
   }
 
   private get escalationQueue(): string {
-    return this.o.playbook.escalation_queue ?? "default";
+    return this.redact(this.o.playbook.escalation_queue ?? "default");
   }
 
   /** Stamp an event with the run's time and the call's label, and record it. */
   private emit(body: UnstampedEvent): void {
     const t = this.o.clock.now() - this.ledger.startedAt;
-    const { type, ...rest } = body;
-    const event = { t, type, ...(this.label === undefined ? {} : { call: this.label }), ...rest } as DispatchEvent;
+    // Keys in the order outputs show them: t, type, the call's label, then the body's own.
+    const event = (this.label === undefined ? { t, ...body } : labelled(t, this.label, body)) as DispatchEvent;
     this.events.push(event);
-    this.o.onEvent?.(redactValue(event, this.redact));
+    this.o.onEvent?.(event);
   }
 
   /** One call (and its fallback), attempt by attempt, until an action ends it. */
   async call(call: Call, attempt: AttemptFn, depth: number): Promise<End> {
     const { registry, playbook } = this.o;
     const key = idempotencyKey(this.runId, call);
+    // A derived key is hex: only a key the caller brought can hold a secret.
+    const shownKey = call.idempotency_key === undefined ? key : this.redact(key);
+    const shown: ShownCall = { tool: this.redact(call.tool), id: this.redact(call.id) };
     const idempotent = isIdempotent(playbook, call);
-    const end = (kind: FinalKind, more: Partial<End> = {}): End => ({ kind, call, key, idempotent, reason: null, queue: null, replan: false, exhausted: false, ...more });
-    const retriesOf = new Map<string, number>();
-    const previousDelay = new Map<string, number>();
+    const end = (kind: FinalKind, more: Partial<End> = {}): End => ({ kind, call, shown, key: shownKey, idempotent, reason: null, queue: null, replan: false, exhausted: false, ...more });
+    // Per verdict, made on the first retry: most calls never retry.
+    let retriesOf: Map<string, number> | undefined;
+    let previousDelay: Map<string, number> | undefined;
     let hint: string | undefined;
     let refreshed: RefreshEvidence | RestoreCheckpoint | undefined;
 
     for (let n = 1; ; n++) {
-      const observed = await this.attempt(call, n, key, attempt, { fallback: depth > 0, ...(hint === undefined ? {} : { hint }) });
+      this.attempts++;
+      const before = this.o.clock.now();
+      const context = depth > 0 ? (hint === undefined ? FALLBACK_CONTEXT : { fallback: true, hint }) : hint === undefined ? PLAIN_CONTEXT : { fallback: false, hint };
+      const observed = this.observed(n, shownKey, shown, await attempt(call, n, key, context), before);
       if (observed.kind === "ok") return end(n === 1 ? "succeeded" : "recovered");
-      if (observed.kind === "needs_input") return end("needs_input", { reason: observed.question });
+      if (observed.kind === "needs_input") return end("needs_input", { reason: observed.question === null ? null : this.redact(observed.question) });
 
       const { verdict: code } = classify(registry, observed.error ?? undefined, call.tool);
       const action = actionFor(playbook, code);
       this.verdict = code;
-      this.error = observed.error;
+      this.error = observed.error === null ? null : shownError(observed.error, this.redact);
       this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
 
       const seen = (this.ledger.verdictCounts.get(code) ?? 0) + 1;
@@ -206,8 +261,8 @@ class DispatchRun {
             classMaxRetries: verdict ? registry.classes[verdict.class]?.max_retries : undefined,
             idempotent,
             error: observed.error,
-            retriesOfVerdict: retriesOf.get(code) ?? 0,
-            previousDelay: previousDelay.get(code),
+            retriesOfVerdict: retriesOf?.get(code) ?? 0,
+            previousDelay: previousDelay?.get(code),
             ledger: this.ledger,
             elapsedMs: this.o.clock.now() - this.ledger.startedAt,
             budgets: playbook.budgets ?? {},
@@ -222,12 +277,14 @@ class DispatchRun {
             this.emit({ type: "budget_exhausted", budget: decision.budget, limit: decision.limit, verdict: code });
             return end("exhausted", { reason: budgetReason(decision.budget), exhausted: true });
           }
+          retriesOf ??= new Map();
+          previousDelay ??= new Map();
           retriesOf.set(code, (retriesOf.get(code) ?? 0) + 1);
           previousDelay.set(code, decision.delayMs);
           this.ledger.retries++;
           this.ledger.backoffMs += decision.delayMs;
           this.retried++;
-          hint = action.action === "retry_with_hint" ? action.hint : undefined;
+          hint = action.action === "retry_with_hint" ? this.redact(action.hint) : undefined;
           this.emit({ type: "retry_scheduled", attempt: n + 1, delay_ms: decision.delayMs, verdict: code, ...(hint === undefined ? {} : { hint }) });
           await this.o.clock.sleep(decision.delayMs);
           continue;
@@ -240,7 +297,7 @@ class DispatchRun {
           hint = undefined;
           continue;
         case "escalate_to_human":
-          return end("escalated", { queue: action.queue });
+          return end("escalated", { queue: this.redact(action.queue) });
         case "issue_reversal": {
           // The guard of seed 000: no token from the original call, no reversal. Ever.
           const token = call.reversal_token;
@@ -249,21 +306,21 @@ class DispatchRun {
             return end("exhausted", { reason: "no_reversal_token", exhausted: true });
           }
           await this.o.effects?.issueReversal?.(call, token, action.reason);
-          this.emit({ type: "reversal_issued", reversal_token: token, reason: action.reason });
-          return end("reversed", { reason: action.reason });
+          this.emit({ type: "reversal_issued", reversal_token: this.redact(token), reason: this.redact(action.reason) });
+          return end("reversed", { reason: this.redact(action.reason) });
         }
         case "deprecate_tool_call":
-          return end("deprecated", { reason: action.reason, replan: action.replan });
+          return end("deprecated", { reason: this.redact(action.reason), replan: action.replan });
         case "fallback": {
           if (depth > 0) return end("failed", { reason: "fallback_chain" });
-          this.emit({ type: "fallback_started", tool: action.tool, from: call.tool });
+          this.emit({ type: "fallback_started", tool: this.redact(action.tool), from: shown.tool });
           const sub = await this.call({ ...call, tool: action.tool }, attempt, depth + 1);
           return sub.kind === "succeeded" ? { ...sub, kind: "recovered" } : sub;
         }
         case "fail":
-          return end("failed", { reason: action.message ?? null });
+          return end("failed", { reason: action.message === undefined ? null : this.redact(action.message) });
         case "dead_letter":
-          return end("dead_lettered", { queue: action.queue });
+          return end("dead_lettered", { queue: this.redact(action.queue) });
         default:
           return assertNever(action);
       }
@@ -273,7 +330,7 @@ class DispatchRun {
   /** Refresh the evidence or restore the checkpoint the call was built from. */
   private async rebuild(action: RefreshEvidence | RestoreCheckpoint, call: Call): Promise<void> {
     if (action.action === "refresh_evidence") {
-      this.emit({ type: "evidence_refreshed", evidence_refs: [...(call.evidence_refs ?? [])] });
+      this.emit({ type: "evidence_refreshed", evidence_refs: (call.evidence_refs ?? []).map(this.redact) });
       await this.o.effects?.refreshEvidence?.(call);
     } else {
       this.emit({ type: "checkpoint_restored" });
@@ -281,27 +338,32 @@ class DispatchRun {
     }
   }
 
-  private async attempt(call: Call, n: number, key: string, fn: AttemptFn, context: AttemptContext): Promise<Observed> {
-    this.attempts++;
-    const before = this.o.clock.now();
-    const response = await fn(call, n, key, context);
+  /** What an attempt's response means, recorded as its `attempt` event (and error). */
+  private observed(n: number, shownKey: string, shown: ShownCall, response: Response, before: number): Observed {
     const latency = this.o.clock.now() - before;
     const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
-    const status: AttemptStatus = observed.kind === "ok" ? "ok" : observed.kind === "needs_input" ? "needs_input" : "error";
-    const errorKind = observed.kind === "failed" && observed.error ? { error_kind: observed.error.kind } : {};
-    this.emit({ type: "attempt", n, status, idempotency_key: key, latency_ms: latency, ...errorKind });
-    if (observed.kind === "failed") this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: call.tool, error: observed.error });
+    if (observed.kind === "ok") {
+      this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      return observed;
+    }
+    if (observed.kind === "needs_input") {
+      this.emit({ type: "attempt", n, status: "needs_input", idempotency_key: shownKey, latency_ms: latency });
+      return observed;
+    }
+    const error = observed.error === null ? null : shownError(observed.error, this.redact);
+    this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}) });
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: shown.tool, error });
     return observed;
   }
 
   /** Apply on_exhausted, emit the closing event, dress the end as an outcome, redact. */
-  async finish(end: End): Promise<DispatchResult> {
+  finish(end: End): DispatchResult {
     const { registry, playbook } = this.o;
     let kind: FinalKind = end.kind;
     let queue = end.queue;
     if (kind === "exhausted" && playbook.on_exhausted) {
       kind = playbook.on_exhausted.action === "escalate_to_human" ? "escalated" : "dead_lettered";
-      queue = playbook.on_exhausted.queue ?? this.escalationQueue;
+      queue = playbook.on_exhausted.queue === undefined ? this.escalationQueue : this.redact(playbook.on_exhausted.queue);
     }
     if (kind === "escalated" && queue !== null) this.emit({ type: "escalated", queue, reason: end.reason });
     if (kind === "dead_lettered" && queue !== null) this.emit({ type: "dead_lettered", queue });
@@ -309,7 +371,7 @@ class DispatchRun {
     const elapsed = this.o.clock.now() - this.startedAt;
     const facts: EndFacts = {
       kind,
-      call: end.call,
+      call: end.shown,
       idempotencyKey: end.key,
       idempotent: end.idempotent,
       verdict: this.verdict,
@@ -321,8 +383,8 @@ class DispatchRun {
       retried: this.retried,
       elapsedMs: elapsed,
     };
-    const envelope = buildEnvelope(registry, facts);
-    const packet = kind === "escalated" && queue !== null ? buildPacket(registry, facts, queue) : null;
+    const envelope = buildEnvelope(registry, facts, this.redact);
+    const packet = kind === "escalated" && queue !== null ? buildPacket(registry, facts, queue, this.redact) : null;
     const outcome: Outcome = {
       kind,
       verdict: this.verdict,
@@ -340,7 +402,7 @@ class DispatchRun {
       outcome.dead_letters = [
         {
           queue,
-          call: end.call,
+          call: redactValue(end.call, this.redact),
           step: null,
           errors: this.errors,
           envelope,
@@ -349,16 +411,21 @@ class DispatchRun {
         },
       ];
     }
-    const clean = redactValue(outcome, this.redact);
-    if (clean.packet) await this.o.effects?.escalate?.(clean.packet);
-    for (const entry of clean.dead_letters ?? []) await this.o.effects?.deadLetter?.(entry);
-    return {
-      outcome: clean,
-      events: redactValue(this.events, this.redact),
-      errors: redactValue(this.errors, this.redact),
-      idempotencyKey: end.key,
-    };
+    // Everything in the outcome, the events and the errors was redacted as it came in.
+    return { outcome, events: this.events, errors: this.errors, idempotencyKey: end.key };
   }
+
+  /** Hand the escalation and the dead letters to production's effects. */
+  async applyEffects(outcome: Outcome): Promise<void> {
+    const effects = this.o.effects;
+    if (outcome.packet) await effects?.escalate?.(outcome.packet);
+    for (const entry of outcome.dead_letters ?? []) await effects?.deadLetter?.(entry);
+  }
+}
+
+function labelled(t: number, call: string, body: UnstampedEvent): DispatchEvent {
+  const { type, ...rest } = body;
+  return { t, type, call, ...rest } as DispatchEvent;
 }
 
 /** The playbook's action for a verdict (own keys only: a code may be named `constructor`). */

@@ -3,16 +3,21 @@
  * must act, the recovery packet. Both are built from the registry's words for the last
  * verdict, never from raw exception text alone.
  */
-import type { AdapterError, Call } from "../model/fixture.js";
+import type { AdapterError } from "../model/fixture.js";
 import type { Envelope, EnvelopeError, OutcomeKind, RecoveryPacket } from "../model/outcome.js";
 import { sideEffectOf, type Registry, type SideEffectState, type Verdict } from "../model/registry.js";
 import { verdictByCode } from "./classify.js";
 import { traceId } from "./idempotency.js";
+import type { Redactor } from "./redact.js";
 
-/** What the dispatcher knows about an end, before it is dressed for agents and humans. */
+/**
+ * What the dispatcher knows about an end, before it is dressed for agents and humans. Its
+ * values from outside (the call's tool and id, the error, the reason) arrive redacted; the
+ * registry's texts are redacted here.
+ */
 export interface EndFacts {
   kind: OutcomeKind;
-  call: Call;
+  call: { tool: string; id: string };
   idempotencyKey: string;
   /** The call may be retried at all (its own flag and the playbook's `tools`). */
   idempotent: boolean;
@@ -27,7 +32,7 @@ export interface EndFacts {
   elapsedMs: number;
 }
 
-export function buildEnvelope(registry: Registry, facts: EndFacts): Envelope {
+export function buildEnvelope(registry: Registry, facts: EndFacts, redact: Redactor): Envelope {
   const ok = facts.kind === "succeeded" || facts.kind === "recovered";
   return {
     ok,
@@ -38,11 +43,14 @@ export function buildEnvelope(registry: Registry, facts: EndFacts): Envelope {
     trace_id: traceId(facts.idempotencyKey),
     attempts: facts.attempts,
     retried: facts.retried,
-    error: ok || facts.verdict === null ? null : envelopeError(registry, facts),
+    error: ok || facts.verdict === null ? null : envelopeError(registry, facts, redact),
   };
 }
 
-function envelopeError(registry: Registry, facts: EndFacts): EnvelopeError {
+const texts = (list: readonly string[] | undefined, redact: Redactor): string[] => (list === undefined ? [] : list.map(redact));
+const text = (value: string | undefined, redact: Redactor): string | null => (value === undefined ? null : redact(value));
+
+function envelopeError(registry: Registry, facts: EndFacts, redact: Redactor): EnvelopeError {
   const code = facts.verdict ?? registry.fallback;
   const verdict = verdictByCode(registry, code);
   const state = sideEffectState(verdict, facts.error);
@@ -53,11 +61,11 @@ function envelopeError(registry: Registry, facts: EndFacts): EnvelopeError {
     side_effect_state: state,
     human_action_required: verdict?.human_action_required ?? false,
     retry_after_ms: facts.error?.retry_after_ms ?? null,
-    summary: verdict?.summary ?? null,
+    summary: text(verdict?.summary, redact),
     message: facts.error?.message ?? null,
-    recovery_hint: verdict?.recovery ?? null,
-    safe_next_actions: [...(verdict?.safe_next_actions ?? [])],
-    unsafe_next_actions: [...(verdict?.unsafe_next_actions ?? [])],
+    recovery_hint: text(verdict?.recovery, redact),
+    safe_next_actions: texts(verdict?.safe_next_actions, redact),
+    unsafe_next_actions: texts(verdict?.unsafe_next_actions, redact),
   };
 }
 
@@ -66,7 +74,7 @@ function sideEffectState(verdict: Verdict | undefined, error: AdapterError | nul
   return error?.side_effect_state ?? (verdict ? sideEffectOf(verdict) : "unknown");
 }
 
-export function buildPacket(registry: Registry, facts: EndFacts, queue: string): RecoveryPacket {
+export function buildPacket(registry: Registry, facts: EndFacts, queue: string, redact: Redactor): RecoveryPacket {
   const verdict = facts.verdict === null ? undefined : verdictByCode(registry, facts.verdict);
   const trace = traceId(facts.idempotencyKey);
   const state = facts.verdict === null ? null : sideEffectState(verdict, facts.error);
@@ -76,16 +84,17 @@ export function buildPacket(registry: Registry, facts: EndFacts, queue: string):
     failed_step: facts.call.id,
     queue,
     code: facts.verdict,
-    summary: verdict?.summary ?? null,
+    summary: text(verdict?.summary, redact),
     reason: facts.reason,
     attempts: facts.attempts,
     retried: facts.retried,
     elapsed_ms: facts.elapsedMs,
     idempotency_key: facts.idempotencyKey,
     side_effect_state: state,
-    safe_next_actions: [...(verdict?.safe_next_actions ?? [])],
-    unsafe_next_actions: [...(verdict?.unsafe_next_actions ?? [])],
-    suggested_prompt: suggestedPrompt(facts, trace, verdict, state),
+    safe_next_actions: texts(verdict?.safe_next_actions, redact),
+    unsafe_next_actions: texts(verdict?.unsafe_next_actions, redact),
+    // Made of redacted parts; redacted whole too, since parts side by side could form a secret.
+    suggested_prompt: redact(suggestedPrompt(facts, trace, verdict, state)),
   };
 }
 
