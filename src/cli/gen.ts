@@ -8,7 +8,7 @@ import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
 import { compareManifests, readManifest, type Staleness } from "../codegen/manifest.js";
 import { CodegenError, generateTypeScript, type GeneratedTypeScript } from "../codegen/typescript.js";
-import { readIfExists, writeFileAtomic } from "../util/fs.js";
+import { FileRefused, readIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -111,6 +111,7 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
   try {
     writeFileAtomic(out, generated.text);
   } catch (e) {
+    if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     throw new UsageError(`cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; pass a writable file path with --out`);
   }
   const before = existing === undefined ? undefined : readManifest(existing);
