@@ -123,7 +123,7 @@ export function gitReader({ root, rev }: GitRevision): FileReader {
     },
     display(absolute) {
       const rel = toRel(absolute);
-      return rel === undefined ? absolute : `${rev}:${rel}`;
+      return rel === undefined ? absolute : rel === "" ? `${root} at ${rev}` : `${rev}:${rel}`;
     },
     realpath,
     repositoryRoot: () => root,

@@ -30,7 +30,7 @@ Example:
         if (existing.length > 0) {
           throw new UsageError(`init would overwrite ${existing.map((f) => join(dir, f)).join(", ")}; nothing was written (choose an empty directory)`);
         }
-        for (const [path, content] of Object.entries(files)) writeFileAtomic(join(target, path), content);
+        for (const [path, content] of Object.entries(files)) writeFileAtomic(join(target, path), content, { shown: join(dir, path) });
         const shown = relative(process.cwd(), target) || ".";
         io.out(`created a failbook project in ${shown}:\n${Object.keys(files).map((f) => `  ${f}\n`).join("")}next: ${shown === "." ? "" : `cd ${shown} && `}npx failbook lint\n`);
         return 0;

@@ -70,7 +70,7 @@ function render(io: Io, globals: Globals, flags: RenderFlags): number {
 
 function writeOutput(out: string, text: string): void {
   try {
-    writeFileAtomic(resolve(out), text);
+    writeFileAtomic(resolve(out), text, { shown: out });
   } catch (e) {
     if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;

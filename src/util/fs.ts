@@ -186,7 +186,7 @@ export function writeFileAtomic(path: string, content: string, options: WriteOpt
   const dir = dirname(target);
   const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     cleanUpOnExit();
     pending.add(tmp);
     const fd = openSync(tmp, "wx", existing?.mode ?? 0o666);
@@ -207,6 +207,16 @@ export function writeFileAtomic(path: string, content: string, options: WriteOpt
     throw new WriteFailed(shown, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
   } finally {
     if (pending.delete(tmp)) rmSync(tmp, { force: true });
+  }
+}
+
+/** mkdir -p; a file where a directory must be is ENOTDIR (mkdir says EEXIST, which misleads). */
+function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    throw e;
   }
 }
 
