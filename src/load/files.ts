@@ -5,7 +5,7 @@
  */
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { pathExists, readTextFile } from "../util/fs.js";
+import { FileRefused, pathExists, readTextFile } from "../util/fs.js";
 
 export interface DirectoryEntry {
   name: string;
@@ -44,7 +44,11 @@ export function diskReader(cwd: string): FileReader {
       return readTextFile(absolute, { maxBytes, shown: reader.display(absolute) });
     },
     list(absolute) {
-      return readdirSync(absolute, { withFileTypes: true }).map((e) => ({ name: e.name, directory: e.isDirectory() }));
+      try {
+        return readdirSync(absolute, { withFileTypes: true }).map((e) => ({ name: e.name, directory: e.isDirectory() }));
+      } catch (e) {
+        throw new FileRefused(`cannot list ${reader.display(absolute)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "unreadable");
+      }
     },
     display(absolute) {
       const rel = relative(cwd, absolute);
