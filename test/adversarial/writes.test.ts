@@ -61,12 +61,15 @@ describe("simulate --update", () => {
   });
 });
 
+/** The commands that write where the user says, each aimed at out.md. */
+const WRITES_TO_OUT: [string, string[]][] = [
+  ["render --out", ["render", "--out", "out.md"]],
+  ["gen ts --out", ["gen", "ts", "--out", "out.md"]],
+  ["lint --write-baseline", ["lint", "--write-baseline", "out.md"]],
+];
+
 describe("--out, --write-baseline", () => {
-  it.each([
-    ["render --out", ["render", "--out", "out.md"]],
-    ["gen ts --out", ["gen", "ts", "--out", "out.md"]],
-    ["lint --write-baseline", ["lint", "--write-baseline", "out.md"]],
-  ])("%s refuses to replace a file that is not UTF-8, exit 2, and leaves it as it was", (_name, args) => {
+  it.each(WRITES_TO_OUT)("%s refuses to replace a file that is not UTF-8, exit 2, and leaves it as it was", (_name, args) => {
     const dir = adversarialProject();
     writeFileSync(join(dir, "out.md"), LATIN1);
     const r = failbook(args, { cwd: dir });
@@ -75,11 +78,7 @@ describe("--out, --write-baseline", () => {
     expect(readFileSync(join(dir, "out.md")).equals(LATIN1)).toBe(true);
   });
 
-  it.each([
-    ["render --out", ["render", "--out", "out.md"]],
-    ["gen ts --out", ["gen", "ts", "--out", "out.md"]],
-    ["lint --write-baseline", ["lint", "--write-baseline", "out.md"]],
-  ])("%s refuses a FIFO at once instead of hanging on it", (_name, args) => {
+  it.each(WRITES_TO_OUT)("%s refuses a FIFO at once instead of hanging on it", (_name, args) => {
     const dir = adversarialProject();
     spawnSync("mkfifo", [join(dir, "out.md")]);
     const r = failbook(args, { cwd: dir });
