@@ -249,7 +249,7 @@ describe("lint on input that is not a project", () => {
 
   it.each([
     { what: "an empty registry file", content: "", rule: "schema", position: "1:1", message: "the file is empty" },
-    { what: "a binary registry file", content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]), rule: "yaml-syntax", position: "3:1", message: "binary" },
+    { what: "a binary registry file", content: Buffer.from([0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]), rule: "yaml-syntax", position: "3:1", message: "binary" },
     { what: "a YAML alias bomb (9 levels of 9)", content: ALIAS_BOMB, rule: "yaml-syntax", position: "1:1", message: "alias bomb" },
     { what: "a scalar where a document should be", content: "just some text\n", rule: "schema", position: "1:1", message: "expected a Registry document (a mapping), found a string" },
     { what: "a list where a document should be", content: "- code: a\n", rule: "schema", position: "1:1", message: "found a list" },
@@ -262,6 +262,15 @@ describe("lint on input that is not a project", () => {
     const findings = r.stdout.split("\n").filter((l) => /^\S+:\d+:\d+ (error|warning|info) /.test(l));
     expect(findings).toHaveLength(1);
     expect(findings[0]).toMatch(new RegExp(`^registry\\.yaml:${position} error .*${message.replace(/[()]/g, "\\$&")}.* \\[${rule}\\]$`));
+  });
+
+  it("a registry that is not UTF-8 (a PNG): exit 2, one line at the first bad byte", () => {
+    const dir = project();
+    writeFileSync(join(dir, "registry.yaml"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]));
+    const r = failbook(["lint"], { cwd: dir });
+    expect(r.code).toBe(2);
+    noStack(r);
+    expect(r.stderr).toMatch(/^failbook: registry\.yaml:1:1: not valid UTF-8 \(byte 0x89\); .*\n$/);
   });
 
   it("a missing registry file: exit 2, naming the config key", () => {

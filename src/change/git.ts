@@ -5,9 +5,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { posix, relative, sep } from "node:path";
+import { join, posix, relative, sep } from "node:path";
 import { UsageError } from "../model/errors.js";
 import type { DirectoryEntry, FileReader } from "../load/files.js";
+import { decodeUtf8, DEFAULT_MAX_FILE_MB, FileRefused } from "../util/fs.js";
 
 export interface GitRevision {
   /** The repository's top-level directory (real path). */
@@ -42,60 +43,107 @@ function fetchHint(rev: string): string {
 
 /** The files of a revision. Paths outside the repository do not exist there. */
 export function gitReader({ root, rev }: GitRevision): FileReader {
-  const listings = new Map<string, Map<string, "file" | "directory">>();
+  type Entry = "file" | "directory" | "link";
+  const listings = new Map<string, Map<string, Entry>>();
   const toRel = (absolute: string): string | undefined => {
     // Baseline paths are built from `root` itself, so a plain relative path is enough.
     const rel = relative(root, absolute).split(sep).join("/");
     return rel.startsWith("../") || rel === ".." || posix.isAbsolute(rel) ? undefined : rel;
   };
-  const listing = (rel: string): Map<string, "file" | "directory"> => {
+  const listing = (rel: string): Map<string, Entry> => {
     let entries = listings.get(rel);
     if (!entries) {
       entries = new Map();
       const r = git(["--literal-pathspecs", "ls-tree", "-z", rev, ...(rel === "" ? [] : ["--", `${rel}/`])], root);
       for (const line of r.ok ? r.stdout.split("\0") : []) {
-        const m = /^\d+ (blob|tree) [0-9a-f]+\t(.*)$/s.exec(line);
-        if (m) entries.set(posix.basename(m[2]), m[1] === "tree" ? "directory" : "file");
+        const m = /^(\d+) (blob|tree) [0-9a-f]+\t(.*)$/s.exec(line);
+        if (m) entries.set(posix.basename(m[3]), m[1] === "120000" ? "link" : m[2] === "tree" ? "directory" : "file");
       }
       listings.set(rel, entries);
     }
     return entries;
   };
-  return {
+  const entryAt = (rel: string): Entry | undefined => {
+    if (rel === "") return "directory";
+    const parent = posix.dirname(rel);
+    return listing(parent === "." ? "" : parent).get(posix.basename(rel));
+  };
+  /** Follow committed symbolic links component by component, as the file system would. */
+  const realpath = (absolute: string): string | undefined => {
+    const rel = toRel(absolute);
+    if (rel === undefined) return absolute; // outside: the loader refuses it by its path
+    const todo = rel === "" ? [] : rel.split("/");
+    let done = "";
+    for (let hops = 0; todo.length > 0; ) {
+      const here = done === "" ? todo[0] : `${done}/${todo[0]}`;
+      const entry = entryAt(here);
+      if (entry === undefined) return undefined;
+      todo.shift();
+      if (entry !== "link") {
+        done = here;
+        continue;
+      }
+      if (++hops > 40) return undefined;
+      const target = blob(here).toString("utf8");
+      if (posix.isAbsolute(target)) return target;
+      const joined = posix.normalize(posix.join(done, target));
+      if (joined === ".." || joined.startsWith("../")) return join(root, joined);
+      todo.unshift(...(joined === "." ? [] : joined.split("/")));
+      done = "";
+    }
+    return done === "" ? root : join(root, done);
+  };
+  const blob = (rel: string): Buffer => {
+    const r = gitBytes(["cat-file", "blob", `${rev}:${rel}`], root);
+    if (!r.ok) throw new FileRefused(`git cannot read ${rev}:${rel} (${firstLine(r.stderr)})`, "unreadable");
+    return r.stdout;
+  };
+  const reader: FileReader = {
     kind(absolute) {
-      const rel = toRel(absolute);
+      const real = realpath(absolute);
+      const rel = real === undefined ? undefined : toRel(real);
       if (rel === undefined) return undefined;
-      if (rel === "") return "directory";
-      const parent = posix.dirname(rel);
-      return listing(parent === "." ? "" : parent).get(posix.basename(rel));
+      const entry = entryAt(rel);
+      return entry === "link" ? undefined : entry;
     },
-    readText(absolute) {
-      const rel = toRel(absolute);
-      if (rel === undefined) throw new Error(`it is outside the git repository at ${root}`);
-      const r = git(["cat-file", "blob", `${rev}:${rel}`], root);
-      if (!r.ok) throw new Error(`git cannot read it at ${rev} (${firstLine(r.stderr)})`);
-      return r.stdout;
+    readText(absolute, maxBytes = DEFAULT_MAX_FILE_MB * 1024 * 1024) {
+      const real = realpath(absolute);
+      const rel = real === undefined ? undefined : toRel(real);
+      if (rel === undefined) throw new FileRefused(`${reader.display(absolute)} is not in the git repository at ${root} at ${rev}`, "missing");
+      const size = Number(git(["cat-file", "-s", `${rev}:${rel}`], root).stdout.trim());
+      if (size > maxBytes) throw new FileRefused(`${rev}:${rel} is larger than ${Math.round((maxBytes / 1048576) * 10) / 10} MB (max_file_mb); raise max_file_mb in failbook.yaml if it really belongs to the project`, "too-large");
+      return decodeUtf8(blob(rel), `${rev}:${rel}`);
     },
     list(absolute) {
-      const rel = toRel(absolute);
+      const real = realpath(absolute);
+      const rel = real === undefined ? undefined : toRel(real);
       const out: DirectoryEntry[] = [];
       if (rel !== undefined) for (const [name, kind] of listing(rel)) out.push({ name, directory: kind === "directory" });
       return out;
     },
     display(absolute) {
       const rel = toRel(absolute);
-      return rel === undefined ? absolute : `${rev}:${rel}`;
+      return rel === undefined ? absolute : rel === "" ? `${root} at ${rev}` : `${rev}:${rel}`;
     },
+    realpath,
+    repositoryRoot: () => root,
   };
+  return reader;
 }
 
 function git(args: string[], cwd: string): { ok: boolean; stdout: string; stderr: string } {
-  const r = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
+  const r = gitBytes(args, cwd);
+  return { ...r, stdout: r.stdout.toString("utf8") };
+}
+
+/** Output as bytes: a blob is decoded strictly, never with replacement characters. */
+function gitBytes(args: string[], cwd: string): { ok: boolean; stdout: Buffer; stderr: string } {
+  const r = spawnSync("git", args, { cwd, maxBuffer: 1024 * 1024 * 1024, env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
   if (r.error) {
     if ((r.error as NodeJS.ErrnoException).code === "ENOENT") throw new UsageError("git: baselines are read with git, and git is not installed or not on PATH");
     throw new UsageError(`git could not run in ${cwd}: ${r.error.message}`);
   }
-  return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr };
+  return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
 }
 
 const firstLine = (s: string) => s.trim().split("\n")[0] ?? "";

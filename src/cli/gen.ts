@@ -8,7 +8,7 @@ import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
 import { compareManifests, readManifest, type Staleness } from "../codegen/manifest.js";
 import { CodegenError, generateTypeScript, type GeneratedTypeScript } from "../codegen/typescript.js";
-import { readIfExists, writeFileAtomic } from "../util/fs.js";
+import { FileRefused, readIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -84,7 +84,7 @@ async function genTs(io: Io, globals: Globals, flags: GenTsFlags): Promise<numbe
     return problems(io, project, located, "the registry and playbook cannot make a valid module");
   }
 
-  const existing = readIfExists(out);
+  const existing = readIfExists(out, { shown });
   const current = existing !== undefined && existing.replace(/\r\n/g, "\n") === generated.text;
   return flags.check ? check(io, shown, existing, current, generated, userCommand) : write(io, out, shown, existing, current, generated);
 }
@@ -109,8 +109,9 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
     return 0;
   }
   try {
-    writeFileAtomic(out, generated.text);
+    writeFileAtomic(out, generated.text, { shown });
   } catch (e) {
+    if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     throw new UsageError(`cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; pass a writable file path with --out`);
   }
   const before = existing === undefined ? undefined : readManifest(existing);

@@ -1,9 +1,8 @@
 /** `failbook init [DIR]`: a starter project that lints clean, never over existing files. */
-import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { UsageError } from "../model/errors.js";
 import { starterFiles } from "../load/starter.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { pathExists, writeFileAtomic } from "../util/fs.js";
 import type { CommandRegistrar } from "./command.js";
 
 export const registerInit: CommandRegistrar = (program, run) => {
@@ -26,11 +25,12 @@ Example:
       run((io, _globals, dir: string) => {
         const target = resolve(dir);
         const files = starterFiles();
-        const existing = Object.keys(files).filter((f) => existsSync(join(target, f)));
+        // lstat, not exists: a dangling link counts too, or init would write wherever it points.
+        const existing = Object.keys(files).filter((f) => pathExists(join(target, f)));
         if (existing.length > 0) {
           throw new UsageError(`init would overwrite ${existing.map((f) => join(dir, f)).join(", ")}; nothing was written (choose an empty directory)`);
         }
-        for (const [path, content] of Object.entries(files)) writeFileAtomic(join(target, path), content);
+        for (const [path, content] of Object.entries(files)) writeFileAtomic(join(target, path), content, { shown: join(dir, path) });
         const shown = relative(process.cwd(), target) || ".";
         io.out(`created a failbook project in ${shown}:\n${Object.keys(files).map((f) => `  ${f}\n`).join("")}next: ${shown === "." ? "" : `cd ${shown} && `}npx failbook lint\n`);
         return 0;

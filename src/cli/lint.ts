@@ -92,7 +92,7 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   }
 
   if (flags.writeBaseline) {
-    writeFileAtomic(resolve(flags.writeBaseline), serializeBaseline(findings));
+    writeFileAtomic(resolve(flags.writeBaseline), serializeBaseline(findings), { shown: flags.writeBaseline });
     io.err(`wrote ${plural(findings.length, "finding")} to baseline ${flags.writeBaseline}\n`);
     return 0;
   }

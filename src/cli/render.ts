@@ -7,7 +7,7 @@ import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import { NotRenderable, projectModel, renderModel, RENDER_FORMATS, type RenderFormat } from "../render/render.js";
 import type { RegistryModel } from "../render/model.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { FileRefused, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -70,8 +70,9 @@ function render(io: Io, globals: Globals, flags: RenderFlags): number {
 
 function writeOutput(out: string, text: string): void {
   try {
-    writeFileAtomic(resolve(out), text);
+    writeFileAtomic(resolve(out), text, { shown: out });
   } catch (e) {
+    if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new UsageError(`cannot write --out ${out}: ${code}; choose a file path in a writable directory`);
   }

@@ -125,7 +125,7 @@ function writeGoldens(io: Io, sim: ProjectSimulation, sourceText: (file: string)
     const text = sourceText(file);
     if (text === undefined) continue;
     // `file` is the path as shown: relative to the working directory the project was loaded from.
-    writeFileAtomic(resolve(file), rewriteGoldens(text, entries.map((e) => e.update), (s) => io.redact(s)));
+    writeFileAtomic(resolve(file), rewriteGoldens(text, entries.map((e) => e.update), (s) => io.redact(s)), { shown: file });
     for (const { result, outcome, update } of entries) {
       if (compareGolden(update.expect, outcome, result.events).length === 0) {
         result.passed = true;

@@ -17,7 +17,8 @@ export function retryDelay(action: Pick<RetryAction, "backoff_ms" | "backoff">, 
 }
 
 export function formulaDelay(f: BackoffFormula, n: number, previous: number | undefined, random: Random): number {
-  const cap = f.cap_ms ?? Number.POSITIVE_INFINITY;
+  // An uncapped schedule still gives finite delays: sums of them never reach Infinity.
+  const cap = f.cap_ms ?? Number.MAX_SAFE_INTEGER;
   if (f.strategy === "decorrelated") {
     const prev = previous ?? f.base_ms;
     const hi = Math.max(f.base_ms, prev * 3);
@@ -35,6 +36,7 @@ export function formulaDelay(f: BackoffFormula, n: number, previous: number | un
 }
 
 function baseDelay(f: Exclude<BackoffFormula, { strategy: "decorrelated" }>, n: number): number {
+  if (f.base_ms === 0) return 0; // not 0 * Infinity (NaN) far into an exponential schedule
   switch (f.strategy) {
     case "exponential":
       return f.base_ms * Math.pow(f.factor ?? 2, n);

@@ -4,6 +4,8 @@
  * values, plus the project's own `redact` patterns.
  */
 
+import { compileUserPattern } from "./pattern.js";
+
 export const REDACTED = "[REDACTED]";
 
 interface Pattern {
@@ -26,7 +28,7 @@ export function createRedactor(extra: readonly string[] = []): Redactor {
   const patterns: Pattern[] = [...BUILT_IN];
   for (const source of extra) {
     try {
-      patterns.push({ re: new RegExp(source, "g"), keepLabel: false });
+      patterns.push({ re: compileUserPattern(source, "gu"), keepLabel: false }); // linear time (SPEC 16)
     } catch {
       // An invalid pattern is a config finding; it cannot redact anything.
     }

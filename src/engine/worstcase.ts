@@ -3,7 +3,7 @@
  * total backoff (jitter at its maximum, Retry-After aside), and which limits cut it short.
  * Used by `explain` and by the `retry-budget` lint rule.
  */
-import { isRetryAction, type ActionName, type Playbook } from "../model/playbook.js";
+import { isRetryAction, type ActionName, type Playbook, type RetryAction } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import { retryDelay } from "./backoff.js";
 import { maxRandom } from "./random.js";
@@ -16,7 +16,7 @@ export interface WorstCase {
   /** Upstream attempts this verdict alone can cause (fallback tools aside). */
   attempts: number;
   retries: number;
-  /** The delay before each retry, jitter at its maximum. */
+  /** The delay before each retry, jitter at its maximum (the first SPELLED_RETRIES of them). */
   delays: number[];
   totalBackoffMs: number;
   /** The limit that sets `retries`. */
@@ -52,15 +52,42 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
     }
   }
   if (verdict && !verdict.retryable) retries = 0;
+  const { delays, totalBackoffMs } = schedule(action, retries);
+  const exceeds: WorstCase["exceeds"] = [];
+  if (budgets.retry_seconds !== undefined && totalBackoffMs > budgets.retry_seconds * 1000) exceeds.push({ budget: "retry_seconds", limitMs: budgets.retry_seconds * 1000 });
+  if (budgets.wall_ms !== undefined && totalBackoffMs > budgets.wall_ms) exceeds.push({ budget: "wall_ms", limitMs: budgets.wall_ms });
+  return { ...base, attempts: retries + 1, retries, delays, totalBackoffMs, limitedBy, exceeds };
+}
+
+/**
+ * The schema allows at most this many retries, so a valid playbook's schedule is spelled out
+ * in full. Past it (a playbook that skipped validation), the work stays bounded: the rest of
+ * the retries are counted at the schedule's ceiling, an upper bound, never one by one.
+ */
+export const SPELLED_RETRIES = 1000;
+
+/** The delays of the first retries, and the total of all of them, never past MAX_SAFE_INTEGER. */
+function schedule(action: RetryAction, retries: number): { delays: number[]; totalBackoffMs: number } {
   const delays: number[] = [];
   let previous: number | undefined;
-  for (let n = 0; n < retries; n++) {
+  let total = 0;
+  for (let n = 0; n < Math.min(retries, SPELLED_RETRIES); n++) {
     previous = retryDelay(action, n, previous, maxRandom);
     delays.push(previous);
+    total = saturating(total + previous);
   }
-  const total = delays.reduce((a, b) => a + b, 0);
-  const exceeds: WorstCase["exceeds"] = [];
-  if (budgets.retry_seconds !== undefined && total > budgets.retry_seconds * 1000) exceeds.push({ budget: "retry_seconds", limitMs: budgets.retry_seconds * 1000 });
-  if (budgets.wall_ms !== undefined && total > budgets.wall_ms) exceeds.push({ budget: "wall_ms", limitMs: budgets.wall_ms });
-  return { ...base, attempts: retries + 1, retries, delays, totalBackoffMs: total, limitedBy, exceeds };
+  const rest = retries - delays.length;
+  if (rest > 0) total = saturating(total + rest * ceilingDelay(action, previous ?? 0));
+  return { delays, totalBackoffMs: total };
 }
+
+/** The longest delay the schedule can reach: its last listed delay, its cap, or no bound at all. */
+function ceilingDelay(action: RetryAction, last: number): number {
+  if (action.backoff_ms) return action.backoff_ms.length === 0 ? 0 : Math.max(last, action.backoff_ms[action.backoff_ms.length - 1]);
+  const formula = action.backoff;
+  if (!formula) return 0;
+  if (formula.strategy === "constant" || (formula.strategy === "exponential" && (formula.factor ?? 2) === 1)) return formula.base_ms;
+  return formula.cap_ms ?? Number.MAX_SAFE_INTEGER;
+}
+
+const saturating = (n: number): number => (n > Number.MAX_SAFE_INTEGER || Number.isNaN(n) ? Number.MAX_SAFE_INTEGER : n);

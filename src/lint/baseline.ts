@@ -2,10 +2,10 @@
  * Lint baselines: record today's findings once (`--write-baseline`), then report only
  * what is new (`--baseline`), and name recorded findings that no longer occur.
  */
-import { readFileSync } from "node:fs";
 import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
 import type { BaselineSummary } from "./report/json.js";
+import { FileRefused, readTextFile } from "../util/fs.js";
 
 export interface BaselineEntry {
   fingerprint: string;
@@ -31,8 +31,9 @@ export function serializeBaseline(findings: Finding[]): string {
 export function readBaseline(path: string, shown = path): BaselineEntry[] {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
-  } catch {
+    text = readTextFile(path, { shown });
+  } catch (e) {
+    if (e instanceof FileRefused && e.reason !== "missing") throw e;
     throw new UsageError(`baseline file not found: ${shown} (create it with --write-baseline ${shown})`);
   }
   try {

@@ -9,8 +9,12 @@ import type { Finding } from "../model/finding.js";
 import type { Fixture } from "../model/fixture.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
+import type { PathSegment } from "../model/finding.js";
+import { compileUserPattern, UnsafePattern } from "../engine/pattern.js";
+import { DEFAULT_MAX_FILE_MB, FileRefused } from "../util/fs.js";
 import { findConfig } from "./config.js";
 import { diskReader, type FileReader } from "./files.js";
+import { ConfigPaths } from "./paths.js";
 import { findingAt, findingAtPosition } from "./finding.js";
 import { validateDocument, type DocumentKind } from "./schema.js";
 import { parseYaml, type YamlDocument, type YamlSource } from "./yaml.js";
@@ -73,39 +77,30 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
   const configDoc = single(configSource, "config", findings);
   if (!configDoc) throw new InvalidProject(findings, reader);
   const config = configDoc.value as Config;
-  if (config.code_pattern !== undefined) {
-    try {
-      new RegExp(config.code_pattern, "u");
-    } catch (e) {
-      findings.push(findingAt({ rule: "schema", severity: "error", message: `code_pattern is not a valid regular expression: ${(e as Error).message}`, doc: configDoc, path: ["code_pattern"] }));
-    }
-  }
-  for (const [i, pattern] of (config.redact ?? []).entries()) {
-    try {
-      new RegExp(pattern, "gu");
-    } catch (e) {
-      findings.push(findingAt({ rule: "schema", severity: "error", message: `redact pattern is not a valid regular expression: ${(e as Error).message}`, doc: configDoc, path: ["redact", i] }));
-    }
-  }
+  const paths = new ConfigPaths(files, configFile, configDoc);
+  reader.maxBytes = (config.max_file_mb ?? DEFAULT_MAX_FILE_MB) * 1024 * 1024;
+  checkPatterns(config, configDoc, findings);
 
-  const registryFile = resolve(root, config.registry);
-  const playbookFile = resolve(root, config.playbook);
-  const where = (key: string) => {
-    const pos = configDoc.locate([key]);
-    return `${pos.file}:${pos.line}:${pos.column}`;
-  };
-  if (!files.kind(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${where("registry")})`);
-  if (!files.kind(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${where("playbook")})`);
+  // Every path the config names stays inside the repository (SPEC 16), checked before any is read.
+  const registryFile = paths.resolve(config.registry, ["registry"], "registry");
+  const playbookFile = paths.resolve(config.playbook, ["playbook"], "playbook");
+  const fixtureEntries = configFixtures(config).map(({ value, key }) => ({ file: paths.resolve(value, key, "fixtures path"), key }));
+  const adrDir = config.adr_dir === undefined ? undefined : paths.resolve(config.adr_dir, ["adr_dir"], "adr_dir");
+  if (config.gen?.ts !== undefined) paths.resolve(config.gen.ts, ["gen", "ts"], "gen.ts");
 
-  const registryDoc = single(reader.read(registryFile, "registry"), "registry", findings);
-  const playbookDoc = single(reader.read(playbookFile, "playbook"), "playbook", findings);
+  if (!files.kind(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${paths.where(["registry"])})`);
+  if (!files.kind(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${paths.where(["playbook"])})`);
 
+  const registryDoc = single(reader.read(registryFile, "registry", paths.where(["registry"])), "registry", findings);
+  const playbookDoc = single(reader.read(playbookFile, "playbook", paths.where(["playbook"])), "playbook", findings);
+
+  // Paths on the command line are the user's own choice; what a walk finds inside them is not.
   const fixtureFiles = options.fixturePaths
-    ? expandFixturePaths(options.fixturePaths.map((p) => resolve(cwd, p)), (p) => `fixture path not found: ${p}`, reader)
-    : expandFixturePaths([config.fixtures ?? []].flat().map((p) => resolve(root, p)), (p) => `fixtures path not found: ${p} (named at ${where("fixtures")})`, reader);
+    ? expandFixturePaths(options.fixturePaths.map((p) => ({ file: resolve(cwd, p) })), reader, paths)
+    : expandFixturePaths(fixtureEntries, reader, paths);
   const fixtures: Loaded<Fixture>[] = [];
-  for (const file of fixtureFiles) {
-    const source = reader.read(file, "fixture file");
+  for (const { file, key } of fixtureFiles) {
+    const source = reader.read(file, "fixture file", key && paths.where(key));
     if (source.error) {
       findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
       continue;
@@ -125,17 +120,38 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
     playbook: playbookDoc ? { value: playbookDoc.value as Playbook, doc: playbookDoc } : undefined,
     fixtures,
     sources: reader.sources,
-    files: { registry: registryFile, playbook: playbookFile, fixtures: fixtureFiles },
-    ...adrListing(files, root, config.adr_dir),
+    files: { registry: registryFile, playbook: playbookFile, fixtures: fixtureFiles.map((f) => f.file) },
+    ...adrListing(files, adrDir),
   };
   return { project, findings };
 }
 
+/**
+ * The user's regular expressions must compile for the linear engine that runs them
+ * (engine/pattern.ts). One that cannot is a schema finding at its position: it never runs.
+ */
+function checkPatterns(config: Config, configDoc: YamlDocument, findings: Finding[]): void {
+  const check = (source: string, flags: string, key: PathSegment[], what: string) => {
+    try {
+      compileUserPattern(source, flags);
+    } catch (e) {
+      if (!(e instanceof UnsafePattern)) throw e;
+      findings.push(findingAt({ rule: "schema", severity: "error", message: `${what} ${e.message}`, doc: configDoc, path: key }));
+    }
+  };
+  if (config.code_pattern !== undefined) check(config.code_pattern, "u", ["code_pattern"], "code_pattern");
+  for (const [i, pattern] of (config.redact ?? []).entries()) check(pattern, "gu", ["redact", i], "redact pattern");
+}
+
+/** The config's fixture paths, each with its position in the config (`fixtures` may be one path or a list). */
+function configFixtures(config: Config): { value: string; key: PathSegment[] }[] {
+  const fixtures = config.fixtures ?? [];
+  return typeof fixtures === "string" ? [{ value: fixtures, key: ["fixtures"] }] : fixtures.map((value, i) => ({ value, key: ["fixtures", i] }));
+}
+
 /** The ADR files that `adr:` references resolve against (the adr-unresolved rule). */
-function adrListing(files: FileReader, root: string, adrDir: string | undefined): Pick<Project, "adrFiles"> {
-  if (adrDir === undefined) return {};
-  const dir = resolve(root, adrDir);
-  if (files.kind(dir) !== "directory") return {};
+function adrListing(files: FileReader, dir: string | undefined): Pick<Project, "adrFiles"> {
+  if (dir === undefined || files.kind(dir) !== "directory") return {};
   try {
     return { adrFiles: files.list(dir).filter((e) => !e.directory).map((e) => e.name).sort() };
   } catch {
@@ -158,19 +174,25 @@ export class InvalidProject extends Error {
 
 class SourceReader {
   readonly sources = new Map<string, YamlSource>();
+  /** Set from the config's max_file_mb once the config is read. */
+  maxBytes = DEFAULT_MAX_FILE_MB * 1024 * 1024;
   constructor(readonly files: FileReader) {}
 
   display(absolute: string): string {
     return this.files.display(absolute);
   }
 
-  read(absolute: string, what: string): YamlSource {
-    if (this.files.kind(absolute) === "directory") throw new UsageError(`${what} is a directory, not a file: ${this.display(absolute)}`);
+  /** Read and parse one file; `where` is the config position that named it, for messages. */
+  read(absolute: string, what: string, where?: string): YamlSource {
+    const at = where ? `${where}: ` : "";
+    if (this.files.kind(absolute) === "directory") throw new UsageError(`${at}${what} is a directory, not a file: ${this.display(absolute)}`);
     let text: string;
     try {
-      text = this.files.readText(absolute);
+      text = this.files.readText(absolute, this.maxBytes);
     } catch (e) {
-      throw new UsageError(`cannot read ${what} ${this.display(absolute)}: ${(e as Error).message}`);
+      // A UTF-8 error is located in the file itself; other refusals point at the config entry.
+      if (e instanceof FileRefused) throw new FileRefused(e.reason === "not-utf8" ? e.message : `${at}${what} ${e.message}`, e.reason);
+      throw new UsageError(`${at}cannot read ${what} ${this.display(absolute)}: ${(e as Error).message}`);
     }
     const source = parseYaml(this.display(absolute), text);
     this.sources.set(source.file, source);
@@ -230,15 +252,30 @@ function scheduleProblems(playbook: Record<string, unknown>): { message: string;
   return out;
 }
 
-function expandFixturePaths(paths: string[], missing: (p: string) => string, reader: SourceReader): string[] {
-  const files: string[] = [];
-  for (const path of paths) {
+interface FixturePath {
+  file: string;
+  /** The config entry that named it; absent for a path given on the command line. */
+  key?: PathSegment[];
+}
+
+function expandFixturePaths(paths: FixturePath[], reader: SourceReader, configPaths: ConfigPaths): FixturePath[] {
+  const out = new Map<string, FixturePath>();
+  for (const { file: path, key } of paths) {
     const kind = reader.files.kind(path);
-    if (!kind) throw new UsageError(missing(reader.display(path)));
-    if (kind === "directory") files.push(...walk(path, reader.files));
-    else files.push(path);
+    if (!kind) {
+      throw new UsageError(key ? `fixtures path not found: ${reader.display(path)} (named at ${configPaths.where(key)})` : `fixture path not found: ${reader.display(path)}`);
+    }
+    if (kind === "file") {
+      out.set(path, { file: path, key });
+      continue;
+    }
+    for (const file of walk(path, reader.files)) {
+      // A link inside the directory may point anywhere: it must stay in the repository (or in the directory named).
+      configPaths.requireInside(file, key, "fixture file", undefined, key ? undefined : path);
+      if (!out.has(file)) out.set(file, { file, key });
+    }
   }
-  return [...new Set(files)];
+  return [...out.values()];
 }
 
 function walk(dir: string, reader: FileReader): string[] {

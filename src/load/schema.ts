@@ -33,7 +33,7 @@ const KEYS: Record<string, string[]> = {
   call: ["id", "tool", "args", "idempotent", "idempotency_key", "reversal_token", "evidence_refs"],
   response: ["status", "value", "error", "question", "latency_ms"],
   error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms"],
-  config: ["registry", "playbook", "fixtures", "adr_dir", "code_pattern", "rules", "gen", "redact", "apiVersion", "kind"],
+  config: ["registry", "playbook", "fixtures", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
 };
 
 /** What each action takes, to say which parameters belong where. */
@@ -126,8 +126,11 @@ function describe(kind: DocumentKind, root: unknown, e: SchemaError): SchemaProb
     }
     case "minimum":
     case "exclusiveMinimum":
-    case "maximum":
       return { message: `'${field}' ${e.message ?? "is out of range"}, not ${describeValue(actual)}`, path, target: "value" };
+    // Limits keep every count, delay and budget finite and every analysis cheap (SPEC 16).
+    case "maximum":
+    case "maxItems":
+      return { message: `'${field}' ${e.message ?? "is out of range"}, not ${Array.isArray(actual) ? `${actual.length} items` : describeValue(actual)} (a limit no real playbook needs to exceed; see the README's Security section)`, path, target: "value" };
     case "minItems":
       return { message: `'${field}' must not be empty`, path, target: "value" };
     case "minLength":

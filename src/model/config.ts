@@ -15,4 +15,6 @@ export interface Config {
   rules?: Record<string, SeveritySetting>;
   gen?: { ts?: string };
   redact?: string[];
+  /** Size limit of each file failbook reads, in MB (default 64). */
+  max_file_mb?: number;
 }

@@ -7,7 +7,7 @@ import type { ActionName, Budgets, CompensationAction, Playbook } from "../model
 import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "../model/registry.js";
 import { worstCase, type RetryLimit } from "../engine/worstcase.js";
 import { redactValue, type Redactor } from "../engine/redact.js";
-import { plural } from "../util/text.js";
+import { abbreviatedSum, plural } from "../util/text.js";
 
 export interface ClassRow {
   name: string;
@@ -193,7 +193,7 @@ export function worstCaseText(row: CodeRow): string {
   if (!w) return "no playbook action";
   const parts = [`at most ${plural(w.attempts, "attempt")}`];
   if (w.retries > 0) {
-    parts.push(`${duration(w.total_backoff_ms)} total backoff (${w.delays_ms.map(duration).join(" + ")}, jitter at its maximum)`);
+    parts.push(`${duration(w.total_backoff_ms)} total backoff (${abbreviatedSum(w.delays_ms.map(duration), w.retries)}, jitter at its maximum)`);
     if (w.limited_by) parts.push(`retries capped by ${LIMIT_NAMES[w.limited_by]}`);
   } else if (row.action && (row.action.name === "retry_with_backoff" || row.action.name === "retry_with_hint")) {
     parts.push(row.retryable ? "no retry allowed by the limits" : "no retry: the verdict is not retryable");

@@ -1,24 +1,291 @@
-/** Atomic file writes: a crash or bad input never leaves a half-written file behind. */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+/**
+ * The one reader and the one writer of files that come from users (SPEC 16): a read takes
+ * only a regular file, up to a size limit, as strict UTF-8; a write is atomic, goes through
+ * symbolic links to their target, keeps the file's mode and line endings, refuses to
+ * rewrite a file that is not UTF-8, and leaves no temporary file behind.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { UsageError } from "../model/errors.js";
 
-export function writeFileAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+export const DEFAULT_MAX_FILE_MB = 64;
+const MB = 1024 * 1024;
+
+/** A file failbook will not read or rewrite; the message is one line saying why and what to do. */
+export class FileRefused extends UsageError {
+  constructor(
+    message: string,
+    readonly reason: "not-regular" | "too-large" | "not-utf8" | "unreadable" | "missing",
+  ) {
+    super(message);
+  }
+}
+
+/** The file system refused a write (no permission, no space, a file where a directory must be). */
+export class WriteFailed extends UsageError {
+  constructor(
+    shown: string,
+    readonly code: string,
+  ) {
+    super(`cannot write ${shown}: ${code}; choose a file path in a writable directory`);
+  }
+}
+
+export interface ReadOptions {
+  /** Size limit in bytes (default 64 MB). */
+  maxBytes?: number;
+  /** The path as shown to the user. */
+  shown?: string;
+}
+
+/**
+ * The text of a regular file. A FIFO, socket or device is refused without being waited on
+ * (the file is opened non-blocking and checked before any read), so is a file over the
+ * limit or one that is not valid UTF-8. A BOM stays in the text, so positions match the file.
+ */
+export function readTextFile(path: string, options: ReadOptions = {}): string {
+  const shown = options.shown ?? path;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_MB * MB;
+  let fd: number;
   try {
-    writeFileSync(tmp, content);
-    renameSync(tmp, path);
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (e) {
-    rmSync(tmp, { force: true });
+    const code = (e as NodeJS.ErrnoException).code;
+    // ENOTDIR: a path through a file, where nothing can be.
+    throw new FileRefused(`cannot read ${shown}: ${code ?? (e as Error).message}`, code === "ENOENT" || code === "ENOTDIR" ? "missing" : "unreadable");
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new FileRefused(`${shown} is ${kindOf(stats)}, not a regular file; failbook reads and writes only regular files: replace it with one, or name another path`, "not-regular");
+    if (stats.size > maxBytes) throw tooLarge(shown, maxBytes);
+    return decodeUtf8(readAll(fd, maxBytes, shown), shown);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file's text, or undefined when nothing is there; anything else that stops the read is refused. */
+export function readIfExists(path: string, options: ReadOptions = {}): string | undefined {
+  try {
+    return readTextFile(path, options);
+  } catch (e) {
+    if (e instanceof FileRefused && e.reason === "missing") return undefined;
     throw e;
   }
 }
 
-/** The file's text, or undefined when it does not exist. */
-export function readIfExists(path: string): string | undefined {
+/** Whether anything is at a path, a dangling symbolic link included. */
+export function pathExists(path: string): boolean {
   try {
-    return readFileSync(path, "utf8");
+    lstatSync(path);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
+}
+
+/** Read to the end, but never more than the limit: a file may grow after it was measured. */
+function readAll(fd: number, maxBytes: number, shown: string): Uint8Array {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(MB, maxBytes + 1 - total) || 1);
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) throw tooLarge(shown, maxBytes);
+    chunks.push(chunk.subarray(0, n));
+  }
+  return Buffer.concat(chunks, total);
+}
+
+function tooLarge(shown: string, maxBytes: number): FileRefused {
+  const mb = (n: number) => `${Math.round((n / MB) * 10) / 10} MB`;
+  return new FileRefused(`${shown} is larger than ${mb(maxBytes)} (max_file_mb); raise max_file_mb in failbook.yaml if it really belongs to the project`, "too-large");
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Strict UTF-8: invalid bytes are refused with their line and column, never replaced. */
+export function decodeUtf8(bytes: Uint8Array, shown: string): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    const at = firstInvalidByte(bytes);
+    const lineStart = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1; // (a negative index would count from the end)
+    let line = 1;
+    for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
+    const column = STRICT_UTF8.decode(bytes.subarray(lineStart, at)).length + 1;
+    const hex = bytes[at].toString(16).toUpperCase().padStart(2, "0");
+    return refuseNonUtf8(`${shown}:${line}:${column}: not valid UTF-8 (byte 0x${hex}); failbook reads and rewrites UTF-8 only: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`);
+  }
+}
+
+function refuseNonUtf8(message: string): never {
+  throw new FileRefused(message, "not-utf8");
+}
+
+/** Index of the first byte that does not start or continue a well-formed UTF-8 sequence. */
+function firstInvalidByte(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i];
+    const extra = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+    if (extra < 0) return i;
+    // The second byte's range excludes overlong forms and surrogates (RFC 3629, section 4).
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    for (let k = 1; k <= extra; k++) {
+      const d = b[i + k];
+      if (d === undefined || d < (k === 1 ? lo : 0x80) || d > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += extra + 1;
+  }
+  return b.length - 1;
+}
+
+export interface WriteOptions {
+  /** The path as shown to the user. */
+  shown?: string;
+}
+
+/**
+ * Replace a file's content atomically: a temporary file in the same directory, written and
+ * flushed to disk, then renamed over the target, so a crash or a kill at any moment leaves
+ * either the old content or the new one. A symbolic link stays a link and its target is
+ * replaced; an existing file keeps its mode and, when all its lines end in CRLF, its CRLF.
+ */
+export function writeFileAtomic(path: string, content: string, options: WriteOptions = {}): void {
+  const shown = options.shown ?? path;
+  const target = throughLinks(resolve(path), shown);
+  const existing = currentFile(target, shown);
+  const text = existing?.crlf ? content.replace(/(?<!\r)\n/g, "\r\n") : content;
+  const dir = dirname(target);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    makeDirectory(dir);
+    cleanUpOnExit();
+    pending.add(tmp);
+    const fd = openSync(tmp, "wx", existing?.mode ?? 0o666);
+    try {
+      // open() applies the umask; the old file's mode is restored exactly.
+      if (existing) fchmodSync(fd, existing.mode);
+      const bytes = Buffer.from(text, "utf8");
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, target);
+    pending.delete(tmp);
+    syncDirectory(dir);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new WriteFailed(shown, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
+  } finally {
+    if (pending.delete(tmp)) rmSync(tmp, { force: true });
+  }
+}
+
+/** mkdir -p; a file where a directory must be is ENOTDIR (mkdir says EEXIST, which misleads). */
+function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    throw e;
+  }
+}
+
+/** Follow symbolic links to the file they name (which may not exist yet). */
+function throughLinks(path: string, shown: string): string {
+  let current = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let stats: Stats;
+    try {
+      stats = lstatSync(current);
+    } catch {
+      return current;
+    }
+    if (!stats.isSymbolicLink()) return current;
+    current = resolve(dirname(current), readlinkSync(current));
+  }
+  throw new UsageError(`cannot write ${shown}: too many levels of symbolic links`);
+}
+
+/** What a rewrite must keep of the file it replaces; refuses what it must not replace. */
+function currentFile(target: string, shown: string): { mode: number; crlf: boolean } | undefined {
+  let text: string;
+  try {
+    text = readTextFile(target, { shown });
+  } catch (e) {
+    if (e instanceof FileRefused && e.reason === "missing") return undefined;
+    throw e;
+  }
+  const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
+  return { mode: lstatSync(target).mode & 0o7777, crlf };
+}
+
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not every platform can open or flush a directory; the rename itself is still atomic.
+  }
+}
+
+/** Temporary files not yet renamed into place; removed however the process ends, short of SIGKILL. */
+const pending = new Set<string>();
+let cleanupInstalled = false;
+
+/**
+ * Writes are synchronous, so a signal's handler runs only between writes; the handlers
+ * still remove anything pending, then re-raise the signal so the exit status says how the
+ * process ended. Without a handler, SIGINT would end the process mid-write.
+ */
+function cleanUpOnExit(): void {
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  process.on("exit", removePending);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const handler = () => {
+      removePending();
+      process.removeListener(signal, handler);
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, handler);
+  }
+}
+
+function removePending(): void {
+  for (const tmp of pending) rmSync(tmp, { force: true });
+  pending.clear();
 }

@@ -37,3 +37,9 @@ export function closest(word: string, candidates: readonly string[]): string | u
 export function plural(n: number, word: string, many = word + "s"): string {
   return `${n} ${n === 1 ? word : many}`;
 }
+
+/** The first few terms of a sum of `count` terms, then how many more: "1 + 2 + 4 + … (997 more)". */
+export function abbreviatedSum(terms: readonly string[], count: number, shown = 5): string {
+  const more = count - Math.min(shown, terms.length);
+  return terms.slice(0, shown).join(" + ") + (more > 0 ? ` + … (${more} more)` : "");
+}

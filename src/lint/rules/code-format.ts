@@ -1,4 +1,5 @@
 import { DEFAULT_CODE_PATTERN } from "../../model/config.js";
+import { compileUserPattern } from "../../engine/pattern.js";
 import type { LintRule } from "../rule.js";
 
 export const codeFormat: LintRule = {
@@ -9,7 +10,7 @@ export const codeFormat: LintRule = {
     const source = project.config.code_pattern ?? DEFAULT_CODE_PATTERN;
     let pattern: RegExp;
     try {
-      pattern = new RegExp(source, "u");
+      pattern = compileUserPattern(source, "u"); // linear time, whatever the pattern
     } catch {
       return; // the loader already reported the broken pattern at the config's code_pattern
     }

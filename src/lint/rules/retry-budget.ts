@@ -4,6 +4,7 @@ import { statusOf } from "../../model/registry.js";
 import { worstCase, type WorstCase } from "../../engine/worstcase.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
+import { abbreviatedSum } from "../../util/text.js";
 
 /** How many delays a message spells out before it abbreviates. */
 const SHOWN_DELAYS = 5;
@@ -34,7 +35,5 @@ export const retryBudget: LintRule = {
 };
 
 function spell(worst: WorstCase): string {
-  const shown = worst.delays.slice(0, SHOWN_DELAYS).join(" + ");
-  const more = worst.delays.length > SHOWN_DELAYS ? ` + … (${worst.delays.length - SHOWN_DELAYS} more)` : "";
-  return `${worst.retries} ${worst.retries === 1 ? "retry" : "retries"}: ${shown}${more} ms`;
+  return `${worst.retries} ${worst.retries === 1 ? "retry" : "retries"}: ${abbreviatedSum(worst.delays.map(String), worst.retries, SHOWN_DELAYS)} ms`;
 }
