@@ -367,16 +367,22 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
   const anchorOf = textAnchors(compiled);
   const options = compiled.map((rule) => bucketOptions(rule.test, anchorOf));
   // How many rules could go under each key: a rule goes where its keys are rarest.
-  const counts = new Map<string, number>();
-  for (const list of options) for (const option of list) for (const key of option.keys) counts.set(key, (counts.get(key) || 0) + 1);
+  const counts = new Map<string, Map<FieldValue, number>>();
+  for (const list of options) {
+    for (const option of list) {
+      let inner = counts.get(option.bucket);
+      if (inner === undefined) counts.set(option.bucket, (inner = new Map()));
+      for (const v of option.values) inner.set(v, (inner.get(v) || 0) + 1);
+    }
+  }
   const bucketOf = index.bucketOf as (readonly [BucketField, string])[];
   for (let position = 0; position < compiled.length; position++) {
-    const list = options[position] as BucketOption[];
     let best: BucketOption | null = null;
     let bestCost = 0;
-    for (const option of list) {
+    for (const option of options[position] as BucketOption[]) {
+      const inner = counts.get(option.bucket) as Map<FieldValue, number>;
       let cost = 0;
-      for (const key of option.keys) cost = Math.max(cost, counts.get(key) || 0);
+      for (const v of option.values) cost = Math.max(cost, inner.get(v) || 0);
       if (best === null || cost < bestCost) {
         best = option;
         bestCost = cost;
@@ -388,27 +394,80 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
       continue;
     }
     bucketOf.push([best.field, best.name]);
-    best.insert(index, position);
-    pushPosition(index.bucketed, best.field === "header" || best.field === "header_any" || best.field === "field" ? best.field + " " + best.name : best.field, position);
+    insertRule(index, best, position);
+    pushPosition(index.bucketed, best.bucket, position);
   }
   return index;
 }
 
+/**
+ * One exact-valued field a rule could be bucketed under, with the values it admits. Statuses
+ * are written as numbers, a class "5xx" as -6 (-1 - its digit); texts as trigram keys.
+ */
 interface BucketOption {
   readonly field: BucketField;
   readonly name: string;
-  /** Keys for counting, unique across fields. */
-  readonly keys: readonly string[];
-  insert(index: ClassifierIndex, position: number): void;
+  /** The field, and for headers and fields their name: where its values are counted. */
+  readonly bucket: string;
+  readonly values: readonly FieldValue[];
+}
+
+function insertRule(index: ClassifierIndex, option: BucketOption, p: number): void {
+  for (const v of option.values) {
+    switch (option.field) {
+      case "kind":
+        pushPosition(index.kind, v as string, p);
+        break;
+      case "provider_code":
+        pushPosition(index.providerCode, v as string, p);
+        break;
+      case "side_effect_state":
+        pushPosition(index.state, v as string, p);
+        break;
+      case "tool":
+        pushPosition(index.tool, v as string, p);
+        break;
+      case "status":
+        if ((v as number) >= 0) pushPosition(index.status, v as number, p);
+        else pushPosition(index.statusClass, -1 - (v as number), p);
+        break;
+      case "field":
+        pushPosition(innerMap(index.field, option.name), v, p);
+        break;
+      case "header":
+        pushPosition(innerMap(index.header, option.name), v as string, p);
+        break;
+      case "header_any":
+        pushPosition(index.headerAny, option.name, p);
+        break;
+      case "text": {
+        let list = index.text.get(v as number);
+        if (list === undefined) {
+          list = index.textLists.length;
+          index.text.set(v as number, list);
+          index.textLists.push([]);
+          index.textFilter[(v as number) & 0xffff] = 1;
+        }
+        pushPosition1(index.textLists[list] as number[], p);
+        break;
+      }
+      case "residual":
+        break;
+    }
+  }
+}
+
+function pushPosition1(list: number[], position: number): void {
+  if (list[list.length - 1] !== position) list.push(position);
 }
 
 function pushPosition<K>(map: Map<K, number[]>, key: K, position: number): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [position]);
-  else if (list[list.length - 1] !== position) list.push(position);
+  else pushPosition1(list, position);
 }
 
-function innerMap<V>(map: Map<string, Map<V, number[]>>, name: string): Map<V, number[]> {
+function innerMap<K, V>(map: Map<string, Map<K, V>>, name: string): Map<K, V> {
   let inner = map.get(name);
   if (inner === undefined) {
     inner = new Map();
@@ -422,21 +481,28 @@ function trigramKey(text: string, i: number): number {
   return ((text.charCodeAt(i) & 0x3ff) << 20) | ((text.charCodeAt(i + 1) & 0x3ff) << 10) | (text.charCodeAt(i + 2) & 0x3ff);
 }
 
-/** The trigram keys of a text, left to right. */
-function trigrams(text: string): number[] {
-  const out: number[] = [];
-  for (let i = 0; i + 3 <= text.length; i++) out.push(trigramKey(text, i));
-  return out;
-}
-
 /** For each message text (lower-cased), its rarest trigram among all the rules' texts. */
 function textAnchors(rules: readonly CompiledRule[]): (text: string) => number | null {
   const frequency = new Map<number, number>();
-  const each = (f: (text: string) => void) => rules.forEach((r) => (r.test.texts || []).forEach(f));
-  each((text) => new Set(trigrams(text)).forEach((g) => frequency.set(g, (frequency.get(g) || 0) + 1)));
+  for (const rule of rules) {
+    for (const text of rule.test.texts || []) {
+      for (let i = 0; i + 3 <= text.length; i++) {
+        const g = trigramKey(text, i);
+        frequency.set(g, (frequency.get(g) || 0) + 1);
+      }
+    }
+  }
   return (text) => {
     let best: number | null = null;
-    for (const g of trigrams(text)) if (best === null || (frequency.get(g) as number) < (frequency.get(best) as number)) best = g;
+    let bestCount = 0;
+    for (let i = 0; i + 3 <= text.length; i++) {
+      const g = trigramKey(text, i);
+      const count = frequency.get(g) || 0;
+      if (best === null || count < bestCount) {
+        best = g;
+        bestCount = count;
+      }
+    }
     return best;
   };
 }
@@ -444,80 +510,42 @@ function textAnchors(rules: readonly CompiledRule[]): (text: string) => number |
 /** The exact-valued fields of a rule, in order of preference when equally selective. */
 function bucketOptions(c: CompiledConditions, anchorOf: (text: string) => number | null): BucketOption[] {
   const out: BucketOption[] = [];
-  const simple = (field: BucketField, values: readonly string[] | null, map: (index: ClassifierIndex) => Map<string, number[]>) => {
-    if (values === null) return;
-    out.push({ field, name: "", keys: values.map((v) => field + "\u0000" + v), insert: (index, p) => values.forEach((v) => pushPosition(map(index), v, p)) });
-  };
-  simple("kind", c.kinds, (index) => index.kind);
-  simple("provider_code", c.providerCodes, (index) => index.providerCode);
-  if (c.fields !== null) {
-    for (const [name, values] of c.fields) {
-      out.push({ field: "field", name, keys: values.map((v) => "field\u0000" + name + "\u0000" + typeof v + ":" + String(v)), insert: (index, p) => values.forEach((v) => pushPosition(innerMap(index.field, name), v, p)) });
-    }
-  }
+  if (c.kinds !== null) out.push({ field: "kind", name: "", bucket: "kind", values: c.kinds });
+  if (c.providerCodes !== null) out.push({ field: "provider_code", name: "", bucket: "provider_code", values: c.providerCodes });
+  if (c.fields !== null) for (const [name, values] of c.fields) out.push({ field: "field", name, bucket: "field " + name, values });
   if (c.headers !== null) {
     for (const [name, values] of c.headers) {
-      if (values === null) out.push({ field: "header_any", name, keys: ["header_any\u0000" + name], insert: (index, p) => pushPosition(index.headerAny, name, p) });
-      else out.push({ field: "header", name, keys: values.map((v) => "header\u0000" + name + "\u0000" + v), insert: (index, p) => values.forEach((v) => pushPosition(innerMap(index.header, name), v, p)) });
+      if (values === null) out.push({ field: "header_any", name, bucket: "header_any " + name, values: [true] });
+      else out.push({ field: "header", name, bucket: "header " + name, values });
     }
   }
-  const statusKeys = indexableStatuses(c);
-  if (statusKeys !== null) {
-    const [exact, classes] = statusKeys;
-    out.push({
-      field: "status",
-      name: "",
-      keys: exact.map((s) => "status\u0000" + s).concat(classes.map((d) => "class\u0000" + d)),
-      insert: (index, p) => {
-        exact.forEach((s) => pushPosition(index.status, s, p));
-        classes.forEach((d) => pushPosition(index.statusClass, d, p));
-      },
-    });
-  }
+  const statuses = indexableStatuses(c);
+  if (statuses !== null) out.push({ field: "status", name: "", bucket: "status", values: statuses });
   if (c.globs !== null && c.globs.every((g) => !g.star && (g.parts[0] as readonly number[]).indexOf(-1) < 0)) {
-    simple("tool", c.globs.map((g) => g.source), (index) => index.tool);
+    out.push({ field: "tool", name: "", bucket: "tool", values: c.globs.map((g) => g.source) });
   }
-  simple("side_effect_state", c.states, (index) => index.state);
+  if (c.states !== null) out.push({ field: "side_effect_state", name: "", bucket: "side_effect_state", values: c.states });
   if (c.texts !== null) {
     const anchors = c.texts.map(anchorOf);
-    if (anchors.every((a) => a !== null)) {
-      const grams = anchors as number[];
-      out.push({
-        field: "text",
-        name: "",
-        keys: grams.map((g) => "text\u0000" + g),
-        insert: (index, p) =>
-          grams.forEach((g) => {
-            let list = index.text.get(g);
-            if (list === undefined) {
-              list = index.textLists.length;
-              index.text.set(g, list);
-              index.textLists.push([]);
-              index.textFilter[g & 0xffff] = 1;
-            }
-            const rules = index.textLists[list] as number[];
-            if (rules[rules.length - 1] !== p) rules.push(p);
-          }),
-      });
-    }
+    if (anchors.every((a) => a !== null)) out.push({ field: "text", name: "", bucket: "text", values: anchors as number[] });
   }
   return out;
 }
 
-/** Exact statuses and classes a rule's statuses come to; null when a wide range keeps them open. */
-function indexableStatuses(c: CompiledConditions): [number[], number[]] | null {
-  if (c.exactStatuses === null) return null;
-  const exact = c.exactStatuses.slice();
-  const classes: number[] = [];
+/** The statuses a rule admits, as index keys (exact, or -1 - digit for a class); null when a wide range keeps them open. */
+function indexableStatuses(c: CompiledConditions): number[] | null {
+  // A negative status would read as a class key: such a rule is left unbucketed by status.
+  if (c.exactStatuses === null || c.exactStatuses.some((s) => s < 0)) return null;
+  const keys = c.exactStatuses.slice();
   const r = c.statusRanges;
   for (let i = 0; i < r.length; i += 2) {
     const lo = r[i] as number;
     const hi = r[i + 1] as number;
-    if (lo % 100 === 0 && hi === lo + 99) classes.push(lo / 100);
-    else if (hi - lo < 100) for (let s = lo; s <= hi; s++) exact.push(s);
+    if (lo % 100 === 0 && hi === lo + 99) keys.push(-1 - lo / 100);
+    else if (hi - lo < 100) for (let s = lo; s <= hi; s++) keys.push(s);
     else return null;
   }
-  return [exact, classes];
+  return keys;
 }
 
 function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions {

@@ -65,7 +65,8 @@ export const registerGen: CommandRegistrar = (program, run) => {
 
 async function genTs(io: Io, globals: Globals, flags: GenTsFlags): Promise<number> {
   const cwd = process.cwd();
-  const { project, findings } = loadFor(io, globals);
+  // Bindings come from the registry and the playbook: the fixtures are not read.
+  const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
   const out = outputPath(project, flags.out, cwd);
   const shown = display(out, cwd);
   const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", "ts", ...(flags.out ? ["--out", flags.out] : [])]);

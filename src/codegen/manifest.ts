@@ -4,6 +4,7 @@
  * which verdicts were added, removed or changed, not just "the file differs".
  */
 import { createHash } from "node:crypto";
+import { canonicalJson as canonical } from "../engine/idempotency.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 
@@ -26,25 +27,21 @@ export interface Staleness {
 
 const MARKER = "// failbook-manifest: ";
 
-/** JSON with object keys sorted by code point and no insignificant whitespace. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+/** JSON with object keys sorted by code point and no insignificant whitespace (what YAML parsed: `.inf` is null). */
+export const canonicalJson = (value: unknown, cache?: Map<object, string>): string => canonical(value, true, cache);
 
 export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
-const short = (value: unknown) => sha256(canonicalJson(value)).slice(0, 12);
 
-/** The hash of everything the module is generated from. */
-export function inputsHash(registry: Registry, playbook: Playbook): string {
-  return sha256(canonicalJson({ registry, playbook }));
+/**
+ * The hash of everything the module is generated from. Give it the cache `manifestOf` used
+ * and each verdict is serialised once for both.
+ */
+export function inputsHash(registry: Registry, playbook: Playbook, cache?: Map<object, string>): string {
+  return sha256(canonicalJson({ registry, playbook }, cache));
 }
 
-export function manifestOf(registry: Registry, playbook: Playbook): Manifest {
+export function manifestOf(registry: Registry, playbook: Playbook, cache?: Map<object, string>): Manifest {
+  const short = (value: unknown) => sha256(canonicalJson(value, cache)).slice(0, 12);
   const verdicts: Record<string, string> = {};
   for (const v of registry.verdicts) verdicts[v.code] = short({ verdict: v, action: Object.hasOwn(playbook.verdicts, v.code) ? playbook.verdicts[v.code] : null });
   const registryKeys: Record<string, string> = { "verdicts.order": short(registry.verdicts.map((v) => v.code)) };

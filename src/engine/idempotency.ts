@@ -50,19 +50,44 @@ function hash48Hex(text: string): string {
 /**
  * RFC 8785 canonical JSON: object keys sorted by UTF-16 code units, no insignificant
  * white space, numbers and strings serialised as ECMAScript does. `undefined` members are
- * dropped, as JSON does.
+ * dropped, as JSON does. NaN and Infinity have no representation: they throw, unless
+ * `lenient` (for hashing what YAML parsed, where `.inf` may stand), which writes null.
+ * `cache` remembers the text of each object and array, for callers that serialise the
+ * same parts more than once.
  */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, lenient = false, cache?: Map<object, string>): string {
   if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new TypeError("canonical JSON has no representation for NaN or Infinity");
-    return JSON.stringify(value);
+    if (Number.isFinite(value)) return JSON.stringify(value);
+    if (lenient) return "null";
+    throw new TypeError("canonical JSON has no representation for NaN or Infinity");
   }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
+  if (typeof value === "object" && cache !== undefined) {
+    const known = cache.get(value);
+    if (known !== undefined) return known;
+  }
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + (value[i] === undefined ? "null" : canonicalJson(value[i], lenient, cache));
+    out += "]";
+    cache?.set(value, out);
+    return out;
+  }
   if (typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    let out = "{";
+    let first = true;
+    for (const key of keys) {
+      const v = record[key];
+      if (v === undefined) continue;
+      out += (first ? "" : ",") + JSON.stringify(key) + ":" + canonicalJson(v, lenient, cache);
+      first = false;
+    }
+    out += "}";
+    cache?.set(record, out);
+    return out;
   }
+  if (lenient) return "null";
   throw new TypeError(`canonical JSON has no representation for a ${typeof value}`);
 }
