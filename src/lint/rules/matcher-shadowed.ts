@@ -1,4 +1,4 @@
-import { trigramKey, type ClassifierIndex, type CompiledConditions, type CompiledRule } from "../../engine/classifier.js";
+import { trigramKey, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "../../engine/classifier.js";
 import { compiledRegistry, type RulePlace } from "../../engine/classify.js";
 import { conditionsCover } from "../../engine/match.js";
 import type { LintRule } from "../rule.js";
@@ -69,10 +69,10 @@ function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonl
     if (list !== undefined && list.length > 0) lists.push(list);
   };
   const all = (bucket: string) => add(index.bucketed.get(bucket));
-  const exact = (values: readonly string[] | null, map: Map<string, number[]>, bucket: string) => {
+  const exact = (values: readonly string[] | null, buckets: StringBuckets, bucket: string) => {
     if (values === null) return;
     if (values.length === 0) all(bucket);
-    else add(map.get(values[0]));
+    else add(buckets[values[0]]);
   };
   exact(b.kinds, index.kind, "kind");
   exact(b.providerCodes, index.providerCode, "provider_code");
@@ -88,7 +88,7 @@ function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonl
   if (b.globs !== null) {
     const first = b.globs[0];
     if (first === undefined) all("tool");
-    else if (!first.star && !first.parts[0].includes(-1)) add(index.tool.get(first.source));
+    else if (!first.star && !first.parts[0].includes(-1)) add(index.tool[first.source]);
   }
   for (const [name, values] of b.headers ?? []) {
     add(index.headerAny.get(name));
