@@ -1,57 +1,190 @@
 /**
- * Redaction (SPEC section 9): secrets never reach any output. Built-in patterns for bearer
- * tokens, Stripe-style keys, AWS access keys, JWTs and `password=`/`token=`/`secret=`
- * values, plus the project's own `redact` patterns.
+ * Redaction (SPEC sections 9 and 16): secrets never reach any output. One redactor holds the
+ * built-in secret families and the project's own `redact:` patterns; every output and every
+ * written file passes through it.
+ *
+ * The redactor also runs on every outcome the dispatcher returns (the production path), so
+ * it must cost next to nothing on text that cannot hold a secret: one cheap trigger scan
+ * decides whether the family patterns run at all, and longer strings are memoized.
+ *
+ * Every built-in pattern runs in linear time: no pattern has an unbounded repetition that
+ * must be followed by something it could also have consumed, unless its start is pinned to
+ * the beginning of a run (a look-behind), so no input position is rescanned more than once.
  */
 
 import { compileUserPattern } from "./pattern.js";
 
 export const REDACTED = "[REDACTED]";
 
-interface Pattern {
-  re: RegExp;
-  /** Keep the first capture group (the label), replace the rest. */
-  keepLabel: boolean;
-}
-
-const BUILT_IN: Pattern[] = [
-  { re: /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{6,}/gi, keepLabel: true },
-  { re: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{4,}/g, keepLabel: false },
-  { re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, keepLabel: false },
-  { re: /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, keepLabel: false },
-  { re: /\b((?:password|passwd|token|secret|api_key|apikey)\s*=\s*)[^\s&,;"'<>\\]+/gi, keepLabel: true },
-];
-
 export type Redactor = (text: string) => string;
 
-export function createRedactor(extra: readonly string[] = []): Redactor {
-  const patterns: Pattern[] = [...BUILT_IN];
-  for (const source of extra) {
-    try {
-      patterns.push({ re: compileUserPattern(source, "gu"), keepLabel: false }); // linear time (SPEC 16)
-    } catch {
-      // An invalid pattern is a config finding; it cannot redact anything.
-    }
+interface Family {
+  /** Shown in the README and in tests. */
+  name: string;
+  /** Global; when `keep` is set, capture group 1 (a label such as `Bearer ` or `password=`) survives. */
+  re: RegExp;
+  keep?: boolean;
+}
+
+/** A case-insensitive spelling of `word` for patterns that must stay case-sensitive elsewhere. */
+const ci = (word: string): string => [...word].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toUpperCase()}${ch.toLowerCase()}]` : ch)).join("");
+
+/**
+ * Whitespace between a label and its secret, as it reaches the redactor: raw, or already
+ * escaped by an output format (JSON's `\t`, the sanitiser's `\u{9}`).
+ */
+const SPACE = String.raw`(?:\s|\\[tnr]|\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4})`;
+
+/** The words that make a key a secret's name (SPEC 16): token, secret, password, passwd, api_key, apikey, access_key, client_secret. */
+const KEY_WORD = `(?:${ci("token")}|${ci("secret")}|${ci("passw")}(?:${ci("or")})?${ci("d")}|${ci("api")}[_-]?${ci("key")}|${ci("access")}[_-]?${ci("key")})`;
+
+/**
+ * A key containing a key word, its look-ahead groups numbered from `n`. The key starts where
+ * a run of key characters starts (so a long run is scanned once), and its first key word and
+ * the rest of the run are found inside look-aheads, which JavaScript never re-enters: no
+ * retry of later key words when no separator follows.
+ */
+const key = (n: number): string => `(?=([\\w.-]*?${KEY_WORD}))\\${n}(?=([\\w.-]*))\\${n + 1}`;
+const SEPARATOR = String.raw`[ \t]*[:=][ \t]*`;
+/** A quoted value runs to its quote; an unquoted one ends at whitespace, a quote, an escape or a delimiter. */
+const QUOTED_VALUE = String.raw`[^"'\\\r\n]+`;
+const VALUE = String.raw`[^\s"'\\,;&<>(){}\[\]]+`;
+
+const FAMILIES: Family[] = [
+  // A private-key block, END line included; without its END line, up to where PEM text stops.
+  {
+    name: "private key block",
+    re: /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\\:,.{}]|-(?!----END))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g,
+  },
+  { name: "bearer token", re: new RegExp(String.raw`((?<![A-Za-z])${ci("bearer")}${SPACE}+)[A-Za-z0-9._~+/=-]{6,}`, "g"), keep: true },
+  { name: "Stripe key (sk_live_, sk_test_, rk_…)", re: /(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]{4,}/g },
+  { name: "Anthropic and OpenAI key (sk-ant-, sk-proj-, sk-)", re: /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/g },
+  // AKIA and ASIA are access keys; scanners flag the other IAM id prefixes too.
+  { name: "AWS access key id (AKIA, ASIA, …)", re: /(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Z])/g },
+  { name: "JWT", re: /(?<![A-Za-z0-9-])eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)*/g },
+  { name: "GitHub token (ghp_, gho_, ghs_, ghu_, ghr_, github_pat_)", re: /(?<![A-Za-z0-9])(?:gh[opsur]|github_pat)_[A-Za-z0-9_]{16,}/g },
+  { name: "Slack token (xoxa-, xoxb-, xoxo-, xoxp-, xoxr-, xoxs-, xapp-)", re: /(?<![A-Za-z0-9])(?:xox[abopsr]|xapp)-[A-Za-z0-9-]{4,}/g },
+  { name: "Google API key (AIza)", re: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{20,}/g },
+  // The user goes too: scanners read `user:[REDACTED]@` as a credential whose password is "[REDACTED]".
+  { name: "password in a URL (scheme://user:password@host)", re: /(:\/\/)[^\s:/@"'<>]*:[^\s/@"'<>]+(?=@)/g, keep: true },
+  // `"api_key": "…"`, `'password': '…'`: a quoted key takes a quoted value (so `'token_expired': no` in prose stays).
+  { name: "quoted key-value pair", re: new RegExp(String.raw`((\\?["'])${key(3)}\2${SEPARATOR}\\?["'])${QUOTED_VALUE}`, "g"), keep: true },
+  // `password=…`, `DB_PASSWORD: …`, `access_token=…&`, `client_secret="…"`: the key contains the word anywhere.
+  {
+    name: "key-value pair (key containing token, secret, password, passwd, api_key, apikey, access_key, client_secret)",
+    re: new RegExp(String.raw`((?<![\w.-])${key(2)}${SEPARATOR}(?:\\?["'](?=${QUOTED_VALUE}))?)(?:(?<=["'])${QUOTED_VALUE}|${VALUE})`, "g"),
+    keep: true,
+  },
+];
+
+/**
+ * Every built-in family's match holds one of these (case-insensitively), so a text without
+ * any of them needs no family pattern at all: the one scan most texts pay.
+ */
+const TRIGGER = /bearer|[sr]k[_-]|a3t|akia|asia|agpa|aida|aroa|aipa|anpa|anva|eyj|gh[opsur]_|github_pat_|xox[abopsr]-|xapp-|aiza|private key|token|secret|passw|api[_-]?key|access[_-]?key|:\/\//i;
+
+/** Texts this short hold no built-in family: `token=x` is the shortest match. */
+const SHORTEST_SECRET = 7;
+/** Memoized texts per redactor: bounded, and only texts long enough for the scan to cost more than a lookup. */
+const MEMO_ENTRIES = 2048;
+const MEMO_MIN_LENGTH = 7;
+const MEMO_MAX_LENGTH = 4096;
+
+/** The names of the built-in secret families, for documentation and tests. */
+export const SECRET_FAMILIES: readonly string[] = FAMILIES.map((f) => f.name);
+
+/**
+ * A config `redact:` pattern, compiled as the redactor runs it (on the linear-time engine,
+ * Unicode mode, global), or undefined when it cannot run (the loader reports that).
+ */
+export function compileRedactPattern(source: string): RegExp | undefined {
+  try {
+    return compileUserPattern(source, "gu");
+  } catch {
+    return undefined;
   }
-  return (text) => {
-    let out = text;
-    for (const { re, keepLabel } of patterns) {
+}
+
+export function createRedactor(extra: readonly string[] = []): Redactor {
+  const own = extra.map(compileRedactPattern).filter((re): re is RegExp => re !== undefined);
+  const memo = new Map<string, string>();
+  const redactOnce = (text: string): string => {
+    let out = text.length >= SHORTEST_SECRET && TRIGGER.test(text) ? redactFamilies(text) : text;
+    for (const re of own) {
       re.lastIndex = 0;
-      out = keepLabel ? out.replace(re, (_m, label: string) => label + REDACTED) : out.replace(re, REDACTED);
+      // A zero-length match would wedge [REDACTED] between every character: lint reports such a pattern.
+      out = out.replace(re, (m: string) => (m === "" ? "" : REDACTED));
     }
+    return out;
+  };
+  return (text) => {
+    if (text.length < MEMO_MIN_LENGTH || text.length > MEMO_MAX_LENGTH) return redactOnce(text);
+    const known = memo.get(text);
+    if (known !== undefined) return known;
+    const out = redactOnce(text);
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(text, out);
     return out;
   };
 }
 
-/** Redact every string inside a JSON-like value. */
+function redactFamilies(text: string): string {
+  let out = text;
+  for (const { re, keep } of FAMILIES) {
+    re.lastIndex = 0;
+    out = keep ? out.replace(re, (_m, label: string) => label + REDACTED) : out.replace(re, REDACTED);
+  }
+  return out;
+}
+
+/** A key that names a secret (`password`, `x-api-key`, `reversal_token`): its string value is redacted whole. */
+const SECRET_KEY = new RegExp(KEY_WORD);
+const secretKeys = new Map<string, boolean>();
+function isSecretKey(key: string): boolean {
+  let known = secretKeys.get(key);
+  if (known === undefined) {
+    known = SECRET_KEY.test(key);
+    // Keys are a document's field names: few, and repeated on every outcome.
+    if (secretKeys.size >= MEMO_ENTRIES) secretKeys.clear();
+    secretKeys.set(key, known);
+  }
+  return known;
+}
+
+/**
+ * Redact every string inside a JSON-like value; a string whose key names a secret is
+ * replaced whole, as the text form `password: …` would be. Keys themselves stay. Nothing is
+ * copied unless something inside changed: a value with no secret comes back as the very same
+ * value (the dispatcher pays this on every outcome).
+ */
 export function redactValue<T>(value: T, redact: Redactor): T {
   if (typeof value === "string") return redact(value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact)) as T;
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    // defineProperty, not assignment: a "__proto__" key (YAML allows it) stays an own key.
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: redactValue(v, redact), enumerable: true, writable: true, configurable: true });
-    return out as T;
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = redactValue(value[i], redact);
+      if (v !== value[i]) (out ??= value.slice())[i] = v;
+    }
+    return (out ?? value) as T;
   }
-  return value;
+  let out: Record<string, unknown> | undefined;
+  const source = value as Record<string, unknown>;
+  for (const k in source) {
+    if (!Object.hasOwn(source, k)) continue;
+    const was = source[k];
+    const v = typeof was === "string" && was !== "" && was !== REDACTED && isSecretKey(k) ? REDACTED : redactValue(was, redact);
+    if (v === was) continue;
+    out ??= copy(source);
+    // A "__proto__" key (YAML allows it) must stay an own key; assignment would set the prototype.
+    if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return (out ?? value) as T;
+}
+
+function copy(source: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(source)) Object.defineProperty(out, k, { value: source[k], enumerable: true, writable: true, configurable: true });
+  return out;
 }
