@@ -36,7 +36,7 @@ export function makeRunner(program: Command, state: CliState) {
 
 export function reportError(e: unknown, io: Io): number {
   if (e instanceof UsageError) {
-    io.err(`failbook: ${e.message}\n`);
+    io.fail(e.message);
     return 2;
   }
   if (e instanceof InvalidProject) {
@@ -44,7 +44,7 @@ export function reportError(e: unknown, io: Io): number {
     return 1;
   }
   const err = e as Error;
-  io.err(`failbook: internal error: ${err?.message ?? String(e)}\n`);
+  io.fail(`internal error: ${err?.message ?? String(e)}`);
   if (process.env.FAILBOOK_DEBUG) io.err(`${err?.stack ?? ""}\n`);
   else io.err("(this is a bug in failbook; set FAILBOOK_DEBUG=1 to see the stack trace)\n");
   return 2;

@@ -12,6 +12,7 @@
  * the beginning of a run (a look-behind), so no input position is rescanned more than once.
  */
 
+import { mapStrings } from "../model/json.js";
 import { compileUserPattern } from "./pattern.js";
 
 export const REDACTED = "[REDACTED]";
@@ -152,39 +153,11 @@ function isSecretKey(key: string): boolean {
 }
 
 /**
- * Redact every string inside a JSON-like value; a string whose key names a secret is
- * replaced whole, as the text form `password: …` would be. Keys themselves stay. Nothing is
- * copied unless something inside changed: a value with no secret comes back as the very same
- * value (the dispatcher pays this on every outcome).
+ * Redact every string inside a JSON-like value; a string whose key names a secret goes
+ * whole, as its text form `password: …` would. Keys themselves stay. Only what changed is
+ * copied: a value with no secret comes back as the very same value (the dispatcher pays this
+ * on every outcome).
  */
 export function redactValue<T>(value: T, redact: Redactor): T {
-  if (typeof value === "string") return redact(value) as T;
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const v = redactValue(value[i], redact);
-      if (v !== value[i]) (out ??= value.slice())[i] = v;
-    }
-    return (out ?? value) as T;
-  }
-  let out: Record<string, unknown> | undefined;
-  const source = value as Record<string, unknown>;
-  for (const k in source) {
-    if (!Object.hasOwn(source, k)) continue;
-    const was = source[k];
-    const v = typeof was === "string" && was !== "" && was !== REDACTED && isSecretKey(k) ? REDACTED : redactValue(was, redact);
-    if (v === was) continue;
-    out ??= copy(source);
-    // A "__proto__" key (YAML allows it) must stay an own key; assignment would set the prototype.
-    if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
-  }
-  return (out ?? value) as T;
-}
-
-function copy(source: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(source)) Object.defineProperty(out, k, { value: source[k], enumerable: true, writable: true, configurable: true });
-  return out;
+  return mapStrings(value, (text, key) => (key !== undefined && text !== "" && text !== REDACTED && isSecretKey(key) ? REDACTED : redact(text)));
 }
