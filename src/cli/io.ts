@@ -9,11 +9,14 @@ import { createRedactor, type Redactor } from "../engine/redact.js";
 import { writeFileAtomic, type WriteOptions } from "../util/fs.js";
 import { inert, inertOutput } from "../util/inert.js";
 
-export interface IoOptions {
-  noColor?: boolean;
-  env?: NodeJS.ProcessEnv;
+export interface OutputStreams {
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
+}
+
+export interface IoOptions extends OutputStreams {
+  noColor?: boolean;
+  env?: NodeJS.ProcessEnv;
 }
 
 export class Io {

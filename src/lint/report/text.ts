@@ -2,7 +2,7 @@
 import type { ChalkInstance } from "chalk";
 import type { Finding } from "../../model/finding.js";
 import { inert, inertValue } from "../../util/inert.js";
-import { plural } from "../../util/text.js";
+import { clip, plural } from "../../util/text.js";
 import { countBySeverity } from "../lint.js";
 
 export interface TextOptions {
@@ -51,7 +51,7 @@ function excerptAt(all: string[] | undefined, line: number, column: number, c: C
   const shown = (part: string) => inert(part.replace(/\t/g, " "));
   // Columns count neither a byte order mark nor the CR of a CRLF line end.
   const body = (line === 1 ? src.replace(/^\uFEFF/, "") : src).replace(/\r$/, "");
-  const clipped = body.length > 160 ? shown(body.slice(0, 160)) + "…" : shown(body);
+  const clipped = shown(clip(body, 160));
   const caret = shown(body.slice(0, Math.max(0, Math.min(column - 1, 160)))).length;
   return [
     `${c.dim(`${" ".repeat(gutter)} |`)}`,
