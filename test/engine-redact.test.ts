@@ -27,6 +27,9 @@ describe("built-in families", () => {
     ["DB_PASSWORD=" + token(10), `DB_PASSWORD=${REDACTED}`],
     [`password="${token(6)} ${token(6)}"`, `password="${REDACTED}"`],
     [`{"api_key": "${token(16)}", "user": "bob"}`, `{"api_key": "${REDACTED}", "user": "bob"}`],
+    // JSON inside JSON (a diff's value in diff --format json) doubles every backslash.
+    [JSON.stringify(JSON.stringify([`"token": "${token(12)}"`])), JSON.stringify(JSON.stringify([`"token": "${REDACTED}"`]))],
+    [JSON.stringify(`api_key=\t'${token(12)}'`), JSON.stringify(`api_key=\t'${REDACTED}'`)],
     [`{ password: ${token(8)}, user: bob }`, `{ password: ${REDACTED}, user: bob }`],
     [`X-Api-Key: ${token(20)}`, `X-Api-Key: ${REDACTED}`],
     [`Authorization:\tBearer ${token(24)}`, `Authorization:\tBearer ${REDACTED}`],
@@ -95,6 +98,8 @@ describe("linear time", () => {
     ["URLs without @", "://a:b".repeat(N / 6)],
     ["private-key headers without an end", "-----BEGIN RSA PRIVATE KEY-----".repeat(N / 31)],
     ["quoted keys without a value", '"token'.repeat(N / 6)],
+    ["escaped quotes without a key", "\\".repeat(N) + '"'],
+    ["bearer and a run of backslashes", "Bearer " + "\\".repeat(N)],
     ["a key and a long gap", "password" + " ".repeat(N)],
   ])("%s", (_name, input) => {
     const start = performance.now();

@@ -8,6 +8,7 @@ import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
 // Registers change control's rules in the catalogue: a config may set their severities.
 import "../change/rules/index.js";
 import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
+import { redactFindings } from "../lint/redact.js";
 import { formatText } from "../lint/report/text.js";
 import { formatJson, type BaselineSummary } from "../lint/report/json.js";
 import { formatSarif } from "../lint/report/sarif.js";
@@ -91,6 +92,8 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
     sources = e.sources;
   }
 
+  // Every format and the baseline file print these: redact them once, before any encodes them.
+  findings = redactFindings(findings, (text) => io.redact(text));
   if (flags.writeBaseline) {
     io.writeFile(resolve(flags.writeBaseline), serializeBaseline(findings), { shown: flags.writeBaseline });
     io.err(`wrote ${plural(findings.length, "finding")} to baseline ${flags.writeBaseline}\n`);

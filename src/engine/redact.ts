@@ -5,7 +5,7 @@
  *
  * The redactor also runs on every outcome the dispatcher returns (the production path), so
  * it must cost next to nothing on text that cannot hold a secret: one cheap trigger scan
- * decides whether the family patterns run at all, and longer strings are memoized.
+ * decides whether the family patterns run at all, and results are memoized per text.
  *
  * Every built-in pattern runs in linear time: no pattern has an unbounded repetition that
  * must be followed by something it could also have consumed, unless its start is pinned to
@@ -32,9 +32,12 @@ const ci = (word: string): string => [...word].map((ch) => (/[a-z]/i.test(ch) ? 
 
 /**
  * Whitespace between a label and its secret, as it reaches the redactor: raw, or already
- * escaped by an output format (JSON's `\t`, the sanitiser's `\u{9}`).
+ * escaped by an output format (JSON's `\t`, the sanitiser's `\u{9}`, a GitHub annotation's
+ * `%0A`, YAML source in an excerpt), once or more (JSON inside JSON doubles the backslashes).
  */
-const SPACE = String.raw`(?:\s|\\[tnr]|\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4})`;
+const SPACE = String.raw`(?:\s|\\+(?:[tnr]|u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2})|%0[9AaDd])`;
+/** A quote, escaped any number of times; the look-behind makes a run of backslashes start one match only. */
+const QUOTE = String.raw`(?<!\\)\\*["']`;
 
 /** The words that make a key a secret's name (SPEC 16): token, secret, password, passwd, api_key, apikey, access_key, client_secret. */
 const KEY_WORD = `(?:${ci("token")}|${ci("secret")}|${ci("passw")}(?:${ci("or")})?${ci("d")}|${ci("api")}[_-]?${ci("key")}|${ci("access")}[_-]?${ci("key")})`;
@@ -46,7 +49,9 @@ const KEY_WORD = `(?:${ci("token")}|${ci("secret")}|${ci("passw")}(?:${ci("or")}
  * retry of later key words when no separator follows.
  */
 const key = (n: number): string => `(?=([\\w.-]*?${KEY_WORD}))\\${n}(?=([\\w.-]*))\\${n + 1}`;
-const SEPARATOR = String.raw`[ \t]*[:=][ \t]*`;
+/** `=` or `:` with spaces or tabs around, raw or escaped (YAML source shows `\u0009`); a key's value is on its line. */
+const BLANK = String.raw`(?:[ \t]|\\+(?:t|x09|u0009|u\{9\})|%09)*`;
+const SEPARATOR = `${BLANK}[:=]${BLANK}`;
 /** A quoted value runs to its quote; an unquoted one ends at whitespace, a quote, an escape or a delimiter. */
 const QUOTED_VALUE = String.raw`[^"'\\\r\n]+`;
 const VALUE = String.raw`[^\s"'\\,;&<>(){}\[\]]+`;
@@ -69,11 +74,11 @@ const FAMILIES: Family[] = [
   // The user goes too: scanners read `user:[REDACTED]@` as a credential whose password is "[REDACTED]".
   { name: "password in a URL (scheme://user:password@host)", re: /(:\/\/)[^\s:/@"'<>]*:[^\s/@"'<>]+(?=@)/g, keep: true },
   // `"api_key": "…"`, `'password': '…'`: a quoted key takes a quoted value (so `'token_expired': no` in prose stays).
-  { name: "quoted key-value pair", re: new RegExp(String.raw`((\\?["'])${key(3)}\2${SEPARATOR}\\?["'])${QUOTED_VALUE}`, "g"), keep: true },
+  { name: "quoted key-value pair", re: new RegExp(String.raw`((${QUOTE})${key(3)}\2${SEPARATOR}\\*["'])${QUOTED_VALUE}`, "g"), keep: true },
   // `password=…`, `DB_PASSWORD: …`, `access_token=…&`, `client_secret="…"`: the key contains the word anywhere.
   {
     name: "key-value pair (key containing token, secret, password, passwd, api_key, apikey, access_key, client_secret)",
-    re: new RegExp(String.raw`((?<![\w.-])${key(2)}${SEPARATOR}(?:\\?["'](?=${QUOTED_VALUE}))?)(?:(?<=["'])${QUOTED_VALUE}|${VALUE})`, "g"),
+    re: new RegExp(String.raw`((?<![\w.-])${key(2)}${SEPARATOR}(?:\\*["'](?=${QUOTED_VALUE}))?)(?:(?<=["'])${QUOTED_VALUE}|${VALUE})`, "g"),
     keep: true,
   },
 ];
