@@ -27,6 +27,8 @@ export interface Texts {
   playbookKey: string;
   /** Part of a fixture's name and of a queue's: values printed as labels. */
   label: string;
+  /** A second `kind` that recognises upstream_refused: the registry's own vocabulary. */
+  kind: string;
 }
 
 export const PLAIN_TEXTS: Texts = {
@@ -39,6 +41,7 @@ export const PLAIN_TEXTS: Texts = {
   reason: "refused upstream",
   playbookKey: "no_such_code",
   label: "plain",
+  kind: "refused_again",
 };
 
 /** A YAML double-quoted scalar holding exactly `text`: every character outside printable ASCII escaped. */
@@ -54,8 +57,9 @@ export function q(text: string): string {
   return out + '"';
 }
 
-export function projectFiles(t: Texts, options: { revision?: number; extraConfig?: string } = {}): Record<string, string> {
+export function projectFiles(t: Texts, options: { revision?: number; extraConfig?: string; extraFiles?: Record<string, string> } = {}): Record<string, string> {
   return {
+    ...options.extraFiles,
     "failbook.yaml": ["registry: registry.yaml", "playbook: playbook.yaml", "fixtures: [fixtures]", options.extraConfig ?? ""].join("\n"),
     "registry.yaml": `apiVersion: failbook/v1
 kind: Registry
@@ -81,7 +85,7 @@ verdicts:
     cause: ${q(`${t.summary}\n${t.recovery}`)}
     recovery: ${q(t.recovery)}
     match:
-      - kind: refused
+      - kind: [refused, ${q(t.kind)}]
   - code: needs_human
     class: policy
     retryable: false

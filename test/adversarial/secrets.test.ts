@@ -23,6 +23,7 @@ function leakyTexts(secrets: readonly Secret[]): Texts {
     reason: `refused for ${pick(6).text}`,
     playbookKey: pick(7).text,
     label: "leaky",
+    kind: "refused_again",
   };
 }
 
