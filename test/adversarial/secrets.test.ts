@@ -5,10 +5,12 @@
  * secret may survive, by our own check (the secret's cores) and by an independent scanner's
  * (secretlint with its recommended preset).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { anySecret, leaks, sampleSecrets, type Secret } from "../helpers/secrets.js";
-import { everyOutput, PLAIN_TEXTS, projectFiles, secretlintFindings, writeProject, type Produced, type Texts } from "./harness.js";
+import { everyOutput, PLAIN_TEXTS, projectFiles, run, secretlintFindings, writeProject, type Produced, type Texts } from "./harness.js";
 
 /** A project with `secrets` spread over the places an outsider controls (cycling when fewer). */
 function leakyTexts(secrets: readonly Secret[]): Texts {
@@ -88,5 +90,36 @@ describe("secrets never leave", () => {
     const dir = writeProject(projectFiles(texts, { extraConfig: "redact: ['deploy-[a-z0-9]{10}']" }));
     const outputs = await everyOutput(dir, OLD, `session ${session}`);
     expect(outputs.filter((o) => o.text.includes(session)).map((o) => o.command)).toEqual([]);
+  });
+});
+
+describe("redaction never touches the project's vocabulary", () => {
+  // Codes, kinds and tool globs that look like secrets' names: every output must spell them as written.
+  const VOCABULARY = ["auth.token_expired", "password_reset_required", "api_key_invalid", "client_secret_rotated"];
+
+  it("classify, explain, render and gen ts print codes and kinds that name tokens and passwords intact", async () => {
+    const files = projectFiles(PLAIN_TEXTS);
+    const registry = files["registry.yaml"].replace(
+      "fallback: unknown_error",
+      VOCABULARY.map((code) => `  - { code: ${code}, class: permanent, retryable: false, summary: ${code} happened., match: [{ kind: ${code.replace(".", "_")}_kind }] }`).join("\n") + "\nfallback: unknown_error",
+    );
+    const playbook = files["playbook.yaml"] + VOCABULARY.map((code) => `  ${code}: { action: escalate_to_human, queue: secrets_team }`).join("\n") + "\n";
+    const dir = writeProject({ ...files, "registry.yaml": registry, "playbook.yaml": playbook });
+    await run(dir, ["gen", "ts", "--out", join(dir, "gen.ts")]);
+    const generated = readFileSync(join(dir, "gen.ts"), "utf8");
+    for (const code of VOCABULARY) {
+      const kind = `${code.replace(".", "_")}_kind`;
+      const outputs = [
+        await run(dir, ["classify", "--error", JSON.stringify({ kind })]),
+        await run(dir, ["classify", "--error", JSON.stringify({ kind }), "--format", "json"]),
+        await run(dir, ["explain", code]),
+        await run(dir, ["render"]),
+        await run(dir, ["render", "--format", "json"]),
+      ];
+      for (const text of [...outputs.map((o) => o.stdout), generated]) {
+        expect(text).toContain(code);
+        expect(text).toContain(kind);
+      }
+    }
   });
 });
