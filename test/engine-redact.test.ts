@@ -124,11 +124,6 @@ describe("redactValue", () => {
     expect(value.a.message).not.toContain(REDACTED);
   });
 
-  it("redacts a string whose key names a secret, whole", () => {
-    const out = redactValue({ args: { password: "hunter2", amount: 100, "X-Api-Key": "abc" }, reversal_token: "rev_1", idempotency_key: "k1" }, redact);
-    expect(out).toEqual({ args: { password: REDACTED, amount: 100, "X-Api-Key": REDACTED }, reversal_token: REDACTED, idempotency_key: "k1" });
-  });
-
   it("keeps a __proto__ key an own key", () => {
     const value = JSON.parse(`{"__proto__": {"message": "password=${token(10)}"}}`) as Record<string, unknown>;
     const out = redactValue(value, redact);

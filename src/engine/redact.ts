@@ -3,9 +3,9 @@
  * built-in secret families and the project's own `redact:` patterns; every output and every
  * written file passes through it.
  *
- * The redactor also runs on every outcome the dispatcher returns (the production path), so
- * it must cost next to nothing on text that cannot hold a secret: one cheap trigger scan
- * decides whether the family patterns run at all, and results are memoized per text.
+ * The dispatcher runs it on what every call takes in (the production path), so it must cost
+ * next to nothing on text that cannot hold a secret: one cheap trigger scan decides whether
+ * the family patterns run at all (the dispatcher remembers what it made of each string).
  *
  * Every built-in pattern runs in linear time: no pattern has an unbounded repetition that
  * must be followed by something it could also have consumed, unless its start is pinned to
@@ -20,7 +20,7 @@ export const REDACTED = "[REDACTED]";
 export type Redactor = (text: string) => string;
 
 interface Family {
-  /** Shown in the README and in tests. */
+  /** What the family is (the README lists them). */
   name: string;
   /** Global; when `keep` is set, capture group 1 (a label such as `Bearer ` or `password=`) survives. */
   re: RegExp;
@@ -91,13 +91,6 @@ const TRIGGER = /bearer|[sr]k[_-]|a3t|akia|asia|agpa|aida|aroa|aipa|anpa|anva|ey
 
 /** Texts this short hold no built-in family: `token=x` is the shortest match. */
 const SHORTEST_SECRET = 7;
-/** Memoized texts per redactor: bounded, and only texts long enough for the scan to cost more than a lookup. */
-const MEMO_ENTRIES = 2048;
-const MEMO_MIN_LENGTH = 7;
-const MEMO_MAX_LENGTH = 4096;
-
-/** The names of the built-in secret families, for documentation and tests. */
-export const SECRET_FAMILIES: readonly string[] = FAMILIES.map((f) => f.name);
 
 /**
  * A config `redact:` pattern, compiled as the redactor runs it (on the linear-time engine,
@@ -113,23 +106,13 @@ export function compileRedactPattern(source: string): RegExp | undefined {
 
 export function createRedactor(extra: readonly string[] = []): Redactor {
   const own = extra.map(compileRedactPattern).filter((re): re is RegExp => re !== undefined);
-  const memo = new Map<string, string>();
-  const redactOnce = (text: string): string => {
+  return (text) => {
     let out = text.length >= SHORTEST_SECRET && TRIGGER.test(text) ? redactFamilies(text) : text;
     for (const re of own) {
       re.lastIndex = 0;
       // A zero-length match would wedge [REDACTED] between every character: lint reports such a pattern.
       out = out.replace(re, (m: string) => (m === "" ? "" : REDACTED));
     }
-    return out;
-  };
-  return (text) => {
-    if (text.length < MEMO_MIN_LENGTH || text.length > MEMO_MAX_LENGTH) return redactOnce(text);
-    const known = memo.get(text);
-    if (known !== undefined) return known;
-    const out = redactOnce(text);
-    if (memo.size >= MEMO_ENTRIES) memo.clear();
-    memo.set(text, out);
     return out;
   };
 }
@@ -143,26 +126,10 @@ function redactFamilies(text: string): string {
   return out;
 }
 
-/** A key that names a secret (`password`, `x-api-key`, `reversal_token`): its string value is redacted whole. */
-const SECRET_KEY = new RegExp(KEY_WORD);
-const secretKeys = new Map<string, boolean>();
-function isSecretKey(key: string): boolean {
-  let known = secretKeys.get(key);
-  if (known === undefined) {
-    known = SECRET_KEY.test(key);
-    // Keys are a document's field names: few, and repeated on every outcome.
-    if (secretKeys.size >= MEMO_ENTRIES) secretKeys.clear();
-    secretKeys.set(key, known);
-  }
-  return known;
-}
-
 /**
- * Redact every string inside a JSON-like value; a string whose key names a secret goes
- * whole, as its text form `password: …` would. Keys themselves stay. Only what changed is
- * copied: a value with no secret comes back as the very same value (the dispatcher pays this
- * on every outcome).
+ * Redact every string inside a JSON-like value; keys stay (they are the caller's vocabulary).
+ * Only what changed is copied: a value with no secret comes back as the very same value.
  */
 export function redactValue<T>(value: T, redact: Redactor): T {
-  return mapStrings(value, (text, key) => (key !== undefined && text !== "" && text !== REDACTED && isSecretKey(key) ? REDACTED : redact(text)));
+  return mapStrings(value, redact);
 }

@@ -3,11 +3,12 @@
  * command line run in this process (hundreds of runs in seconds), every command and format
  * of failbook over one project, and the independent secret scanner.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runSecretLint } from "secretlint";
 import { main } from "../../src/cli/main.js";
+
 
 /** Where a test puts its texts: the outside values failbook reads (SPEC 16). */
 export interface Texts {
@@ -130,15 +131,6 @@ ${responses.map((r) => `  - ${r}`).join("\n")}
 expect:
 ${expect}
 `;
-}
-
-export function writeProject(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "failbook-adversarial-"));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  return dir;
 }
 
 export interface Output {

@@ -16,8 +16,8 @@ import { formatSarif } from "../../src/lint/report/sarif.js";
 import { formatText } from "../../src/lint/report/text.js";
 import type { Finding } from "../../src/model/finding.js";
 import { Chalk } from "chalk";
-import { REPO } from "../helpers/cli.js";
-import { PLAIN_TEXTS, projectFiles, q, run, writeProject, type Output, type Texts } from "./harness.js";
+import { REPO, tempProject } from "../helpers/cli.js";
+import { PLAIN_TEXTS, projectFiles, q, run, type Output, type Texts } from "./harness.js";
 
 const MARK = "FORGED";
 /** What no output may hold raw: C0 but tab and line feed, DEL, C1, the line separators, the bidi controls. */
@@ -76,7 +76,7 @@ const HOSTILE_FILE = `fixtures/bad\n${MARK}\u202e.yaml`;
 
 function hostileProject(t: Texts): string {
   const extra = `apiVersion: failbook/v1\nkind: Fixture\nname: ${q(`named ${t.label}`)}\ncall: { id: c9, tool: x }\nresponses: []\n`;
-  return writeProject(projectFiles(t, { extraFiles: { [HOSTILE_FILE]: extra } }));
+  return tempProject(projectFiles(t, { extraFiles: { [HOSTILE_FILE]: extra } }));
 }
 
 async function outputs(dir: string, t: Texts): Promise<Output[]> {
@@ -102,10 +102,15 @@ async function outputs(dir: string, t: Texts): Promise<Output[]> {
   return out;
 }
 
-const sarifSchema = JSON.parse(readFileSync(join(REPO, "test/vendor/sarif-2.1.0-rtm.5.json"), "utf8"));
-const validateSarif = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
 /** A URI reference: only the characters RFC 3986 allows, anything else percent-encoded. */
 const URI_REFERENCE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+const sarifSchema = JSON.parse(readFileSync(join(REPO, "test/vendor/sarif-2.1.0-rtm.5.json"), "utf8"));
+// The schema's string formats, checked too: a URI is one, a file location a URI reference.
+const sarifAjv = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false })
+  .addFormat("uri", (s: string) => URI_REFERENCE.test(s) && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s))
+  .addFormat("uri-reference", (s: string) => URI_REFERENCE.test(s))
+  .addFormat("date-time", (s: string) => !Number.isNaN(Date.parse(s)));
+const validateSarif = sarifAjv.compile(sarifSchema);
 
 function checkInert(o: Output): void {
   const text = (o.stdout + o.stderr).replace(COLOR, "");
@@ -206,8 +211,8 @@ describe("annotation and SARIF encoding", () => {
 
 describe("positions in every format", () => {
   it("a BOM and CRLF line ends move no finding", async () => {
-    const plain = writeProject(projectFiles({ ...PLAIN_TEXTS, playbookKey: "no_such_code" }));
-    const crlf = writeProject(
+    const plain = tempProject(projectFiles({ ...PLAIN_TEXTS, playbookKey: "no_such_code" }));
+    const crlf = tempProject(
       Object.fromEntries(Object.entries(projectFiles({ ...PLAIN_TEXTS, playbookKey: "no_such_code" })).map(([path, text]) => [path, path.endsWith("playbook.yaml") ? "\ufeff" + text.replace(/\n/g, "\r\n") : text])),
     );
     const positions = async (dir: string) => JSON.parse((await run(dir, ["lint", "--format", "json"])).stdout).findings.map((f: Finding) => `${f.rule} ${f.line}:${f.column}`);

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { anySecret, leaks, sampleSecrets, type Secret } from "../helpers/secrets.js";
-import { everyOutput, PLAIN_TEXTS, projectFiles, run, secretlintFindings, writeProject, type Produced, type Texts } from "./harness.js";
+import { tempProject } from "../helpers/cli.js";
+import { everyOutput, PLAIN_TEXTS, projectFiles, run, secretlintFindings, type Produced, type Texts } from "./harness.js";
 
 /** A project with `secrets` spread over the places an outsider controls (cycling when fewer). */
 function leakyTexts(secrets: readonly Secret[]): Texts {
@@ -29,10 +30,10 @@ function leakyTexts(secrets: readonly Secret[]): Texts {
   };
 }
 
-const OLD = writeProject(projectFiles(PLAIN_TEXTS, { revision: 1 }));
+const OLD = tempProject(projectFiles(PLAIN_TEXTS, { revision: 1 }));
 
 async function outputsOf(secrets: readonly Secret[]): Promise<Produced[]> {
-  const dir = writeProject(projectFiles(leakyTexts(secrets)));
+  const dir = tempProject(projectFiles(leakyTexts(secrets)));
   return everyOutput(dir, OLD, `denied: ${secrets.map((s) => s.text).join(" | ")}`);
 }
 
@@ -87,7 +88,7 @@ describe("secrets never leave", () => {
   it("a config redact: pattern covers the project's own secret shapes, files included", async () => {
     const session = ["deploy", "s3ss10nabc"].join("-");
     const texts = { ...PLAIN_TEXTS, message: `session ${session} expired`, summary: `Session ${session}.`, playbookKey: session };
-    const dir = writeProject(projectFiles(texts, { extraConfig: "redact: ['deploy-[a-z0-9]{10}']" }));
+    const dir = tempProject(projectFiles(texts, { extraConfig: "redact: ['deploy-[a-z0-9]{10}']" }));
     const outputs = await everyOutput(dir, OLD, `session ${session}`);
     expect(outputs.filter((o) => o.text.includes(session)).map((o) => o.command)).toEqual([]);
   });
@@ -104,7 +105,7 @@ describe("redaction never touches the project's vocabulary", () => {
       VOCABULARY.map((code) => `  - { code: ${code}, class: permanent, retryable: false, summary: ${code} happened., match: [{ kind: ${code.replace(".", "_")}_kind }] }`).join("\n") + "\nfallback: unknown_error",
     );
     const playbook = files["playbook.yaml"] + VOCABULARY.map((code) => `  ${code}: { action: escalate_to_human, queue: secrets_team }`).join("\n") + "\n";
-    const dir = writeProject({ ...files, "registry.yaml": registry, "playbook.yaml": playbook });
+    const dir = tempProject({ ...files, "registry.yaml": registry, "playbook.yaml": playbook });
     await run(dir, ["gen", "ts", "--out", join(dir, "gen.ts")]);
     const generated = readFileSync(join(dir, "gen.ts"), "utf8");
     for (const code of VOCABULARY) {

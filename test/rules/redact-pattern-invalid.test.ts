@@ -49,12 +49,12 @@ ruleTester("redact-pattern-invalid", {
     },
     {
       name: "patterns that match the empty string, one finding each, at each pattern",
-      config: "redact:\n  - 'xoxb-[a-z]+'\n  - 'x*'\n  - '\\b'\n  - '(?=a)'",
+      config: "redact:\n  - 'xoxb-[a-z]+'\n  - 'x*'\n  - '\\b'\n  - '^'",
       playbook: BASE_PLAYBOOK,
       findings: [
         { file: "failbook.yaml", message: "redact pattern /x*/ matches the empty string: it would put [REDACTED] between the characters of every output", line: 5, column: 5 },
         { file: "failbook.yaml", message: "redact pattern /\\b/ matches the empty string", line: 6, column: 5 },
-        { file: "failbook.yaml", message: "redact pattern /(?=a)/ matches the empty string", line: 7, column: 5 },
+        { file: "failbook.yaml", message: "redact pattern /^/ matches the empty string", line: 7, column: 5 },
       ],
     },
   ],
