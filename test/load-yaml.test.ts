@@ -31,6 +31,20 @@ describe("located YAML", () => {
     expect(doc.locate(path)).toEqual({ file: "f.yaml", line, column });
   });
 
+  // Editors show neither a byte order mark nor the CR of a CRLF line end as a column.
+  it.each([
+    { name: "a BOM", text: "\ufeff" + SRC },
+    { name: "CRLF line ends", text: SRC.replace(/\n/g, "\r\n") },
+    { name: "both", text: "\ufeff" + SRC.replace(/\n/g, "\r\n") },
+  ])("positions stay the same with $name", ({ text }) => {
+    const other = parseYaml("f.yaml", text);
+    expect(other.text).toBe(text);
+    for (const path of [["registry"], ["verdicts", 0, "code"], ["verdicts", 0, "match", 1, "http_status"], ["verdicts", 1, "summary"]]) {
+      expect(other.documents[0].locate(path)).toEqual(doc.locate(path));
+    }
+    expect(parseYaml("f.yaml", text.replace("registry: x", "registry: [x")).error).toMatchObject(parseYaml("f.yaml", SRC.replace("registry: x", "registry: [x")).error ?? {});
+  });
+
   it.each([
     { path: ["verdicts"], line: 3, column: 1 },
     { path: ["verdicts", 0, "match", 1, "http_status"], line: 7, column: 25 },

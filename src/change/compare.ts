@@ -1,6 +1,7 @@
 /** What the change rules and the changelog share: matching verdicts across sides, and value comparison. */
 import type { CompensationAction } from "../model/playbook.js";
 import type { Verdict } from "../model/registry.js";
+import { clip } from "../util/text.js";
 import type { ChangeContext, Side } from "./rule.js";
 
 /** A verdict present on both sides, with its index in each registry. */
@@ -57,7 +58,7 @@ export function showValue(v: unknown): string {
   if (v === undefined) return "(none)";
   if (typeof v === "string") return v;
   const text = JSON.stringify(v) ?? String(v);
-  return text.length > 80 ? text.slice(0, 79) + "…" : text;
+  return clip(text, 79);
 }
 
 /** The keys whose values differ, as `key before → after`, in a stable order. */

@@ -2,6 +2,7 @@
 import type { ChalkInstance } from "chalk";
 import type { Finding } from "../model/finding.js";
 import { mdCell, mdCode } from "../util/escape.js";
+import { inertJson, inertValue } from "../util/inert.js";
 import { plural } from "../util/text.js";
 import { showOutcome } from "./outcome.js";
 import type { ChangeEntry } from "./changelog.js";
@@ -13,7 +14,9 @@ const OUTCOME_RULE = "change/outcome-changed";
 const others = (r: DiffReport) => r.findings.filter((f) => f.severity !== "error" && f.rule !== OUTCOME_RULE);
 const breaking = (r: DiffReport) => r.findings.filter((f) => f.severity === "error");
 
-export function formatDiffText(r: DiffReport, c: ChalkInstance): string {
+export function formatDiffText(report: DiffReport, c: ChalkInstance): string {
+  // Every name, message and value on its own line, as data: none can start a line of its own.
+  const r = inertValue(report);
   const out: string[] = [c.bold(`failbook diff ${r.old} → ${r.new}`), ""];
   const section = (title: string, lines: string[]) => {
     if (lines.length > 0) out.push(c.bold(title), ...lines, "");
@@ -70,7 +73,7 @@ export function formatDiffJson(r: DiffReport): string {
     outcomes: r.outcomes.map(({ fixture, file, before, after }) => ({ fixture, file, before, after })),
     changes: r.changes.map(({ subject, change, name, details, position }) => ({ subject, change, name, details, file: position.file, line: position.line, column: position.column })),
   };
-  return JSON.stringify(out, null, 2) + "\n";
+  return inertJson(out, 2) + "\n";
 }
 
 /** `changed verdict 'x': retryable false → true`. */

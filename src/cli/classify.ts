@@ -6,7 +6,9 @@ import type { Position } from "../model/finding.js";
 import { sideEffectOf } from "../model/registry.js";
 import { classify, verdictByCode } from "../engine/classify.js";
 import { actionFor } from "../engine/dispatch.js";
+import { wrapText } from "../render/explain.js";
 import { flow } from "../simulate/report/flow.js";
+import { inert, inertJson } from "../util/inert.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
@@ -65,7 +67,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
 
   if (format === "json") {
     io.out(
-      JSON.stringify(
+      inertJson(
         {
           error: error ?? null,
           tool: flags.tool ?? null,
@@ -80,7 +82,6 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
           action,
           action_at: actionPosition ? located(actionPosition) : null,
         },
-        null,
         2,
       ) + "\n",
     );
@@ -88,14 +89,18 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   }
 
   const { c } = io;
-  const where = (p: Position) => c.dim(`${p.file}:${p.line}:${p.column}`);
+  // Values from input print as data (flow() quotes and escapes its own); a paragraph keeps its
+  // line breaks, each continuation line indented under its label.
+  const where = (p: Position) => c.dim(inert(`${p.file}:${p.line}:${p.column}`));
+  const code = inert(result.verdict);
+  const para = (label: string, text: string) => wrapText(inert(text, "text"), " ".repeat(10), undefined).replace(/^ +/, `${label.padEnd(9)} `);
   const lines: string[] = [];
-  const facts = verdict ? `class ${verdict.class}, ${verdict.retryable ? "retryable" : "not retryable"}, side effect ${sideEffectOf(verdict)}` : "not in the registry";
-  lines.push(`${"error".padEnd(9)} ${error ? flow(error) : "none (a failure without an error object)"}${flags.tool ? ` from ${flags.tool}` : ""}`);
-  lines.push(`${"verdict".padEnd(9)} ${c.bold(result.verdict)}  ${c.dim(`(${facts})`)}`);
+  const facts = verdict ? `class ${inert(verdict.class)}, ${verdict.retryable ? "retryable" : "not retryable"}, side effect ${sideEffectOf(verdict)}` : "not in the registry";
+  lines.push(`${"error".padEnd(9)} ${error ? flow(error) : "none (a failure without an error object)"}${flags.tool ? ` from ${flow(flags.tool)}` : ""}`);
+  lines.push(`${"verdict".padEnd(9)} ${c.bold(code)}  ${c.dim(`(${facts})`)}`);
   if (result.rule && rulePosition) {
     const rule = registry.value.verdicts[result.rule.verdict]?.match?.[result.rule.index];
-    lines.push(`${"matched".padEnd(9)} ${where(rulePosition)}  rule ${result.rule.index + 1} of ${result.verdict}: ${flow(rule)}`);
+    lines.push(`${"matched".padEnd(9)} ${where(rulePosition)}  rule ${result.rule.index + 1} of ${code}: ${flow(rule)}`);
   } else {
     lines.push(`${"matched".padEnd(9)} no rule matched; the registry's fallback applies ${where(fallbackPosition)}`);
   }
@@ -104,10 +109,10 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
     const shown = Object.keys(params).length > 0 ? ` ${flow(params)}` : "";
     lines.push(`${"action".padEnd(9)} ${c.bold(name)}${shown}  ${where(actionPosition)}`);
   } else {
-    lines.push(`${"action".padEnd(9)} ${c.red("none")}: the playbook has no action for ${result.verdict} (the runtime escalates to ${playbook.value.escalation_queue ?? "default"})`);
+    lines.push(`${"action".padEnd(9)} ${c.red("none")}: the playbook has no action for ${code} (the runtime escalates to ${inert(playbook.value.escalation_queue ?? "default")})`);
   }
-  if (verdict?.summary) lines.push(`${"summary".padEnd(9)} ${verdict.summary}`);
-  if (verdict?.recovery) lines.push(`${"recovery".padEnd(9)} ${verdict.recovery}`);
+  if (verdict?.summary) lines.push(para("summary", verdict.summary));
+  if (verdict?.recovery) lines.push(para("recovery", verdict.recovery));
   io.out(lines.join("\n") + "\n");
   return 0;
 }

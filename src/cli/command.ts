@@ -4,7 +4,7 @@ import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
 import { formatText } from "../lint/report/text.js";
-import { Io } from "./io.js";
+import { Io, type OutputStreams } from "./io.js";
 
 export interface Globals {
   config?: string;
@@ -21,11 +21,11 @@ export interface CliState {
 /** Registers one command on the program; `run` wraps its body with the shared error handling. */
 export type CommandRegistrar = (program: Command, run: <A extends unknown[]>(body: CommandBody<A>) => (...args: A) => Promise<void>) => void;
 
-export function makeRunner(program: Command, state: CliState) {
+export function makeRunner(program: Command, state: CliState, streams: OutputStreams = {}) {
   return <A extends unknown[]>(body: CommandBody<A>) =>
     async (...args: A): Promise<void> => {
       const globals = program.opts<Globals>();
-      const io = new Io({ noColor: globals.color === false });
+      const io = new Io({ noColor: globals.color === false, ...streams });
       try {
         state.exitCode = await body(io, globals, ...args);
       } catch (e) {
@@ -36,7 +36,7 @@ export function makeRunner(program: Command, state: CliState) {
 
 export function reportError(e: unknown, io: Io): number {
   if (e instanceof UsageError) {
-    io.err(`failbook: ${e.message}\n`);
+    io.fail(e.message);
     return 2;
   }
   if (e instanceof InvalidProject) {
@@ -44,7 +44,7 @@ export function reportError(e: unknown, io: Io): number {
     return 1;
   }
   const err = e as Error;
-  io.err(`failbook: internal error: ${err?.message ?? String(e)}\n`);
+  io.fail(`internal error: ${err?.message ?? String(e)}`);
   if (process.env.FAILBOOK_DEBUG) io.err(`${err?.stack ?? ""}\n`);
   else io.err("(this is a bug in failbook; set FAILBOOK_DEBUG=1 to see the stack trace)\n");
   return 2;

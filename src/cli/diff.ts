@@ -5,7 +5,9 @@
 import { Option } from "commander";
 import { currentConfigPath, loadBaseline } from "../change/baseline.js";
 import { sideOf } from "../change/check.js";
-import { diffProjects } from "../change/diff.js";
+import { diffProjects, type DiffReport } from "../change/diff.js";
+import { redactValue, type Redactor } from "../engine/redact.js";
+import { redactFindings } from "../lint/redact.js";
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from "../change/report.js";
 import type { Side } from "../change/rule.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
@@ -57,7 +59,7 @@ async function diff(io: Io, globals: Globals, oldRef: string, newRef: string | u
   if (!current) return 1;
   io.useRedactions(current.project.config.redact ?? []);
   const old = loadBaseline(oldRef, { currentConfig: current.project.configFile });
-  const report = await diffProjects(old, current);
+  const report = redactReport(await diffProjects(old, current), (text) => io.redact(text));
   io.out(format === "json" ? formatDiffJson(report) : format === "md" ? formatDiffMarkdown(report) : formatDiffText(report, io.c));
   return report.breaking > 0 ? 1 : 0;
 }
@@ -68,4 +70,9 @@ function workingTree(io: Io, globals: Globals): Side | undefined {
   const side = sideOf(project, WORKING_TREE);
   if (!side) io.err(findingsText(io, findings, project.sources));
   return side;
+}
+
+/** The report with every text from either side redacted, before a format (Markdown, JSON) encodes it. */
+function redactReport(report: DiffReport, redact: Redactor): DiffReport {
+  return { ...redactValue(report, redact), findings: redactFindings(report.findings, redact) };
 }

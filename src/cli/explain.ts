@@ -41,12 +41,12 @@ function explain(io: Io, globals: Globals, query: string): number {
   const { project, registry, playbook, model } = loaded;
   const lookup = lookupCode(model, query);
   if ("ambiguous" in lookup) {
-    io.err(`failbook: '${query}' matches ${lookup.ambiguous.join(", ")}, which differ only in case; give the exact code\n`);
+    io.fail(`'${query}' matches ${lookup.ambiguous.join(", ")}, which differ only in case; give the exact code`);
     return 1;
   }
   if ("suggestions" in lookup) {
     const hint = lookup.suggestions.length > 0 ? `did you mean ${lookup.suggestions.join(", ")}?` : "failbook render lists every code";
-    io.err(`failbook: unknown code '${query}': registry ${model.registry.name} (${registry.doc.file}) has no such code; ${hint}\n`);
+    io.fail(`unknown code '${query}': registry ${model.registry.name} (${registry.doc.file}) has no such code; ${hint}`);
     return 1;
   }
   const row = lookup.found;
@@ -66,7 +66,7 @@ function page(io: Io, text: string): void {
   }
   const r = spawnSync(pager, {
     shell: true,
-    input: io.redact(text),
+    input: io.printable(text),
     stdio: ["pipe", "inherit", "inherit"],
     env: { ...process.env, LESS: process.env.LESS ?? "FRX" },
   });

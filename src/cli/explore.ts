@@ -48,7 +48,7 @@ async function explore(io: Io, globals: Globals): Promise<number> {
   if (!loaded) return 1;
   const { project, registry, playbook, model } = loaded;
   const sim = await simulateProject(project);
-  const data = exploreData({ model, registry: registry.value, playbook: playbook.value, fixtures: project.fixtures, sim, c: io.c, redact: (s) => io.redact(s) });
+  const data = exploreData({ model, registry: registry.value, playbook: playbook.value, fixtures: project.fixtures, sim, c: io.c, redact: (s) => io.printable(s) });
   const fits = (process.stdout.columns ?? 0) >= MIN_COLUMNS && (process.stdout.rows ?? 0) >= MIN_ROWS;
   if (!io.interactive || !fits) {
     if (io.interactive) io.err(`failbook: explore needs a terminal of at least ${MIN_COLUMNS}x${MIN_ROWS}; here is the plain form\n`);

@@ -1,15 +1,22 @@
 /**
- * Where a command's output goes: stdout and stderr, with colour decided once (terminal,
- * NO_COLOR, FORCE_COLOR, --no-color) and every byte passed through redaction.
+ * Where a command's output goes: stdout, stderr and the files a command writes, with colour
+ * decided once (terminal, NO_COLOR, FORCE_COLOR, --no-color). This is the output boundary:
+ * every byte passes through redaction (SPEC 16, "secrets never leave") and the sanitiser
+ * ("every output is inert") here, whatever printer made it.
  */
 import { Chalk, type ChalkInstance } from "chalk";
 import { createRedactor, type Redactor } from "../engine/redact.js";
+import { writeFileAtomic, type WriteOptions } from "../util/fs.js";
+import { inert, inertOutput } from "../util/inert.js";
 
-export interface IoOptions {
-  noColor?: boolean;
-  env?: NodeJS.ProcessEnv;
+export interface OutputStreams {
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
+}
+
+export interface IoOptions extends OutputStreams {
+  noColor?: boolean;
+  env?: NodeJS.ProcessEnv;
 }
 
 export class Io {
@@ -35,16 +42,32 @@ export class Io {
     this.redactor = createRedactor(patterns);
   }
 
+  /** Secrets replaced: for text that another layer (Ink, a code generator) prints. */
   redact(text: string): string {
     return this.redactor(text);
   }
 
+  /** Exactly what `out` writes: secrets redacted, control and bidi characters escaped (colour kept when on). */
+  printable(text: string): string {
+    return inertOutput(this.redactor(text), this.color);
+  }
+
   out(text: string): void {
-    this.stdout.write(this.redactor(text));
+    this.stdout.write(this.printable(text));
   }
 
   err(text: string): void {
-    this.stderr.write(this.redactor(text));
+    this.stderr.write(this.printable(text));
+  }
+
+  /** A one-line message on stderr, `failbook: …`: whatever input it quotes, it stays one line. */
+  fail(message: string): void {
+    this.err(`failbook: ${inert(message)}\n`);
+  }
+
+  /** Write a file a command produces (a baseline, a rendered page) through the same boundary, atomically. */
+  writeFile(path: string, text: string, options: WriteOptions = {}): void {
+    writeFileAtomic(path, inertOutput(this.redactor(text), false), options);
   }
 }
 

@@ -8,11 +8,12 @@ import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
 // Registers change control's rules in the catalogue: a config may set their severities.
 import "../change/rules/index.js";
 import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
+import { redactFindings } from "../lint/redact.js";
 import { formatText } from "../lint/report/text.js";
 import { formatJson, type BaselineSummary } from "../lint/report/json.js";
 import { formatSarif } from "../lint/report/sarif.js";
 import { formatGithub } from "../lint/report/github.js";
-import { writeFileAtomic } from "../util/fs.js";
+import { inert } from "../util/inert.js";
 import { plural } from "../util/text.js";
 import { VERSION } from "../version.js";
 import { choiceFlag, loadFor, type CommandRegistrar } from "./command.js";
@@ -91,8 +92,10 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
     sources = e.sources;
   }
 
+  // Every format and the baseline file print these: redact them once, before any encodes them.
+  findings = redactFindings(findings, (text) => io.redact(text));
   if (flags.writeBaseline) {
-    writeFileAtomic(resolve(flags.writeBaseline), serializeBaseline(findings), { shown: flags.writeBaseline });
+    io.writeFile(resolve(flags.writeBaseline), serializeBaseline(findings), { shown: flags.writeBaseline });
     io.err(`wrote ${plural(findings.length, "finding")} to baseline ${flags.writeBaseline}\n`);
     return 0;
   }
@@ -108,7 +111,8 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
     if (baseline.suppressed > 0) io.err(`${plural(baseline.suppressed, "finding")} suppressed by baseline ${flags.baseline}\n`);
     if (baseline.stale.length > 0) {
       io.err(`${plural(baseline.stale.length, "baseline entry", "baseline entries")} no longer occur (rewrite the baseline with --write-baseline to drop them):\n`);
-      for (const s of baseline.stale) io.err(`  ${s.file} [${s.rule}] ${s.message}\n`);
+      // The entries come from the baseline file: each prints as one line of data.
+      for (const s of baseline.stale) io.err(`  ${inert(s.file)} [${inert(s.rule)}] ${inert(s.message)}\n`);
     }
   }
   return findings.some((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn as Severity]) ? 1 : 0;

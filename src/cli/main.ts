@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { makeRunner, type CliState } from "./command.js";
+import type { OutputStreams } from "./io.js";
 import { commandsFor } from "./commands.js";
 
 // One line per paragraph: commander wraps them to the terminal's width.
@@ -15,7 +16,8 @@ const DESCRIPTION = [
   "Exit status: 0 clean; 1 the check found something; 2 the command could not run.",
 ].join("\n");
 
-export async function main(argv: string[]): Promise<number> {
+/** Run the command line; `streams` replace stdout and stderr (tests run many commands in one process). */
+export async function main(argv: string[], streams: OutputStreams = {}): Promise<number> {
   const state: CliState = { exitCode: 0 };
   const program = new Command("failbook")
     .description(DESCRIPTION)
@@ -26,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
     .addHelpCommand(false)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  const run = makeRunner(program, state);
+  const run = makeRunner(program, state, streams);
   for (const register of await commandsFor(argv.slice(2))) register(program, run);
   program.commands.forEach((c) => c.exitOverride().showHelpAfterError("(run with --help for usage)"));
   try {

@@ -7,7 +7,7 @@ import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import { NotRenderable, projectModel, renderModel, RENDER_FORMATS, type RenderFormat } from "../render/render.js";
 import type { RegistryModel } from "../render/model.js";
-import { FileRefused, writeFileAtomic } from "../util/fs.js";
+import { FileRefused } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -63,14 +63,14 @@ function render(io: Io, globals: Globals, flags: RenderFlags): number {
     io.out(text);
     return 0;
   }
-  writeOutput(flags.out, io.redact(text));
+  writeOutput(io, flags.out, text);
   io.err(`wrote ${plural(loaded.model.codes.length, "code")} of registry ${loaded.model.registry.name} as ${format} to ${flags.out}\n`);
   return 0;
 }
 
-function writeOutput(out: string, text: string): void {
+function writeOutput(io: Io, out: string, text: string): void {
   try {
-    writeFileAtomic(resolve(out), text, { shown: out });
+    io.writeFile(resolve(out), text, { shown: out });
   } catch (e) {
     if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;

@@ -11,6 +11,7 @@ import { formatCoverageText, formatSimulationText } from "../simulate/report/tex
 import { rewriteGoldens, type GoldenUpdate } from "../simulate/update.js";
 import type { LiveProgress } from "../tui/progress.js";
 import { writeFileAtomic } from "../util/fs.js";
+import { inert } from "../util/inert.js";
 import { plural } from "../util/text.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -106,7 +107,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
 /** The live view (Ink, loaded only here) while the fixtures run; it is erased before the report prints. */
 async function liveProgress(io: Io, project: Project): Promise<LiveProgress> {
   const { showProgress } = await import("../tui/progress.js");
-  return showProgress(project.fixtures.length, project.fixtures[0]?.value.name, { color: io.color, redact: (s) => io.redact(s) });
+  return showProgress(project.fixtures.length, project.fixtures[0]?.value.name, { color: io.color, redact: (s) => io.printable(inert(s)) });
 }
 
 /** Record the goldens of fixtures that differ or have none; mark them passed when they now match. */

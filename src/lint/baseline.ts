@@ -4,6 +4,7 @@
  */
 import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
+import { inertJson } from "../util/inert.js";
 import type { BaselineSummary } from "./report/json.js";
 import { FileRefused, readTextFile } from "../util/fs.js";
 
@@ -24,7 +25,7 @@ export function serializeBaseline(findings: Finding[]): string {
     .map(({ fingerprint, rule, file, message }) => ({ fingerprint, rule, file, message }))
     .sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
   const file: BaselineFile = { failbook_baseline: 1, findings: entries };
-  return JSON.stringify(file, null, 2) + "\n";
+  return inertJson(file, 2) + "\n";
 }
 
 /** Read a baseline; `shown` is the path as the user gave it, for messages. */

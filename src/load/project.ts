@@ -18,6 +18,7 @@ import { ConfigPaths } from "./paths.js";
 import { findingAt, findingAtPosition } from "./finding.js";
 import { validateDocument, type DocumentKind } from "./schema.js";
 import { parseYaml, type YamlDocument, type YamlSource } from "./yaml.js";
+import { clip } from "../util/text.js";
 
 export interface Loaded<T> {
   value: T;
@@ -221,7 +222,7 @@ function single(source: YamlSource, kind: DocumentKind, findings: Finding[]): Ya
 function checkDocument(doc: YamlDocument, kind: DocumentKind, findings: Finding[]): boolean {
   const value = doc.value;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    const found = Array.isArray(value) ? "a list" : `a ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})`;
+    const found = Array.isArray(value) ? "a list" : `a ${typeof value} (${clip(JSON.stringify(value) ?? String(value), 40)})`;
     findings.push(findingAt({ rule: "schema", severity: "error", message: `expected a ${KIND_NAMES[kind]} document (a mapping), found ${found}`, doc, path: [] }));
     return false;
   }

@@ -6,7 +6,7 @@ import * as validators from "./validators.generated.js";
 import type { SchemaError, Validator } from "./validators.generated.js";
 import type { PathSegment } from "../model/finding.js";
 import type { YamlDocument } from "./yaml.js";
-import { closest } from "../util/text.js";
+import { clip, closest } from "../util/text.js";
 
 export type DocumentKind = "config" | "registry" | "playbook" | "fixture";
 
@@ -216,6 +216,6 @@ function describeValue(v: unknown): string {
   if (v === null) return "null (an empty value)";
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a mapping";
-  if (typeof v === "string") return `'${v.length > 40 ? v.slice(0, 40) + "…" : v}'`;
+  if (typeof v === "string") return `'${clip(v, 40)}'`;
   return String(v);
 }

@@ -63,12 +63,15 @@ const MAX_EXPANDED_NODES = 5_000_000;
 // Core schema (YAML 1.2: `off`, `yes` stay strings, no timestamps) plus merge keys.
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
 
-export function parseYaml(file: string, text: string): YamlSource {
+export function parseYaml(file: string, source: string): YamlSource {
+  // js-yaml drops a byte order mark before it counts offsets: count positions without it too,
+  // so that the first key of a file with a BOM is at column 1, as editors show it.
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const lines = new LineIndex(text);
   const position = (offset: number): Position => lines.position(file, offset);
   if (text.includes("\u0000")) {
     const at = text.indexOf("\u0000");
-    return { file, text, documents: [], position, error: { message: "the file is binary, not YAML text", ...lines.lineColumn(at) } };
+    return { file, text: source, documents: [], position, error: { message: "the file is binary, not YAML text", ...lines.lineColumn(at) } };
   }
   const roots: Frame[] = [];
   const stack: Frame[] = [];
@@ -91,12 +94,12 @@ export function parseYaml(file: string, text: string): YamlSource {
       },
     });
   } catch (e) {
-    return { file, text, documents: [], position, error: syntaxError(e, text, lines) };
+    return { file, text: source, documents: [], position, error: syntaxError(e, text, lines) };
   }
   // Without an anchor (`&`) there can be no alias, so no expansion to bound.
   for (const [i, value] of text.includes("&") ? values.entries() : []) {
     const bomb = expansionProblem(value);
-    if (bomb) return { file, text, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
+    if (bomb) return { file, text: source, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
   // The index of node offsets is built on the first `locate`: a clean run never needs it.
   let index: WeakMap<object, NodeIndex> | undefined;
@@ -110,7 +113,7 @@ export function parseYaml(file: string, text: string): YamlSource {
   const documents = values.map((value, i) =>
     makeDocument(file, i, value, roots.length === values.length ? roots[i].start : 0, indexed, text, lines),
   );
-  return { file, text, documents, position };
+  return { file, text: source, documents, position };
 }
 
 function syntaxError(e: unknown, text: string, lines: LineIndex): YamlError {

@@ -4,6 +4,7 @@
  * and which fixtures exercise it.
  */
 import type { ChalkInstance } from "chalk";
+import { inert, inertJson, inertValue } from "../util/inert.js";
 import { nearest } from "../util/text.js";
 import type { Exercise } from "./exercises.js";
 import { matchText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
@@ -30,8 +31,13 @@ export interface ExplainOptions {
   width?: number;
 }
 
-export function explainCode(row: CodeRow, model: RegistryModel, exercises: readonly Exercise[], options: ExplainOptions): string {
+export function explainCode(raw: CodeRow, model: RegistryModel, rawExercises: readonly Exercise[], options: ExplainOptions): string {
   const { c } = options;
+  // Every value from YAML prints on one line (a code, a queue, a fixture name cannot start a
+  // line of its own), except the paragraphs, whose line breaks wrap() keeps and indents.
+  const row = inertValue(raw);
+  const exercises = inertValue(rawExercises);
+  const paragraph = (text: string) => inert(text, "text");
   const wrap = (text: string, indent: string) => wrapText(text, indent, options.width);
   const out: string[] = [];
   const heading = (title: string) => out.push("", c.bold(title));
@@ -51,9 +57,9 @@ export function explainCode(row: CodeRow, model: RegistryModel, exercises: reado
   if (row.status === "deprecated") out.push(c.yellow(`deprecated: use ${row.replaced_by ?? "another code"} instead${row.replaced_by && !row.replacement_known ? " (not in this registry)" : ""}`));
   if (row.status === "reserved") out.push(c.dim("reserved: a name kept for later; no rule produces this code yet"));
 
-  const cls = model.classes.find((k) => k.name === row.class);
+  const cls = model.classes.find((k) => k.name === raw.class);
   const facts: [string, string][] = [
-    ["class", cls?.description ? `${row.class}: ${cls.description}` : row.class],
+    ["class", cls?.description ? `${row.class}: ${paragraph(cls.description)}` : row.class],
     ["retryable", row.retryable ? "yes" : "no"],
     ["side effect", row.side_effect],
   ];
@@ -66,10 +72,10 @@ export function explainCode(row: CodeRow, model: RegistryModel, exercises: reado
   const labelWidth = Math.max(...facts.map(([k]) => k.length)) + 2;
   for (const [k, v] of facts) out.push(wrap(v, " ".repeat(labelWidth + 2)).replace(/^ +/, `  ${c.dim(k.padEnd(labelWidth))}`));
 
-  para("Cause", row.cause);
-  para("Recovery", row.recovery);
-  bullets("Safe next actions", row.safe_next_actions, "+");
-  bullets("Unsafe next actions", row.unsafe_next_actions, "-");
+  para("Cause", raw.cause === null ? null : paragraph(raw.cause));
+  para("Recovery", raw.recovery === null ? null : paragraph(raw.recovery));
+  bullets("Safe next actions", raw.safe_next_actions.map(paragraph), "+");
+  bullets("Unsafe next actions", raw.unsafe_next_actions.map(paragraph), "-");
 
   heading("Playbook action");
   if (row.action) {
@@ -85,7 +91,7 @@ export function explainCode(row: CodeRow, model: RegistryModel, exercises: reado
   }
   if (row.details) {
     heading("Details schema");
-    out.push(JSON.stringify(row.details, null, 2).replace(/^/gm, "  "));
+    out.push(inertJson(raw.details, 2).replace(/^/gm, "  "));
   }
 
   heading("Fixtures that exercise it");

@@ -3,6 +3,7 @@
  * schemas/render.schema.json: keys are always present (null or [] when the YAML leaves them
  * out), codes are sorted, and `format_version` changes only on a breaking change.
  */
+import { inertJson } from "../util/inert.js";
 import type { RegistryModel } from "./model.js";
 
 export const RENDER_SCHEMA_ID = "https://failbook.dev/schemas/render.schema.json";
@@ -15,5 +16,5 @@ export interface RenderedJson extends RegistryModel {
 
 export function renderJson(model: RegistryModel): string {
   const doc: RenderedJson = { $schema: RENDER_SCHEMA_ID, format_version: RENDER_FORMAT_VERSION, ...model };
-  return JSON.stringify(doc, null, 2) + "\n";
+  return inertJson(doc, 2) + "\n";
 }

@@ -13,6 +13,7 @@ import { fixturesExercising } from "../render/exercises.js";
 import type { RegistryModel } from "../render/model.js";
 import type { FixtureResult, ProjectSimulation } from "../simulate/project.js";
 import { formatResult, outcomeLine } from "../simulate/report/text.js";
+import { inert } from "../util/inert.js";
 
 export interface CodeEntry {
   code: string;
@@ -54,7 +55,7 @@ export interface ExploreSources {
   fixtures: readonly Loaded<Fixture>[];
   sim: ProjectSimulation;
   c: ChalkInstance;
-  /** Applied to every text shown, as to all of failbook's output. */
+  /** Applied to every text shown, as to all of failbook's output (redaction, escapes). */
   redact: (text: string) => string;
 }
 
@@ -62,8 +63,8 @@ export function exploreData(sources: ExploreSources): ExploreData {
   const { model, c, redact } = sources;
   const codes = model.codes.map(
     (row): CodeEntry => ({
-      code: row.code,
-      class: row.class,
+      code: inert(row.code),
+      class: inert(row.class),
       status: row.status,
       retryable: row.retryable,
       action: row.action?.name ?? null,
@@ -74,7 +75,7 @@ export function exploreData(sources: ExploreSources): ExploreData {
   const fixtures = sources.sim.results.map((r): FixtureEntry => {
     const outcome = outcomeText(r, c);
     return {
-      name: redact(r.fixture),
+      name: redact(inert(r.fixture)),
       passed: r.passed,
       kind: r.outcome?.kind ?? "cannot run",
       outcome: redact(outcome),
@@ -83,7 +84,7 @@ export function exploreData(sources: ExploreSources): ExploreData {
     };
   });
   const title = `registry ${model.registry.name} revision ${model.registry.revision} · playbook ${model.playbook.name}`;
-  return { title: redact(title), codes, fixtures };
+  return { title: redact(inert(title)), codes, fixtures };
 }
 
 function outcomeText(r: FixtureResult, c: ChalkInstance): string {

@@ -1,8 +1,9 @@
 /**
  * Escaping of YAML texts for Markdown and HTML. A text from the registry is data: whatever it
- * holds (`|`, backticks, `<script>`, a leading `#`, newlines), it must print as itself and
- * never change the structure around it.
+ * holds (`|`, backticks, `<script>`, a leading `#`, newlines, control and bidi characters), it
+ * must print as itself and never change the structure around it.
  */
+import { inert } from "./inert.js";
 
 const HTML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;" };
 
@@ -11,12 +12,12 @@ const HTML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": 
  * an HTML attribute inside Markdown cannot be mistaken for the start of a code span.
  */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`]/g, (ch) => HTML_ENTITIES[ch]);
+  return inert(text, "text").replace(/[&<>"'`]/g, (ch) => HTML_ENTITIES[ch]);
 }
 
-/** A URL fragment that targets the element whose id is `id` (ids are the codes themselves). */
+/** A URL fragment that targets the element whose id is `id` (ids are the codes, escaped as escapeHtml does). */
 export function fragmentFor(id: string): string {
-  return "#" + encodeURIComponent(id);
+  return "#" + encodeURIComponent(inert(id, "text"));
 }
 
 const WORD = /^[\p{L}\p{N}]$/u;
@@ -27,7 +28,7 @@ const WORD = /^[\p{L}\p{N}]$/u;
  * (`idempotency_key`) cannot start emphasis, so it stays readable.
  */
 export function mdInline(text: string): string {
-  return text
+  return inert(text)
     .replace(/[\\`*[\]|~]/g, "\\$&")
     .replace(/_/g, (_m, at: number, s: string) => (WORD.test(s[at - 1] ?? "") && WORD.test(s[at + 1] ?? "") ? "_" : "\\_"))
     .replace(/&(?=#?[A-Za-z0-9]+;)/g, "&amp;")
@@ -68,7 +69,7 @@ function escapeLineStart(line: string): string {
 
 /** A code span that holds `text` literally; in a table cell, `|` is escaped as GFM requires. */
 export function mdCode(text: string, inCell = false): string {
-  const flat = text.replace(/\r?\n/g, " ");
+  const flat = inert(text.replace(/\r?\n/g, " "));
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
   const fence = "`".repeat(longest + 1);
   const pad = flat.startsWith("`") || flat.endsWith("`") || /^ .* $/.test(flat) ? " " : "";
@@ -77,7 +78,8 @@ export function mdCode(text: string, inCell = false): string {
 }
 
 /** A fenced code block whose fence no line of `text` can close. */
-export function mdFence(text: string, info = ""): string {
+export function mdFence(raw: string, info = ""): string {
+  const text = inert(raw, "text");
   const longest = Math.max(0, ...(text.match(/`{3,}/g) ?? []).map((run) => run.length));
   const fence = "`".repeat(Math.max(3, longest + 1));
   return `${fence}${info}\n${text}\n${fence}`;

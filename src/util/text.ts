@@ -34,6 +34,17 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return nearest(word, candidates, 1)[0];
 }
 
+/**
+ * At most `max` characters, then an ellipsis. The cut never keeps part of a word: the start
+ * of a cut token (`ghp_1a2b…`) would escape the redaction patterns that know the whole.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max);
+  const kept = /\S/.test(text[max]) ? head.replace(/\S+$/, "") : head;
+  return kept.trimEnd() + "…";
+}
+
 export function plural(n: number, word: string, many = word + "s"): string {
   return `${n} ${n === 1 ? word : many}`;
 }

@@ -1,7 +1,11 @@
 /** GitHub Actions workflow commands: one annotation per finding. */
 import type { Finding } from "../../model/finding.js";
+import { inert } from "../../util/inert.js";
 
-const escapeData = (s: string) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+// GitHub's workflow-command escaping (`%`, CR and LF; in a property `:` and `,` too), so a
+// value can neither end the command nor start another; then the control and bidi characters
+// every format escapes.
+const escapeData = (s: string) => inert(s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"), "text");
 const escapeProperty = (s: string) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
 
 export function formatGithub(findings: Finding[]): string {

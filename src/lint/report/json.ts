@@ -1,6 +1,7 @@
 /** JSON output of `lint` (SPEC section 6). */
 import type { Finding } from "../../model/finding.js";
 import { countBySeverity } from "../lint.js";
+import { inertJson } from "../../util/inert.js";
 
 export interface BaselineSummary {
   suppressed: number;
@@ -26,5 +27,5 @@ export function formatJson(findings: Finding[], baseline?: BaselineSummary): str
     infos,
     ...(baseline ? { baseline } : {}),
   };
-  return JSON.stringify(out, null, 2) + "\n";
+  return inertJson(out, 2) + "\n";
 }

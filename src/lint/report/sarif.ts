@@ -1,5 +1,8 @@
 /** SARIF 2.1.0, with rule metadata, for code-scanning dashboards. */
+import { isAbsolute } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Finding } from "../../model/finding.js";
+import { inert, inertJson } from "../../util/inert.js";
 import type { RuleMeta } from "../rule.js";
 
 const LEVEL = { error: "error", warning: "warning", info: "note" } as const;
@@ -30,27 +33,37 @@ export function formatSarif(findings: Finding[], rules: RuleMeta[], version: str
             }),
           },
         },
-        columnKind: "unicodeCodePoints",
+        // Columns count UTF-16 code units, in every format (as editors such as VS Code do).
+        columnKind: "utf16CodeUnits",
         results: findings.map((f) => ({
           ruleId: f.rule,
           ruleIndex: index.get(f.rule),
           level: LEVEL[f.severity],
-          message: { text: f.message },
+          message: { text: inert(f.message, "text") },
           locations: [location(f.file, f.line, f.column)],
           partialFingerprints: { "failbook/v1": f.fingerprint },
-          ...(f.related ? { relatedLocations: f.related.map((r, i) => ({ id: i + 1, message: { text: r.message }, ...location(r.file, r.line, r.column) })) } : {}),
+          ...(f.related ? { relatedLocations: f.related.map((r, i) => ({ id: i + 1, message: { text: inert(r.message, "text") }, ...location(r.file, r.line, r.column) })) } : {}),
         })),
       },
     ],
   };
-  return JSON.stringify(log, null, 2) + "\n";
+  return inertJson(log, 2) + "\n";
 }
 
 function location(file: string, line: number, column: number) {
   return {
     physicalLocation: {
-      artifactLocation: { uri: file.split("\\").join("/") },
+      artifactLocation: { uri: fileUri(file) },
       region: { startLine: line, startColumn: column },
     },
   };
+}
+
+/**
+ * A file as a URI reference: a relative path percent-encoded segment by segment (a space, a
+ * `#`, a `:` or a control character cannot change what it names), an absolute one as file://.
+ */
+function fileUri(file: string): string {
+  if (isAbsolute(file)) return pathToFileURL(file).href;
+  return file.split(/[\\/]/).map(encodeURIComponent).join("/");
 }

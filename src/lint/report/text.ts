@@ -1,7 +1,8 @@
 /** Compiler-style text: `file:line:column severity message [rule]`, a source excerpt, a count. */
 import type { ChalkInstance } from "chalk";
 import type { Finding } from "../../model/finding.js";
-import { plural } from "../../util/text.js";
+import { inert, inertValue } from "../../util/inert.js";
+import { clip, plural } from "../../util/text.js";
 import { countBySeverity } from "../lint.js";
 
 export interface TextOptions {
@@ -19,10 +20,12 @@ export function formatText(findings: Finding[], options: TextOptions): string {
     if (!sourceLines.has(file)) sourceLines.set(file, options.sourceText?.(file)?.split("\n"));
     return sourceLines.get(file);
   };
-  for (const f of findings) {
+  for (const raw of findings) {
+    // One line per finding: a message or a file name from input cannot start a line of its own.
+    const f = inertValue(raw);
     const sev = f.severity === "error" ? c.red.bold("error") : f.severity === "warning" ? c.yellow.bold("warning") : c.cyan.bold("info");
-    lines.push(`${c.bold(`${f.file}:${f.line}:${f.column}`)} ${sev} ${printable(f.message)} ${c.dim(`[${f.rule}]`)}`);
-    const excerpt = excerptAt(linesOf(f.file), f.line, f.column, c);
+    lines.push(`${c.bold(`${f.file}:${f.line}:${f.column}`)} ${sev} ${f.message} ${c.dim(`[${f.rule}]`)}`);
+    const excerpt = excerptAt(linesOf(raw.file), f.line, f.column, c);
     if (excerpt) lines.push(excerpt);
     for (const r of f.related ?? []) lines.push(`  ${c.dim("note:")} ${r.message} at ${r.file}:${r.line}:${r.column}`);
   }
@@ -38,19 +41,21 @@ export function summaryLine(findings: Finding[], c: ChalkInstance): string {
   return errors > 0 ? c.red.bold(text) : c.yellow.bold(text);
 }
 
-const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "?");
-
 function excerptAt(all: string[] | undefined, line: number, column: number, c: ChalkInstance): string | undefined {
   if (all === undefined) return undefined;
   const src = all[line - 1];
   if (src === undefined) return undefined;
   const gutter = String(line).length;
-  // Control characters (a binary file, an escaped code) would drive the terminal: show them as "?".
-  const shown = src.replace(/\t/g, " ").replace(/\r$/, "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
-  const clipped = shown.length > 160 ? shown.slice(0, 160) + "…" : shown;
+  // Tabs become one space so the caret lines up; control characters (a binary file, an escaped
+  // code) are escaped, and the caret counts their escapes.
+  const shown = (part: string) => inert(part.replace(/\t/g, " "));
+  // Columns count neither a byte order mark nor the CR of a CRLF line end.
+  const body = (line === 1 ? src.replace(/^\uFEFF/, "") : src).replace(/\r$/, "");
+  const clipped = shown(clip(body, 160));
+  const caret = shown(body.slice(0, Math.max(0, Math.min(column - 1, 160)))).length;
   return [
     `${c.dim(`${" ".repeat(gutter)} |`)}`,
     `${c.dim(`${line} |`)} ${clipped}`,
-    `${c.dim(`${" ".repeat(gutter)} |`)} ${" ".repeat(Math.max(0, Math.min(column - 1, 160)))}${c.red("^")}`,
+    `${c.dim(`${" ".repeat(gutter)} |`)} ${" ".repeat(caret)}${c.red("^")}`,
   ].join("\n");
 }

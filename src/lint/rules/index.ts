@@ -17,6 +17,7 @@ import { matcherShadowed } from "./matcher-shadowed.js";
 import { playbookExhaustive } from "./playbook-exhaustive.js";
 import { playbookUnknownVerdict } from "./playbook-unknown-verdict.js";
 import { policyMustEscalate } from "./policy-must-escalate.js";
+import { redactPatternInvalid } from "./redact-pattern-invalid.js";
 import { reservedInUse } from "./reserved-in-use.js";
 import { retryBudget } from "./retry-budget.js";
 import { retryCommitted } from "./retry-committed.js";
@@ -44,6 +45,8 @@ export const RULES: LintRule[] = [
   adrUnresolved,
   compensationNotIdempotent,
   fixtureInvalid,
+  // SPEC 16
+  redactPatternInvalid,
 ];
 
 registerRules(RULES);

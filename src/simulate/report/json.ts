@@ -5,6 +5,7 @@
 import type { Coverage } from "../coverage.js";
 import { goldenPath } from "../golden.js";
 import type { ProjectSimulation } from "../project.js";
+import { inertJson } from "../../util/inert.js";
 
 export function formatSimulationJson(sim: ProjectSimulation, coverage?: Coverage): string {
   const results = sim.results.map((r) => ({
@@ -24,5 +25,5 @@ export function formatSimulationJson(sim: ProjectSimulation, coverage?: Coverage
       })) ?? null,
     ...(r.error ? { error: { message: r.error.message, line: r.error.position.line, column: r.error.position.column } } : {}),
   }));
-  return JSON.stringify({ results, passed: sim.passed, failed: sim.failed, ...(coverage ? { coverage } : {}) }, null, 2) + "\n";
+  return inertJson({ results, passed: sim.passed, failed: sim.failed, ...(coverage ? { coverage } : {}) }, 2) + "\n";
 }

@@ -6,6 +6,7 @@
 import type { ChalkInstance } from "chalk";
 import type { DispatchEvent, Outcome } from "../../model/outcome.js";
 import type { Position } from "../../model/finding.js";
+import { inertValue } from "../../util/inert.js";
 import { plural } from "../../util/text.js";
 import type { Coverage } from "../coverage.js";
 import { goldenPath } from "../golden.js";
@@ -25,8 +26,9 @@ export function formatSimulationText(sim: ProjectSimulation, options: TextReport
 
 const at = (p: Position): string => `${p.file}:${p.line}:${p.column}`;
 
-export function formatResult(r: FixtureResult, options: TextReportOptions): string {
+export function formatResult(raw: FixtureResult, options: TextReportOptions): string {
   const { c } = options;
+  const r = shown(raw);
   const lines = [`${c.bold(r.fixture)}  ${c.dim(at(r.position))}`];
   if (r.error) {
     lines.push(`  ${at(r.error.position)} ${c.red.bold("error")} fixture '${r.fixture}' ${r.error.message} ${c.dim("[fixture]")}`);
@@ -37,7 +39,7 @@ export function formatResult(r: FixtureResult, options: TextReportOptions): stri
     lines.push(...timeline(r.events, c));
     lines.push(...ending(r.outcome, c));
   }
-  if (options.updated?.has(r)) lines.push(`  ${c.green("✓")} golden updated`);
+  if (options.updated?.has(raw)) lines.push(`  ${c.green("✓")} golden updated`);
   else if (r.passed === true) lines.push(`  ${c.green("✓")} matches its golden`);
   else if (r.passed === null) lines.push(`  ${c.dim("· no expect block: nothing to compare (failbook simulate --update records one)")}`);
   else {
@@ -52,6 +54,16 @@ export function formatResult(r: FixtureResult, options: TextReportOptions): stri
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/**
+ * The result with every text from input inert, one line each (a fixture name, a message, a
+ * queue cannot start a line of its own), except the golden diff's expected and actual values,
+ * which flow() quotes and escapes itself.
+ */
+function shown(r: FixtureResult): Omit<FixtureResult, "source"> {
+  const { source: _source, diff, ...rest } = r;
+  return { ...inertValue(rest), diff: diff?.map(({ expected, actual, ...d }) => ({ ...inertValue(d), expected, actual })) ?? null };
 }
 
 const isScalar = (v: unknown): boolean => v === null || v === undefined || typeof v !== "object";
@@ -162,7 +174,8 @@ function summaryLine(sim: ProjectSimulation, options: TextReportOptions): string
   return c.red.bold(text) + (mismatched ? `\n${c.dim("if the new behaviour is intended, record it: failbook simulate --update")}` : "");
 }
 
-export function formatCoverageText(coverage: Coverage, c: ChalkInstance): string {
+export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
+  const coverage = inertValue(report);
   const verdicts = coverage.verdicts.filter((v) => v.status !== "reserved");
   const hit = verdicts.filter((v) => v.fixtures.length > 0);
   const actions = coverage.actions.filter((a) => a.inPlaybook);

@@ -1,0 +1,21 @@
+/**
+ * Findings as they leave the process (SPEC 16): redacted before any format encodes them. A
+ * format may wrap a secret beyond what the text redactor recognises (a JSON pointer writes `/`
+ * as `~1`, Markdown a line break as `<br>`, a GitHub annotation as `%0A`), so the command
+ * redacts the findings themselves, and the output boundary redacts the text once more.
+ */
+import { redactValue, type Redactor } from "../engine/redact.js";
+import type { Finding } from "../model/finding.js";
+
+export function redactFindings(findings: readonly Finding[], redact: Redactor): Finding[] {
+  return findings.map((f) => redactValue({ ...f, path: redactPointer(f.path, redact) }, redact));
+}
+
+/** A JSON pointer with each segment (a key from input, such as a playbook entry's) redacted. */
+function redactPointer(pointer: string, redact: Redactor): string {
+  if (pointer === "") return pointer;
+  return pointer
+    .split("/")
+    .map((segment) => redact(segment.replace(/~1/g, "/").replace(/~0/g, "~")).replace(/~/g, "~0").replace(/\//g, "~1"))
+    .join("/");
+}
