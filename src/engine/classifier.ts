@@ -85,6 +85,12 @@ export interface CompiledRule {
   readonly position: number;
   readonly source: ClassifierRule;
   readonly test: CompiledConditions;
+  /**
+   * What is left to test once the index has offered the rule: every candidate list the
+   * rule stands in already holds its bucket's field (a kind, a provider code, a status, a
+   * side-effect state, a literal tool), so that field is not tested again.
+   */
+  candidateTest: CompiledConditions;
 }
 
 /** The exact-valued fields a rule may be bucketed under. */
@@ -138,7 +144,8 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
   const compiled: CompiledRule[] = [];
   for (let i = 0; i < rules.length; i++) {
     const source = rules[i] as ClassifierRule;
-    compiled.push({ position: i, source, test: compileConditions(source, 0) });
+    const test = compileConditions(source, 0);
+    compiled.push({ position: i, source, test, candidateTest: test });
   }
   const index: ClassifierIndex = {
     rules: compiled,
@@ -189,6 +196,7 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     }
     bucketOf.push([best.field, best.name]);
     insertRule(index, best, position);
+    (compiled[position] as CompiledRule).candidateTest = withoutBucketField((compiled[position] as CompiledRule).test, best.field);
     pushPosition(index.bucketed, best.bucket, position);
   }
   return index;
@@ -204,6 +212,24 @@ interface BucketOption {
   /** The field, and for headers and fields their name: where its values are counted. */
   readonly bucket: string;
   readonly values: readonly FieldValue[];
+}
+
+/** The conditions less the one a bucket of `field` already guarantees (none, for headers, fields and texts). */
+function withoutBucketField(c: CompiledConditions, field: BucketField): CompiledConditions {
+  switch (field) {
+    case "kind":
+      return { ...c, kinds: null };
+    case "provider_code":
+      return { ...c, providerCodes: null };
+    case "side_effect_state":
+      return { ...c, states: null };
+    case "tool":
+      return { ...c, globs: null };
+    case "status":
+      return { ...c, exactStatuses: null, statusRanges: [] };
+    default:
+      return c;
+  }
 }
 
 function insertRule(index: ClassifierIndex, option: BucketOption, p: number): void {
@@ -671,7 +697,7 @@ export function classifyIndex(index: ClassifierIndex, error: ClassifierInput, to
       const at = list[k] as number;
       if (best !== null && at >= best.position) break;
       const rule = index.rules[at] as CompiledRule;
-      if (conditionsHold(rule.test, p, 0)) {
+      if (conditionsHold(rule.candidateTest, p, 0)) {
         best = rule;
         break;
       }
