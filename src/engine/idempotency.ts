@@ -56,7 +56,8 @@ function hash48Hex(text: string): string {
  * same parts more than once.
  */
 export function canonicalJson(value: unknown, lenient = false, cache?: Map<object, string>): string {
-  if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "string") return quote(value);
+  if (value === null || typeof value === "boolean") return JSON.stringify(value);
   if (typeof value === "number") {
     if (Number.isFinite(value)) return JSON.stringify(value);
     if (lenient) return "null";
@@ -75,13 +76,15 @@ export function canonicalJson(value: unknown, lenient = false, cache?: Map<objec
   }
   if (typeof value === "object") {
     const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // sort() without a comparator orders strings by UTF-16 code units, as RFC 8785 asks.
+    const keys = Object.keys(record);
+    if (keys.length > 1) keys.sort();
     let out = "{";
     let first = true;
     for (const key of keys) {
       const v = record[key];
       if (v === undefined) continue;
-      out += (first ? "" : ",") + JSON.stringify(key) + ":" + canonicalJson(v, lenient, cache);
+      out += (first ? "" : ",") + quote(key) + ":" + canonicalJson(v, lenient, cache);
       first = false;
     }
     out += "}";
@@ -90,4 +93,13 @@ export function canonicalJson(value: unknown, lenient = false, cache?: Map<objec
   }
   if (lenient) return "null";
   throw new TypeError(`canonical JSON has no representation for a ${typeof value}`);
+}
+
+/** A JSON string literal; plain text (no quote, backslash, control or surrogate) skips JSON.stringify. */
+function quote(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
