@@ -132,3 +132,19 @@ describe("redactValue", () => {
     expect(JSON.stringify(out)).toContain(REDACTED);
   });
 });
+
+describe("a big text", () => {
+  it("is redacted line by line exactly as a small one is whole, multi-line secrets included", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(anySecret, fc.constantFrom("", "note: ", '  "value": "', "\t")), { minLength: 3, maxLength: 8 }), (parts) => {
+        const pem = `-----BEGIN RSA PRIVATE KEY-----\n${token(40)}\n${token(40)}\n-----END RSA PRIVATE KEY-----`;
+        const small = [...parts.map(([s, before]) => before + s.text), `Bearer\n${token(24)}`, pem, "plain line"].join("\n");
+        expect(small.length).toBeLessThan(4096);
+        const copies = Math.ceil(5000 / small.length) + 1;
+        const big = Array.from({ length: copies }, () => small).join("\n");
+        expect(redact(big)).toBe(Array.from({ length: copies }, () => redact(small)).join("\n"));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -89,6 +89,8 @@ const FAMILIES: Family[] = [
  */
 const TRIGGER = /bearer|[sr]k[_-]|a3t|akia|asia|agpa|aida|aroa|aipa|anpa|anva|eyj|gh[opsur]_|github_pat_|xox[abopsr]-|xapp-|aiza|private key|token|secret|passw|api[_-]?key|access[_-]?key|:\/\//i;
 
+const TRIGGER_ANYWHERE = new RegExp(TRIGGER.source, "gi");
+
 /** Texts this short hold no built-in family: `token=x` is the shortest match. */
 const SHORTEST_SECRET = 7;
 
@@ -117,13 +119,37 @@ export function createRedactor(extra: readonly string[] = []): Redactor {
   };
 }
 
+function applyFamily(text: string, { re, keep }: Family): string {
+  re.lastIndex = 0;
+  return keep ? text.replace(re, (_m, label: string) => label + REDACTED) : text.replace(re, REDACTED);
+}
+
+/** The families a match of which may span lines (a key block, `Bearer` then a line break); the rest never do. */
+const MULTILINE = new Set(["private key block", "bearer token"]);
+const MULTILINE_TRIGGER = /private key|bearer/i;
+const MULTILINE_FAMILIES = FAMILIES.filter((f) => MULTILINE.has(f.name));
+const SINGLE_LINE_FAMILIES = FAMILIES.filter((f) => !MULTILINE.has(f.name));
+/** From this length on, a text with line breaks is redacted line by line (a big JSON report, a rendered page). */
+const LINEWISE_FROM = 4096;
+
 function redactFamilies(text: string): string {
-  let out = text;
-  for (const { re, keep } of FAMILIES) {
-    re.lastIndex = 0;
-    out = keep ? out.replace(re, (_m, label: string) => label + REDACTED) : out.replace(re, REDACTED);
+  if (text.length < LINEWISE_FROM || text.indexOf("\n") < 0) return FAMILIES.reduce(applyFamily, text);
+  // Same result, far less work on a big output: the multi-line families run on the whole
+  // text when it holds their trigger, the single-line ones only on the lines that hold one
+  // (found in one pass of the trigger over the whole text).
+  const whole = MULTILINE_TRIGGER.test(text) ? MULTILINE_FAMILIES.reduce(applyFamily, text) : text;
+  let out = "";
+  let done = 0;
+  TRIGGER_ANYWHERE.lastIndex = 0;
+  for (let m = TRIGGER_ANYWHERE.exec(whole); m !== null; m = TRIGGER_ANYWHERE.exec(whole)) {
+    const start = whole.lastIndexOf("\n", m.index) + 1;
+    const next = whole.indexOf("\n", m.index);
+    const end = next < 0 ? whole.length : next;
+    out += whole.slice(done, start) + SINGLE_LINE_FAMILIES.reduce(applyFamily, whole.slice(start, end));
+    done = end;
+    TRIGGER_ANYWHERE.lastIndex = end;
   }
-  return out;
+  return out + whole.slice(done);
 }
 
 /**
