@@ -72,7 +72,7 @@ function measure(name, argv, cwd, { runs = RUNS, prepare, timeout } = {}) {
 
 /** A micro-benchmark child; its JSON result, or the reason it failed. */
 function micro(which, options) {
-  const r = spawnSync(process.execPath, [join(root, "scripts/bench/micro.mjs"), which, JSON.stringify({ root, ...options })], { cwd: root, encoding: "utf8", maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, ["--expose-gc", join(root, "scripts/bench/micro.mjs"), which, JSON.stringify({ root, ...options })], { cwd: root, encoding: "utf8", maxBuffer: 1 << 26 });
   if (r.status !== 0) {
     const reason = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split("\n").slice(-3).join(" ");
     log(`${which}: failed: ${reason}`);

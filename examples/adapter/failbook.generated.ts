@@ -343,6 +343,11 @@ export interface ClassifierIndex {
   readonly textFilter: Uint8Array;
   /** Rules with no exact-valued field, in order: candidates for every error. */
   readonly residual: number[];
+  /**
+   * Which string buckets hold anything: a lookup in an empty one still hashes the error's
+   * (fresh) string, which is most of what a lookup costs.
+   */
+  readonly used: { kind: boolean; providerCode: boolean; state: boolean; tool: boolean };
   /** Each rule's bucket: the field, and for headers and fields the name. */
   readonly bucketOf: readonly (readonly [BucketField, string])[];
   /** Every rule bucketed under a field (for headers and fields: `field name`), in order. */
@@ -376,6 +381,7 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
     textLists: [],
     textFilter: new Uint8Array(65536),
     residual: [],
+    used: { kind: false, providerCode: false, state: false, tool: false },
     bucketOf: [],
     bucketed: new Map(),
   };
@@ -413,6 +419,11 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
     (compiled[position] as CompiledRule).candidateTest = withoutBucketField((compiled[position] as CompiledRule).test, best.field);
     pushPosition(index.bucketed, best.bucket, position);
   }
+  const used = index.used;
+  used.kind = Object.keys(index.kind).length > 0;
+  used.providerCode = Object.keys(index.providerCode).length > 0;
+  used.state = Object.keys(index.state).length > 0;
+  used.tool = Object.keys(index.tool).length > 0;
   return index;
 }
 
@@ -848,14 +859,15 @@ function addCandidates(list: readonly number[] | undefined): void {
 function gatherCandidates(index: ClassifierIndex, p: Probe): void {
   candidateCount = 0;
   addCandidates(index.residual);
-  if (p.kind !== null) addCandidates(index.kind[p.kind]);
-  if (p.providerCode !== null) addCandidates(index.providerCode[p.providerCode]);
+  const used = index.used;
+  if (p.kind !== null && used.kind) addCandidates(index.kind[p.kind]);
+  if (p.providerCode !== null && used.providerCode) addCandidates(index.providerCode[p.providerCode]);
   if (p.status !== null) {
     if (index.status.size > 0) addCandidates(index.status.get(p.status));
     if (index.statusClass.size > 0) addCandidates(index.statusClass.get(Math.floor(p.status / 100)));
   }
-  if (p.state !== null) addCandidates(index.state[p.state]);
-  if (p.tool !== null) addCandidates(index.tool[p.tool]);
+  if (p.state !== null && used.state) addCandidates(index.state[p.state]);
+  if (p.tool !== null && used.tool) addCandidates(index.tool[p.tool]);
   if (p.headers !== null && (index.header.size > 0 || index.headerAny.size > 0)) {
     headersOf(p).forEach((value, name) => {
       const byValue = index.header.get(name);
