@@ -4,7 +4,7 @@ import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
 import { formatText } from "../lint/report/text.js";
-import { Io, type OutputStreams } from "./io.js";
+import type { Io } from "./io.js";
 
 export interface Globals {
   config?: string;
@@ -14,25 +14,8 @@ export interface Globals {
 /** A command body: returns the exit status (0 clean, 1 found something, 2 could not run). */
 export type CommandBody<A extends unknown[]> = (io: Io, globals: Globals, ...args: A) => Promise<number> | number;
 
-export interface CliState {
-  exitCode: number;
-}
-
 /** Registers one command on the program; `run` wraps its body with the shared error handling. */
 export type CommandRegistrar = (program: Command, run: <A extends unknown[]>(body: CommandBody<A>) => (...args: A) => Promise<void>) => void;
-
-export function makeRunner(program: Command, state: CliState, streams: OutputStreams = {}) {
-  return <A extends unknown[]>(body: CommandBody<A>) =>
-    async (...args: A): Promise<void> => {
-      const globals = program.opts<Globals>();
-      const io = new Io({ noColor: globals.color === false, ...streams });
-      try {
-        state.exitCode = await body(io, globals, ...args);
-      } catch (e) {
-        state.exitCode = reportError(e, io);
-      }
-    };
-}
 
 export function reportError(e: unknown, io: Io): number {
   if (e instanceof UsageError) {

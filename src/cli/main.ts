@@ -1,7 +1,7 @@
 /** The failbook command line: global options, the command list, exit codes. */
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
-import { makeRunner, type CliState } from "./command.js";
+import { makeRunner, type CliState } from "./runner.js";
 import type { OutputStreams } from "./io.js";
 import { commandsFor } from "./commands.js";
 
