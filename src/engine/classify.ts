@@ -21,12 +21,11 @@ export interface RulePlace {
   index: number;
 }
 
-/** A registry compiled for classification, and its verdicts by code. */
+/** A registry compiled for classification. */
 export interface CompiledRegistry {
   readonly index: ClassifierIndex;
   /** The place of each rule of the index, by its position. */
   readonly places: readonly RulePlace[];
-  readonly byCode: ReadonlyMap<string, Verdict>;
 }
 
 const compiledRegistries = new WeakMap<Registry, CompiledRegistry & { verdicts: Verdict[]; count: number }>();
@@ -39,9 +38,7 @@ export function compiledRegistry(registry: Registry): CompiledRegistry {
   const known = compiledRegistries.get(registry);
   if (known && known.verdicts === registry.verdicts && known.count === registry.verdicts.length) return known;
   const { rules, places } = classifierRules(registry);
-  const byCode = new Map<string, Verdict>();
-  for (const v of registry.verdicts) if (!byCode.has(v.code)) byCode.set(v.code, v);
-  const compiled = { index: compileClassifier(rules), places, byCode, verdicts: registry.verdicts, count: registry.verdicts.length };
+  const compiled = { index: compileClassifier(rules), places, verdicts: registry.verdicts, count: registry.verdicts.length };
   compiledRegistries.set(registry, compiled);
   return compiled;
 }
@@ -94,7 +91,16 @@ export function classify(registry: Registry, error: AdapterError | undefined, to
   return { verdict: registry.fallback, fallback: true };
 }
 
-/** The verdict with this code (the first, should a registry repeat one). */
+const verdictMaps = new WeakMap<Verdict[], { byCode: Map<string, Verdict>; count: number }>();
+
+/** The verdict with this code (the first, should a registry repeat one); builds no classifier index. */
 export function verdictByCode(registry: Registry, code: string): Verdict | undefined {
-  return compiledRegistry(registry).byCode.get(code);
+  let known = verdictMaps.get(registry.verdicts);
+  if (known === undefined || known.count !== registry.verdicts.length) {
+    const byCode = new Map<string, Verdict>();
+    for (const v of registry.verdicts) if (!byCode.has(v.code)) byCode.set(v.code, v);
+    known = { byCode, count: registry.verdicts.length };
+    verdictMaps.set(registry.verdicts, known);
+  }
+  return known.byCode.get(code);
 }
