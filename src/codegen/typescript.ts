@@ -11,6 +11,7 @@ import type { ActionName, CompensationAction, Playbook } from "../model/playbook
 import { sideEffectOf, statusOf, type Registry, type Verdict } from "../model/registry.js";
 import type { Project } from "../load/project.js";
 import { classifierRules } from "../engine/classify.js";
+import { setOwn } from "../model/json.js";
 import { createRedactor, redactValue, type Redactor } from "../engine/redact.js";
 import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";
 import { schemaToType } from "./details.js";
@@ -138,7 +139,7 @@ function redactActions(playbook: Playbook, redact: Redactor): Playbook {
     const texts = action as unknown as Record<string, unknown>;
     const redacted = { ...texts };
     for (const key of ["reason", "hint", "message"]) if (typeof texts[key] === "string") redacted[key] = redact(texts[key] as string);
-    Object.defineProperty(verdicts, code, { value: redacted, enumerable: true, writable: true, configurable: true });
+    setOwn(verdicts, code, redacted);
   }
   return { ...playbook, name: redact(playbook.name), verdicts };
 }
@@ -286,7 +287,7 @@ function verdictInfoSection(verdicts: Verdict[]): string {
       unsafe_next_actions: v.unsafe_next_actions ?? [],
       replaced_by: v.replaced_by ?? null,
     };
-    Object.defineProperty(table, v.code, { value: info, enumerable: true, writable: true, configurable: true });
+    setOwn(table, v.code, info);
   }
   return [
     "/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */",
@@ -324,7 +325,7 @@ function actionData(action: CompensationAction): Record<string, unknown> {
 
 function playbookSection(verdicts: Verdict[], ctx: EmitContext): string {
   const table: Record<string, unknown> = {};
-  for (const v of verdicts) Object.defineProperty(table, v.code, { value: actionData(ctx.playbook.verdicts[v.code]), enumerable: true, writable: true, configurable: true });
+  for (const v of verdicts) setOwn(table, v.code, actionData(ctx.playbook.verdicts[v.code]));
   return [
     `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */`,
     `export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = ${jsonData(table)};`,

@@ -279,7 +279,7 @@ function insertRule(index: ClassifierIndex, option: BucketOption, p: number): vo
           index.textLists.push([]);
           index.textFilter[(v as number) & 0xffff] = 1;
         }
-        pushPosition1(index.textLists[list] as number[], p);
+        appendPosition(index.textLists[list] as number[], p);
         break;
       }
       case "residual":
@@ -288,20 +288,20 @@ function insertRule(index: ClassifierIndex, option: BucketOption, p: number): vo
   }
 }
 
-function pushPosition1(list: number[], position: number): void {
+function appendPosition(list: number[], position: number): void {
   if (list[list.length - 1] !== position) list.push(position);
 }
 
 function pushToBucket(buckets: StringBuckets, key: string, position: number): void {
   const list = buckets[key];
   if (list === undefined) (buckets as { [value: string]: number[] })[key] = [position];
-  else pushPosition1(list, position);
+  else appendPosition(list, position);
 }
 
 function pushPosition<K>(map: Map<K, number[]>, key: K, position: number): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [position]);
-  else pushPosition1(list, position);
+  else appendPosition(list, position);
 }
 
 function innerMap<K, V>(map: Map<string, Map<K, V>>, name: string): Map<K, V> {

@@ -5,6 +5,7 @@
  * once however many errors it classifies.
  */
 import type { AdapterError } from "../model/fixture.js";
+import { setOwn } from "../model/json.js";
 import { statusOf, type MatchRule, type Registry, type Verdict } from "../model/registry.js";
 import { classifyIndex, compileClassifier, type ClassifierIndex, type ClassifierRule, type RuleConditions } from "./classifier.js";
 
@@ -77,7 +78,7 @@ export function toConditions(rule: MatchRule): RuleConditions {
 
 function mapValues<A, B>(record: Record<string, A>, f: (a: A) => B): Record<string, B> {
   const out: Record<string, B> = {};
-  for (const [k, v] of Object.entries(record)) Object.defineProperty(out, k, { value: f(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(record)) setOwn(out, k, f(v));
   return out;
 }
 

@@ -10,6 +10,7 @@ import type { AdapterError, Call, Response } from "../model/fixture.js";
 import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, OutcomeKind, RecoveryPacket, UnstampedEvent } from "../model/outcome.js";
 import type { CompensationAction, Playbook, RefreshEvidence, RestoreCheckpoint } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
+import { CAUSE_DEPTH } from "./classifier.js";
 import { classify, verdictByCode } from "./classify.js";
 import type { Clock } from "./clock.js";
 import { buildEnvelope, buildPacket, type EndFacts } from "./envelope.js";
@@ -139,7 +140,7 @@ function shownError(error: AdapterError, redact: Redactor, depth = 0): AdapterEr
   if (error.headers !== undefined) out.headers = redactValue(error.headers, redact);
   if (error.fields !== undefined) out.fields = redactValue(error.fields, redact);
   if (error.cause !== undefined) {
-    if (depth < 8 && error.cause !== null && typeof error.cause === "object") out.cause = shownError(error.cause, redact, depth + 1);
+    if (depth < CAUSE_DEPTH && error.cause !== null && typeof error.cause === "object") out.cause = shownError(error.cause, redact, depth + 1);
     else delete out.cause;
   }
   return out;
@@ -238,7 +239,6 @@ class DispatchRun {
       const { verdict: code } = classify(registry, observed.error ?? undefined, call.tool);
       const action = actionFor(playbook, code);
       this.verdict = code;
-      this.error = observed.error === null ? null : shownError(observed.error, this.redact);
       this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
 
       const seen = (this.ledger.verdictCounts.get(code) ?? 0) + 1;
@@ -350,7 +350,9 @@ class DispatchRun {
       this.emit({ type: "attempt", n, status: "needs_input", idempotency_key: shownKey, latency_ms: latency });
       return observed;
     }
+    // Redacted once: the event, the dead-letter errors and the envelope all show this copy.
     const error = observed.error === null ? null : shownError(observed.error, this.redact);
+    this.error = error;
     this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}) });
     this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: shown.tool, error });
     return observed;

@@ -39,7 +39,7 @@ function copy(source: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Assignment, except that a "__proto__" key (YAML allows it) stays an own key instead of setting the prototype. */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
