@@ -7,7 +7,7 @@
 // The domain
 export type { Registry, Verdict, MatchRule, FailureClass, SideEffectState, VerdictStatus, StatusMatcher } from "./model/registry.js";
 export { statusOf, sideEffectOf } from "./model/registry.js";
-export type { Playbook, CompensationAction, ActionName, RetryAction, Budgets, BackoffFormula, JitterKind } from "./model/playbook.js";
+export type { Playbook, CompensationAction, ActionName, RetryAction, Budgets, BackoffFormula, Jitter, RetryAfterPolicy, RetryQuota } from "./model/playbook.js";
 export { ACTION_NAMES, isRetryAction } from "./model/playbook.js";
 export type { Fixture, Call, Response, AdapterError, StepSpec, WaveSpec } from "./model/fixture.js";
 export type { Config, Severity, SeveritySetting } from "./model/config.js";

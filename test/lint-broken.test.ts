@@ -61,6 +61,7 @@ verdicts:
   card_declined: { action: deprecate_tool_call, reason: the card was declined, replan: true }
   policy_denied: { action: escalate_to_human, queue: policy_review }
   unknown_error: { action: escalate_to_human, queue: oncall }
+on_unknown_side_effect: { queue: oncall }
 `;
 
 const FIXTURE = `apiVersion: failbook/v1

@@ -2,7 +2,7 @@
  * Backoff schedules (SPEC 3.1) as pure functions: (retry number, previous delay, random)
  * -> delay. Time and randomness come from outside, so a seed fixes every delay.
  */
-import type { BackoffFormula, RetryAction } from "../model/playbook.js";
+import type { BackoffFormula, Jitter, RetryAction } from "../model/playbook.js";
 import type { Random } from "./random.js";
 
 /** The delay of retry `n` (0 for the first retry), in whole milliseconds. */
@@ -16,22 +16,36 @@ export function retryDelay(action: Pick<RetryAction, "backoff_ms" | "backoff">, 
   return 0;
 }
 
+/** Whole milliseconds, rounded down (SPEC 12), never below the formula's floor `min_ms`. */
 export function formulaDelay(f: BackoffFormula, n: number, previous: number | undefined, random: Random): number {
   // An uncapped schedule still gives finite delays: sums of them never reach Infinity.
   const cap = f.cap_ms ?? Number.MAX_SAFE_INTEGER;
+  let d: number;
   if (f.strategy === "decorrelated") {
     const prev = previous ?? f.base_ms;
     const hi = Math.max(f.base_ms, prev * 3);
-    return Math.round(Math.min(cap, f.base_ms + random() * (hi - f.base_ms)));
+    d = Math.min(cap, f.base_ms + random() * (hi - f.base_ms));
+  } else {
+    const full = Math.min(cap, baseDelay(f, n));
+    const r = jitterRatio(f.jitter);
+    // Uniform over [d(1-r), d]: `full` draws from [0, d], `equal` from [d/2, d].
+    d = r === 0 ? full : full * (1 - r) + random() * r * full;
   }
-  const d = Math.min(cap, baseDelay(f, n));
-  switch (f.jitter ?? "none") {
+  return Math.max(f.min_ms ?? 0, Math.floor(d));
+}
+
+/** The share of the delay that jitter may take away: none 0, equal 0.5, full 1, or the ratio itself. */
+export function jitterRatio(jitter: Jitter | undefined): number {
+  switch (jitter) {
+    case undefined:
     case "none":
-      return Math.round(d);
+      return 0;
     case "full":
-      return Math.round(random() * d);
+      return 1;
     case "equal":
-      return Math.round(d / 2 + random() * (d / 2));
+      return 0.5;
+    default:
+      return jitter;
   }
 }
 

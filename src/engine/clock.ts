@@ -9,6 +9,11 @@ export interface Clock {
   now(): number;
   /** Wait `ms` milliseconds. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Milliseconds since the Unix epoch, to read an HTTP-date Retry-After against when the
+   * error carries no `date` header. Absent on a virtual clock: its `now()` is the time.
+   */
+  epochMs?(): number;
 }
 
 /** A clock that never waits: `sleep` moves time forward and returns at once. */
@@ -47,6 +52,7 @@ export function realClock(options: RealClockOptions = {}): Clock {
   const origin = performance.now();
   return {
     now: () => Math.round(performance.now() - origin),
+    epochMs: () => Date.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms * scale))),
   };
 }

@@ -1,13 +1,16 @@
 /**
- * The retry guards of SPEC 4 step 5, in their order (a..f): the first that applies ends
- * the dispatch. Pure: the ledger and the clock reading come in, a decision goes out.
+ * The retry guards of SPEC 4 step 5, in their order (a..f), with the retry quota and the
+ * server's Retry-After of SPEC 12 between them: the first that applies ends the dispatch.
+ * Pure: the ledger, the quota and the clock reading come in, a decision goes out.
  */
 import type { AdapterError } from "../model/fixture.js";
 import type { BudgetName, SuppressReason } from "../model/outcome.js";
-import type { Budgets, RetryAction } from "../model/playbook.js";
+import type { Budgets, RetryAction, RetryAfterPolicy } from "../model/playbook.js";
 import type { Verdict } from "../model/registry.js";
 import { retryDelay } from "./backoff.js";
+import type { RetryQuotaBucket } from "./quota.js";
 import type { Random } from "./random.js";
+import { applyRetryAfter } from "./retry-after.js";
 
 /** What a fixture (a phase) has spent so far; shared by every dispatch of a run. */
 export interface BudgetLedger {
@@ -27,20 +30,28 @@ export interface RetryInput {
   error: AdapterError | null;
   /** Retries this call has already made for this verdict. */
   retriesOfVerdict: number;
-  /** The delay before this verdict's previous retry (decorrelated jitter). */
+  /** Which retry this is in the backoff schedule (0 for the first): per verdict or per call. */
+  backoffIndex: number;
+  /** The delay before the previous retry that counts for `backoffIndex` (decorrelated jitter). */
   previousDelay: number | undefined;
   ledger: BudgetLedger;
   /** Milliseconds since the run started. */
   elapsedMs: number;
   budgets: Budgets;
-  honorRetryAfter: boolean;
+  /** The Retry-After policy in force, or false when `honor_retry_after` is off. */
+  retryAfter: RetryAfterPolicy | false;
+  /** The server's hint, already read from the error (engine/retry-after.ts). */
+  hintMs: number | undefined;
+  /** The dispatcher's retry quota, when the playbook has one. */
+  quota: RetryQuotaBucket | undefined;
   random: Random;
 }
 
 export type RetryDecision =
-  | { kind: "retry"; delayMs: number }
+  | { kind: "retry"; delayMs: number; quotaCost: number | undefined }
   | { kind: "suppressed"; reason: SuppressReason; end: "failed" | "exhausted" }
-  | { kind: "budget"; budget: Exclude<BudgetName, "same_verdict_ceiling">; limit: number };
+  | { kind: "budget"; budget: Exclude<BudgetName, "same_verdict_ceiling">; limit: number }
+  | { kind: "quota"; cost: number; tokens: number };
 
 export function decideRetry(input: RetryInput): RetryDecision {
   const { action, budgets, ledger } = input;
@@ -54,14 +65,22 @@ export function decideRetry(input: RetryInput): RetryDecision {
     return { kind: "suppressed", reason: "max_retries", end: "exhausted" };
   }
   if (budgets.retries !== undefined && ledger.retries >= budgets.retries) return { kind: "budget", budget: "retries", limit: budgets.retries };
-  let delayMs = retryDelay(action, input.retriesOfVerdict, input.previousDelay, input.random);
-  const retryAfter = input.error?.retry_after_ms;
-  if (input.honorRetryAfter && retryAfter !== undefined && retryAfter > delayMs) delayMs = retryAfter;
+  let quotaCost: number | undefined;
+  if (input.quota !== undefined) {
+    quotaCost = input.quota.costOf(input.verdict?.class, input.error?.kind);
+    if (!input.quota.canTake(quotaCost)) return { kind: "quota", cost: quotaCost, tokens: input.quota.tokens };
+  }
+  let delayMs = retryDelay(action, input.backoffIndex, input.previousDelay, input.random);
+  if (input.retryAfter !== false) {
+    const decision = applyRetryAfter(delayMs, input.hintMs, input.retryAfter);
+    if (decision.kind === "give_up") return { kind: "suppressed", reason: "retry_after_too_long", end: "exhausted" };
+    delayMs = decision.delayMs;
+  }
   if (budgets.retry_seconds !== undefined && ledger.backoffMs + delayMs > budgets.retry_seconds * 1000) {
     return { kind: "budget", budget: "retry_seconds", limit: budgets.retry_seconds };
   }
   if (budgets.wall_ms !== undefined && input.elapsedMs + delayMs > budgets.wall_ms) return { kind: "budget", budget: "wall_ms", limit: budgets.wall_ms };
-  return { kind: "retry", delayMs };
+  return { kind: "retry", delayMs, quotaCost };
 }
 
 /** The outcome reason of a budget that ran out. */

@@ -16,6 +16,7 @@ import { findConfig } from "./config.js";
 import { diskReader, type FileReader } from "./files.js";
 import { ConfigPaths } from "./paths.js";
 import { findingAt, findingAtPosition } from "./finding.js";
+import { messagePatternProblems } from "./regex-safety.js";
 import { validateDocument, type DocumentKind } from "./schema.js";
 import { parseYaml, type YamlDocument, type YamlSource } from "./yaml.js";
 import { clip } from "../util/text.js";
@@ -233,6 +234,7 @@ function checkDocument(doc: YamlDocument, kind: DocumentKind, findings: Finding[
   }
   const problems = validateDocument(kind, doc);
   if (kind === "playbook") problems.push(...scheduleProblems(value as Record<string, unknown>));
+  if (kind === "registry" && problems.length === 0) for (const p of messagePatternProblems(value)) problems.push({ ...p, target: "value" });
   for (const p of problems) findings.push(findingAt({ rule: "schema", severity: "error", message: p.message, doc, path: p.path, target: p.target }));
   return problems.length === 0;
 }

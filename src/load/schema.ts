@@ -21,18 +21,21 @@ const VALIDATORS: Record<DocumentKind, Validator> = validators;
 
 /** Allowed keys per context, for "did you mean" suggestions on unknown keys. */
 const KEYS: Record<string, string[]> = {
-  registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "verdicts", "fallback"],
+  registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "error_fields", "verdicts", "fallback"],
+  error_field: ["type", "description"],
   class: ["description", "max_retries", "adr"],
   verdict: ["code", "class", "retryable", "side_effect", "boundary", "status", "since", "adr", "replaced_by", "human_action_required", "summary", "cause", "recovery", "safe_next_actions", "unsafe_next_actions", "details", "match"],
-  match: ["kind", "http_status", "provider_code", "message_contains", "tool", "side_effect_state"],
-  playbook: ["apiVersion", "kind", "name", "description", "honor_retry_after", "escalation_queue", "empty_response_is_failure", "budgets", "on_exhausted", "saga", "throttle", "tools", "verdicts"],
+  match: ["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"],
+  playbook: ["apiVersion", "kind", "name", "description", "honor_retry_after", "retry_after", "backoff_index", "retry_quota", "escalation_queue", "empty_response_is_failure", "budgets", "on_exhausted", "on_unknown_side_effect", "saga", "throttle", "tools", "verdicts"],
   budgets: ["retries", "retry_seconds", "wall_ms", "same_verdict_ceiling"],
-  action: ["action", "max_retries", "backoff_ms", "backoff", "hint", "then", "queue", "reason", "replan", "tool", "message"],
-  backoff: ["strategy", "base_ms", "factor", "cap_ms", "jitter"],
-  fixture: ["apiVersion", "kind", "name", "description", "run_id", "seed", "call", "responses", "fallback_responses", "steps", "compensate_on_failure", "waves", "parallelism", "expect"],
+  retry_after: ["headers", "max_ms", "above_max", "mode", "max_over_backoff_ms"],
+  retry_quota: ["capacity", "cost", "cost_by_kind", "cost_by_class", "refund", "refund_on_recovery"],
+  action: ["action", "max_retries", "backoff_ms", "backoff", "retry_after", "hint", "then", "queue", "reason", "replan", "tool", "message"],
+  backoff: ["strategy", "base_ms", "factor", "cap_ms", "jitter", "min_ms"],
+  fixture: ["apiVersion", "kind", "name", "description", "run_id", "seed", "quota", "call", "responses", "fallback_responses", "steps", "compensate_on_failure", "waves", "parallelism", "expect"],
   call: ["id", "tool", "args", "idempotent", "idempotency_key", "reversal_token", "evidence_refs"],
   response: ["status", "value", "error", "question", "latency_ms"],
-  error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms"],
+  error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
   config: ["registry", "playbook", "fixtures", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
 };
 
@@ -175,17 +178,20 @@ function contextKey(kind: DocumentKind, path: readonly PathSegment[]): string | 
   if (path.length === 0) return kind;
   if (kind === "registry") {
     if (parent === "classes") return "class";
+    if (parent === "error_fields") return "error_field";
     if (path[0] === "verdicts" && path.length === 2) return "verdict";
-    if (parent === "match") return "match";
+    if (parent === "match" || last === "cause") return "match";
   }
   if (kind === "playbook") {
     if (last === "budgets") return "budgets";
     if (last === "backoff") return "backoff";
+    if (last === "retry_after") return "retry_after";
+    if (last === "retry_quota") return "retry_quota";
     if (parent === "verdicts" && path.length === 2) return "action";
   }
   if (kind === "fixture") {
     if (last === "call" || (names[names.length - 1] === "call" && typeof last === "string")) return "call";
-    if (last === "error") return "error";
+    if (last === "error" || last === "cause") return "error";
     if (typeof last === "number" && (parent === "responses" || parent === "fallback_responses")) return "response";
   }
   return undefined;
@@ -200,6 +206,7 @@ function contextName(kind: DocumentKind, path: readonly PathSegment[], root: unk
   if (kind === "registry" && path[0] === "verdicts" && path.length === 2) return typeof code === "string" ? `verdict '${code}'` : `verdict #${Number(last) + 1}`;
   if (kind === "registry" && parent === "match" && typeof last === "number") return `match rule ${last + 1} of ${typeof code === "string" ? `'${code}'` : "this verdict"}`;
   if (kind === "registry" && parent === "classes") return `class '${String(last)}'`;
+  if (kind === "registry" && parent === "error_fields") return `error field '${String(last)}'`;
   if (kind === "playbook" && parent === "verdicts" && path.length === 2) return `the playbook entry for '${String(last)}'`;
   // A list item has no name of its own: say which item of which list ("item 1 of 'steps'").
   if (typeof last === "number" && parent !== undefined) return `item ${last + 1} of '${String(parent)}'`;

@@ -50,6 +50,8 @@ export interface Fixture {
   description?: string;
   run_id?: string;
   seed?: number;
+  /** Start from this many retry-quota tokens instead of a full bucket. */
+  quota?: { tokens: number };
   call?: Call;
   responses?: Response[];
   fallback_responses?: Response[];

@@ -35,7 +35,7 @@ export const OUTCOME_KINDS: readonly OutcomeKind[] = [
 export const isSuccess = (kind: OutcomeKind): boolean => kind === "succeeded" || kind === "recovered";
 
 /** Why the runtime refused to retry, or why a dispatch ended the way it did. */
-export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries";
+export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries" | "retry_after_too_long";
 export type BudgetName = "retries" | "retry_seconds" | "wall_ms" | "same_verdict_ceiling";
 
 /** What the agent is shown at the end of a dispatch (seed 004's envelope, snake_case). */
@@ -143,6 +143,8 @@ export type DispatchEvent =
   | (EventBase<"retry_scheduled"> & { attempt: number; delay_ms: number; verdict: string; hint?: string })
   | (EventBase<"retry_suppressed"> & { reason: SuppressReason; verdict: string })
   | (EventBase<"budget_exhausted"> & { budget: BudgetName; limit: number; verdict: string })
+  | (EventBase<"retry_quota_exhausted"> & { verdict: string; cost: number; tokens: number })
+  | (EventBase<"retry_after_unreadable"> & { header: string; value: string })
   | (EventBase<"evidence_refreshed"> & { evidence_refs: string[] })
   | EventBase<"checkpoint_restored">
   | (EventBase<"reversal_issued"> & { reversal_token: string; reason: string })
@@ -182,4 +184,6 @@ export const EVENT_TYPES: readonly EventType[] = [
   "compensation_started",
   "compensation_failed",
   "budget_exhausted",
+  "retry_quota_exhausted",
+  "retry_after_unreadable",
 ];

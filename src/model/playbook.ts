@@ -1,18 +1,42 @@
 /** The playbook: one compensation action per verdict, plus run-wide budgets (SPEC section 3). */
 
+/** none, full (= 1), equal (= 0.5), or a ratio r in (0, 1]: the delay is drawn from [d(1-r), d]. */
+export type Jitter = "none" | "full" | "equal" | number;
+/** @deprecated The named jitters only; use `Jitter`. */
 export type JitterKind = "none" | "full" | "equal";
 
 export type BackoffFormula =
-  | { strategy: "exponential"; base_ms: number; factor?: number; cap_ms?: number; jitter?: JitterKind }
-  | { strategy: "linear"; base_ms: number; cap_ms?: number; jitter?: JitterKind }
-  | { strategy: "constant"; base_ms: number; cap_ms?: number; jitter?: JitterKind }
-  | { strategy: "decorrelated"; base_ms: number; cap_ms?: number };
+  | { strategy: "exponential"; base_ms: number; factor?: number; cap_ms?: number; jitter?: Jitter; min_ms?: number }
+  | { strategy: "linear"; base_ms: number; cap_ms?: number; jitter?: Jitter; min_ms?: number }
+  | { strategy: "constant"; base_ms: number; cap_ms?: number; jitter?: Jitter; min_ms?: number }
+  | { strategy: "decorrelated"; base_ms: number; cap_ms?: number; min_ms?: number };
+
+/** How a server's Retry-After hint sets a retry's delay (SPEC 12). */
+export interface RetryAfterPolicy {
+  /** Read in order, the first present wins; a name ending in `-ms` is milliseconds. */
+  headers?: string[];
+  max_ms?: number;
+  above_max?: "ignore" | "cap" | "give_up";
+  mode?: "max" | "replace";
+  max_over_backoff_ms?: number;
+}
+
+/** A token bucket of retries shared by every dispatch of a dispatcher (SPEC 12; the AWS SDK's standard mode). */
+export interface RetryQuota {
+  capacity: number;
+  cost?: number;
+  cost_by_kind?: Record<string, number>;
+  cost_by_class?: Record<string, number>;
+  refund?: number;
+  refund_on_recovery?: "last" | "all" | "none";
+}
 
 export interface RetryWithBackoff {
   action: "retry_with_backoff";
   max_retries: number;
   backoff_ms?: number[];
   backoff?: BackoffFormula;
+  retry_after?: RetryAfterPolicy;
 }
 export interface RetryWithHint {
   action: "retry_with_hint";
@@ -20,6 +44,7 @@ export interface RetryWithHint {
   hint: string;
   backoff_ms?: number[];
   backoff?: BackoffFormula;
+  retry_after?: RetryAfterPolicy;
 }
 export interface RefreshEvidence {
   action: "refresh_evidence";
@@ -99,10 +124,15 @@ export interface Playbook {
   kind: "Playbook";
   name: string;
   honor_retry_after?: boolean;
+  retry_after?: RetryAfterPolicy;
+  backoff_index?: "per_verdict" | "per_call";
+  retry_quota?: RetryQuota;
   escalation_queue?: string;
   empty_response_is_failure?: boolean;
   budgets?: Budgets;
   on_exhausted?: { action: "escalate_to_human" | "dead_letter"; queue?: string };
+  /** A retry refused as not idempotent, with the side effect unknown, escalates here (SPEC 13). */
+  on_unknown_side_effect?: { queue: string };
   saga?: { compensate_on_failure?: boolean };
   throttle?: { class: string; min_failures: number; factor: number };
   tools?: Record<string, { idempotent?: boolean }>;

@@ -53,12 +53,19 @@ export interface Verdict {
   match?: MatchRule[];
 }
 
+/** An extra field the adapters report under an error's `fields` (SPEC 12). */
+export interface ErrorField {
+  type: "string" | "integer" | "number" | "boolean";
+  description?: string;
+}
+
 export interface Registry {
   apiVersion: "failbook/v1";
   kind: "Registry";
   name: string;
   revision: number;
   classes: Record<string, FailureClass>;
+  error_fields?: Record<string, ErrorField>;
   verdicts: Verdict[];
   fallback: string;
 }

@@ -45,6 +45,7 @@ export async function simulateFixture(rules: Rules, fixture: Fixture, options: S
     playbook: rules.playbook,
     clock,
     random: seededRandom(fixture.seed ?? options.seed ?? 0),
+    ...(fixture.quota === undefined ? {} : { quotaTokens: fixture.quota.tokens }),
     ...(rules.redact ? { redact: rules.redact } : {}),
   });
   try {

@@ -95,7 +95,7 @@ export function playbook(entries: string, more = ""): string {
   );
 }
 
-/** A clean project: every rule stays silent on it. */
+/** A clean project: every rule but unknown-side-effect-silent (a warning) stays silent on it. */
 export const BASE_REGISTRY = registry(yaml`
   - code: transient_timeout
     class: transient

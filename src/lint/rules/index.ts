@@ -11,6 +11,8 @@ import { docsMissing } from "./docs-missing.js";
 import { duplicateCode } from "./duplicate-code.js";
 import { fallbackRetried } from "./fallback-retried.js";
 import { fallbackUndefined } from "./fallback-undefined.js";
+import { fieldTypeMismatch } from "./field-type-mismatch.js";
+import { fieldUndeclared } from "./field-undeclared.js";
 import { fixtureInvalid } from "./fixture-invalid.js";
 import { matcherMessageContains } from "./matcher-message-contains.js";
 import { matcherShadowed } from "./matcher-shadowed.js";
@@ -22,6 +24,7 @@ import { reservedInUse } from "./reserved-in-use.js";
 import { retryBudget } from "./retry-budget.js";
 import { retryCommitted } from "./retry-committed.js";
 import { retryNotRetryable } from "./retry-not-retryable.js";
+import { unknownSideEffectSilent } from "./unknown-side-effect-silent.js";
 
 export const RULES: LintRule[] = [
   duplicateCode,
@@ -47,6 +50,11 @@ export const RULES: LintRule[] = [
   fixtureInvalid,
   // SPEC 16
   redactPatternInvalid,
+  // SPEC 12
+  fieldUndeclared,
+  fieldTypeMismatch,
+  // SPEC 13
+  unknownSideEffectSilent,
 ];
 
 registerRules(RULES);

@@ -104,6 +104,10 @@ export function describe(e: DispatchEvent): [string, string] {
       return ["no retry", e.reason];
     case "budget_exhausted":
       return ["budget", `${e.budget} (${e.limit}) exhausted`];
+    case "retry_quota_exhausted":
+      return ["quota", `retry quota exhausted: the retry costs ${e.cost}, ${e.tokens} tokens left`];
+    case "retry_after_unreadable":
+      return ["retry-after", `${e.header}: ${JSON.stringify(e.value)} is neither a number nor an HTTP date; ignored`];
     case "evidence_refreshed":
       return ["refresh", e.evidence_refs.length > 0 ? `evidence ${e.evidence_refs.join(", ")} refreshed` : "evidence refreshed"];
     case "checkpoint_restored":

@@ -1,0 +1,79 @@
+/**
+ * retry_with_backoff and retry_with_hint (SPEC 4 step 5, SPEC 12): the guards decide
+ * (engine/retry.ts), this sequences them with the clock, the quota and the events.
+ */
+import type { RetryAction } from "../../model/playbook.js";
+import { sideEffectOf, type SideEffectState, type Verdict } from "../../model/registry.js";
+import { endOf, type CallTurn, type Failure, type RunContext, type Step } from "../call.js";
+import { verdictByCode } from "../classify.js";
+import { budgetReason, decideRetry } from "../retry.js";
+import { readRetryAfter } from "../retry-after.js";
+
+export async function retry(run: RunContext, turn: CallTurn, failure: Failure, action: RetryAction): Promise<Step> {
+  const { registry, playbook } = run;
+  const { code, error } = failure;
+  const verdict = verdictByCode(registry, code);
+  const perCall = playbook.backoff_index === "per_call";
+  const honor = playbook.honor_retry_after ?? true;
+  const policy = action.retry_after ?? playbook.retry_after;
+  let hintMs: number | undefined;
+  if (honor) {
+    const reading = readRetryAfter(error, policy, run.clock.epochMs?.() ?? run.clock.now());
+    for (const { header, value } of reading.unreadable) run.emit({ type: "retry_after_unreadable", header: run.redact(header), value: run.redact(value) });
+    hintMs = reading.hintMs;
+  }
+  const decision = decideRetry({
+    action,
+    verdict,
+    classMaxRetries: verdict ? registry.classes[verdict.class]?.max_retries : undefined,
+    idempotent: turn.idempotent,
+    error,
+    retriesOfVerdict: turn.retriesOf?.get(code) ?? 0,
+    backoffIndex: perCall ? turn.retries : (turn.retriesOf?.get(code) ?? 0),
+    previousDelay: perCall ? turn.lastDelay : turn.previousDelay?.get(code),
+    ledger: run.ledger,
+    elapsedMs: run.clock.now() - run.ledger.startedAt,
+    budgets: playbook.budgets ?? {},
+    retryAfter: honor ? (policy ?? {}) : false,
+    hintMs,
+    quota: run.quota,
+    random: run.random,
+  });
+  switch (decision.kind) {
+    case "suppressed": {
+      run.emit({ type: "retry_suppressed", reason: decision.reason, verdict: code });
+      const queue = playbook.on_unknown_side_effect?.queue;
+      // SPEC 13: a retry refused because the call is not idempotent, when nobody knows
+      // whether the side effect happened, goes to a person: money may have moved.
+      if (decision.reason === "non_idempotent" && queue !== undefined && sideEffectState(error, verdict) === "unknown") {
+        return endOf(turn, "escalated", { queue: run.redact(queue), reason: "side_effect_unknown" });
+      }
+      return endOf(turn, decision.end, { reason: decision.reason, exhausted: decision.end === "exhausted" });
+    }
+    case "budget":
+      run.emit({ type: "budget_exhausted", budget: decision.budget, limit: decision.limit, verdict: code });
+      return endOf(turn, "exhausted", { reason: budgetReason(decision.budget), exhausted: true });
+    case "quota":
+      run.emit({ type: "retry_quota_exhausted", verdict: code, cost: decision.cost, tokens: decision.tokens });
+      return endOf(turn, "exhausted", { reason: "retry_quota", exhausted: true });
+    case "retry":
+      break;
+  }
+  const { delayMs } = decision;
+  turn.retriesOf ??= new Map();
+  turn.previousDelay ??= new Map();
+  turn.retriesOf.set(code, (turn.retriesOf.get(code) ?? 0) + 1);
+  turn.previousDelay.set(code, delayMs);
+  turn.retries++;
+  turn.lastDelay = delayMs;
+  run.countRetry(delayMs, decision.quotaCost);
+  turn.hint = action.action === "retry_with_hint" ? run.redact(action.hint) : undefined;
+  run.emit({ type: "retry_scheduled", attempt: failure.n + 1, delay_ms: delayMs, verdict: code, ...(turn.hint === undefined ? {} : { hint: turn.hint }) });
+  await run.clock.sleep(delayMs);
+  return "next_attempt";
+}
+
+/** The error's side-effect state, else the verdict's. */
+function sideEffectState(error: Failure["error"], verdict: Verdict | undefined): SideEffectState {
+  return error?.side_effect_state ?? (verdict ? sideEffectOf(verdict) : "unknown");
+}

@@ -1,0 +1,17 @@
+/**
+ * issue_reversal (SPEC 4 step 5). The guard of seed 000: no token from the original call,
+ * no reversal. Ever.
+ */
+import type { IssueReversal } from "../../model/playbook.js";
+import { endOf, type CallTurn, type End, type RunContext } from "../call.js";
+
+export async function reverse(run: RunContext, turn: CallTurn, action: IssueReversal): Promise<End> {
+  const token = turn.call.reversal_token;
+  if (token === undefined || token === "") {
+    run.emit({ type: "reversal_refused", reason: "no reversal_token on the call" });
+    return endOf(turn, "exhausted", { reason: "no_reversal_token", exhausted: true });
+  }
+  await run.effects?.issueReversal?.(turn.call, token, action.reason);
+  run.emit({ type: "reversal_issued", reversal_token: run.redact(token), reason: run.redact(action.reason) });
+  return endOf(turn, "reversed", { reason: run.redact(action.reason) });
+}

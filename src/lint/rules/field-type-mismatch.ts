@@ -1,0 +1,41 @@
+import type { ErrorField, FieldValue } from "../../model/registry.js";
+import type { LintRule } from "../rule.js";
+import { matchRules } from "./field-undeclared.js";
+
+/** Does a value have the declared type? `integer` wants a whole number, `number` any number. */
+export function hasFieldType(value: unknown, type: ErrorField["type"]): value is FieldValue {
+  switch (type) {
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+  }
+}
+
+export const fieldTypeMismatch: LintRule = {
+  id: "field-type-mismatch",
+  severity: "error",
+  description: "A match rule testing a declared error field with a value of another type: it can never hold.",
+  check({ registry, report }) {
+    const declared = registry.value.error_fields ?? {};
+    for (const { rule, path } of matchRules(registry.value.verdicts)) {
+      for (const [name, wanted] of Object.entries(rule.fields ?? {})) {
+        if (!Object.hasOwn(declared, name)) continue;
+        const type = declared[name].type;
+        const values = Array.isArray(wanted) ? wanted : [wanted];
+        for (const [i, value] of values.entries()) {
+          if (hasFieldType(value, type)) continue;
+          report({
+            message: `field '${name}' is declared ${type}, but this rule tests ${JSON.stringify(value)}, which an adapter error's ${name} can never equal; write a ${type} value`,
+            doc: registry.doc,
+            path: Array.isArray(wanted) ? [...path, "fields", name, i] : [...path, "fields", name],
+          });
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,34 @@
+import type { PathSegment } from "../../model/finding.js";
+import type { MatchRule } from "../../model/registry.js";
+import type { LintRule } from "../rule.js";
+import { didYouMean } from "./support.js";
+
+/** Every match rule of the registry with its path, `cause` rules included. */
+export function* matchRules(verdicts: readonly { match?: MatchRule[] }[]): Generator<{ rule: MatchRule; path: PathSegment[] }> {
+  for (const [v, verdict] of verdicts.entries()) {
+    for (const [r, rule] of (verdict.match ?? []).entries()) {
+      let path: PathSegment[] = ["verdicts", v, "match", r];
+      // Causes nest at most as deep as the classifier looks; the schema bounds the rest.
+      for (let current: MatchRule | undefined = rule, depth = 0; current !== undefined && depth <= 8; current = current.cause, depth++) {
+        yield { rule: current, path };
+        path = [...path, "cause"];
+      }
+    }
+  }
+}
+
+export const fieldUndeclared: LintRule = {
+  id: "field-undeclared",
+  severity: "error",
+  description: "A match rule testing an error field that the registry's error_fields does not declare.",
+  check({ registry, report }) {
+    const declared = Object.keys(registry.value.error_fields ?? {});
+    for (const { rule, path } of matchRules(registry.value.verdicts)) {
+      for (const name of Object.keys(rule.fields ?? {})) {
+        if (declared.includes(name)) continue;
+        const fix = declared.length === 0 ? "declare it under error_fields: with its type" : `declare it under error_fields:, or use one of: ${declared.join(", ")}${didYouMean(name, declared)}`;
+        report({ message: `field '${name}' is not declared in error_fields, so no adapter error can carry it; ${fix}`, doc: registry.doc, path: [...path, "fields", name], target: "key" });
+      }
+    }
+  },
+};

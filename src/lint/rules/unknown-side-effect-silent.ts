@@ -1,0 +1,22 @@
+import { isRetryAction } from "../../model/playbook.js";
+import { sideEffectOf } from "../../model/registry.js";
+import type { LintRule } from "../rule.js";
+import { playbookEntries } from "./support.js";
+
+export const unknownSideEffectSilent: LintRule = {
+  id: "unknown-side-effect-silent",
+  severity: "warning",
+  description: "A retried verdict whose side effect is unknown, with no on_unknown_side_effect queue: a non-idempotent call ends failed quietly.",
+  check(ctx) {
+    if (ctx.playbook.value.on_unknown_side_effect !== undefined) return;
+    for (const { verdict, index, code, action } of playbookEntries(ctx)) {
+      if (sideEffectOf(verdict) !== "unknown" || !isRetryAction(action)) continue;
+      ctx.report({
+        message: `'${code}' is retried, but its side effect is unknown: when the call is not idempotent the retry is refused and the dispatch ends failed, with nobody told that the upstream may have acted; set on_unknown_side_effect: { queue: NAME } in the playbook so a person looks, or declare the verdict's side_effect`,
+        doc: ctx.playbook.doc,
+        path: ["verdicts", code, "action"],
+        related: [{ message: verdict.side_effect === undefined ? "side_effect defaults to unknown for this verdict" : "declared side_effect: unknown here", position: ctx.registry.doc.locate(["verdicts", index, verdict.side_effect === undefined ? "code" : "side_effect"]) }],
+      });
+    }
+  },
+};

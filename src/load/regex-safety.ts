@@ -1,0 +1,93 @@
+/**
+ * `message_matches` patterns, checked at load (SPEC 12, 16). They run on JavaScript's own
+ * engine, in failbook and in the generated bindings alike, so that both decide the same; a
+ * backtracking engine is only safe on patterns that cannot backtrack catastrophically, so
+ * each pattern must be a valid regular expression that the ReDoS checker recheck proves
+ * linear. A pattern it finds vulnerable, or cannot decide, is refused with its position.
+ *
+ * recheck is loaded only for a registry that has such patterns, and each distinct pattern is
+ * checked once per process.
+ */
+import { createRequire } from "node:module";
+import type { PathSegment } from "../model/finding.js";
+import { clip } from "../util/text.js";
+
+export interface PatternProblem {
+  message: string;
+  path: PathSegment[];
+}
+
+/** The flags a `/…/flags` pattern may carry: the others change what `test` means or nothing at all. */
+const ALLOWED_FLAGS = /^[imsu]*$/;
+
+/** Every refused `message_matches` pattern of a registry document (rules and their `cause` rules). */
+export function messagePatternProblems(registry: unknown): PatternProblem[] {
+  const problems: PatternProblem[] = [];
+  const verdicts = (registry as { verdicts?: unknown } | null)?.verdicts;
+  if (!Array.isArray(verdicts)) return problems;
+  verdicts.forEach((verdict, v) => {
+    const match = (verdict as { match?: unknown } | null)?.match;
+    if (Array.isArray(match)) match.forEach((rule, r) => checkRule(rule, ["verdicts", v, "match", r], problems, 0));
+  });
+  return problems;
+}
+
+function checkRule(rule: unknown, path: PathSegment[], problems: PatternProblem[], depth: number): void {
+  if (rule === null || typeof rule !== "object" || depth > 8) return;
+  const { message_matches: patterns, cause } = rule as { message_matches?: unknown; cause?: unknown };
+  if (typeof patterns === "string") check(patterns, [...path, "message_matches"], problems);
+  else if (Array.isArray(patterns)) patterns.forEach((p, i) => typeof p === "string" && check(p, [...path, "message_matches", i], problems));
+  if (cause !== undefined) checkRule(cause, [...path, "cause"], problems, depth + 1);
+}
+
+function check(pattern: string, path: PathSegment[], problems: PatternProblem[]): void {
+  const why = refusal(pattern);
+  if (why !== undefined) problems.push({ message: `message_matches ${JSON.stringify(clip(pattern, 60))} ${why}`, path });
+}
+
+const verdicts = new Map<string, string | undefined>();
+
+/** Why a pattern is refused, or undefined when it may run. */
+export function refusal(pattern: string): string | undefined {
+  if (verdicts.has(pattern)) return verdicts.get(pattern);
+  const why = judge(pattern);
+  verdicts.set(pattern, why);
+  return why;
+}
+
+function judge(pattern: string): string | undefined {
+  const literal = /^\/([\s\S]*)\/([a-z]*)$/.exec(pattern);
+  const source = literal ? (literal[1] as string) : pattern;
+  const flags = literal ? (literal[2] as string) : "";
+  if (!ALLOWED_FLAGS.test(flags)) return `has flags '${flags}': only i, m, s and u are allowed (write /pattern/i to ignore case)`;
+  try {
+    new RegExp(source, flags);
+  } catch (e) {
+    return `is not a valid regular expression: ${(e as Error).message.replace(/^.*: /, "")}`;
+  }
+  if (source.length > 1000) return "is longer than 1000 characters; split it into several rules";
+  const result = recheck().checkSync(source, flags, { timeout: 2000, randomSeed: 0 });
+  switch (result.status) {
+    case "safe":
+      return undefined;
+    case "vulnerable": {
+      const growth = result.complexity.type === "exponential" ? "exponential" : `polynomial (degree ${result.complexity.degree})`;
+      return `can take ${growth} time in the message's length (a ReDoS, found by recheck); rewrite it without nested or overlapping repetition, or use message_contains`;
+    }
+    default:
+      return `could not be shown safe from ReDoS (recheck: ${result.error.kind}); simplify it, or use message_contains`;
+  }
+}
+
+type Recheck = typeof import("recheck");
+let module: Recheck | undefined;
+
+function recheck(): Recheck {
+  if (module === undefined) {
+    // In this process, not in recheck's worker thread or its native binary: a sync check
+    // that needs neither starts faster and behaves the same on every machine.
+    process.env.RECHECK_SYNC_BACKEND ??= "pure";
+    module = createRequire(import.meta.url)("recheck") as Recheck;
+  }
+  return module;
+}
