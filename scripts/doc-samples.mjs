@@ -1,0 +1,79 @@
+// Regenerates the command samples in README.md and docs/*.md, so they cannot drift from what
+// failbook prints: a fenced block whose first line is `$ failbook ARGS` (or `$ npx failbook
+// ARGS`, optionally `| head -N`) is followed by what that command prints today on the
+// project shipped in this repository. `node scripts/doc-samples.mjs --write` rewrites the
+// files, `--check` exits 1 naming each stale sample; `npm run docs` does the first.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const files = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+
+/** The words of a command line as a POSIX shell splits them (single and double quotes, no expansion). */
+export function shellWords(line) {
+  const words = [];
+  let word = null;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (ch === "'") {
+      const end = line.indexOf("'", i + 1);
+      word = (word ?? "") + line.slice(i + 1, end);
+      i = end;
+    } else if (ch === '"') {
+      let j = i + 1;
+      let text = "";
+      for (; line[j] !== '"'; j++) text += line[j] === "\\" && /["\\$`]/.test(line[j + 1]) ? line[++j] : line[j];
+      word = (word ?? "") + text;
+      i = j;
+    } else if (ch === " ") {
+      if (word !== null) words.push(word);
+      word = null;
+    } else word = (word ?? "") + ch;
+  }
+  if (word !== null) words.push(word);
+  return words;
+}
+
+const SAMPLE = /^```[a-z]*\n\$ (?:npx )?failbook (.*)\n([\s\S]*?)^```$/gm;
+
+/** What the command of one sample prints (stdout, then stderr, as a terminal shows them). */
+function run(commandLine) {
+  const [command, head] = commandLine.split(/\s+\|\s+head -(\d+)$/);
+  const r = spawnSync(process.execPath, [join(root, "bin/failbook.js"), ...shellWords(command)], {
+    cwd: root,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NO_COLOR: "1", COLUMNS: "100" },
+  });
+  let text = r.stdout + r.stderr;
+  if (head !== undefined) text = text.split("\n").slice(0, Number(head)).join("\n") + "\n";
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+export function regenerate(text) {
+  const stale = [];
+  const next = text.replace(SAMPLE, (block, commandLine, shown) => {
+    const printed = run(commandLine);
+    if (printed !== shown) stale.push(commandLine);
+    return block.replace(shown, () => printed);
+  });
+  return { next, stale };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const mode = process.argv[2];
+  let failed = false;
+  for (const file of files) {
+    const path = join(root, file);
+    const text = readFileSync(path, "utf8");
+    const { next, stale } = regenerate(text);
+    if (mode === "--write") {
+      if (next !== text) writeFileSync(path, next);
+    } else if (stale.length > 0) {
+      for (const c of stale) console.error(`${file}: the sample of \`failbook ${c}\` is stale: run npm run docs`);
+      failed = true;
+    }
+  }
+  process.exit(failed ? 1 : 0);
+}
