@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
@@ -91,13 +91,66 @@ describe("failbook init", () => {
     expect(lint.code).toBe(0);
   });
 
-  it("refuses to overwrite and writes nothing when any file exists", () => {
+  it("refuses to overwrite, naming the files, and writes nothing when any file exists; --force overwrites", () => {
     const dir = tempProject({ "playbooks/playbook.yaml": "mine\n" });
     const r = failbook(["init"], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("would overwrite");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("init would overwrite playbooks/playbook.yaml;");
+    expect(r.stderr).toContain("--force");
+    expect(readFileSync(join(dir, "playbooks/playbook.yaml"), "utf8")).toBe("mine\n");
     expect(failbook(["lint"], { cwd: dir }).code).toBe(2); // still no failbook.yaml
-    writeFileSync(join(dir, "x"), "");
+    const forced = failbook(["init", "--force"], { cwd: dir });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain("playbooks/playbook.yaml  (overwritten)");
+    expect(readFileSync(join(dir, "playbooks/playbook.yaml"), "utf8")).toContain("kind: Playbook");
+    expect(failbook(["lint"], { cwd: dir }).code).toBe(0);
+  });
+
+  /** Every file of a project, path -> content. */
+  const filesOf = (dir: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) out[join(entry.parentPath, entry.name).slice(dir.length + 1)] = readFileSync(join(entry.parentPath, entry.name), "utf8");
+    }
+    return out;
+  };
+
+  it("writes a starter that cites nothing it does not ship: no seed documents, no ADRs", () => {
+    const dir = tempProject({});
+    expect(failbook(["init", dir]).code).toBe(0);
+    const files = filesOf(dir);
+    expect(Object.keys(files).sort()).toEqual(["failbook.yaml", "playbooks/fixtures/refund-with-conflict.yaml", "playbooks/playbook.yaml", "playbooks/registry.yaml"]);
+    for (const [path, text] of Object.entries(files)) {
+      expect(text, path).not.toMatch(/\bseeds?\b[^\n]*\d{3}|\bseeds\//i);
+      expect(text, path).not.toMatch(/ADR-\d/);
+    }
+    // A team that turns the ADR check on finds nothing dangling.
+    mkdirSync(join(dir, "docs/adr"), { recursive: true });
+    writeFileSync(join(dir, "failbook.yaml"), `${files["failbook.yaml"]}adr_dir: docs/adr\n`);
+    const lint = failbook(["lint"], { cwd: dir });
+    expect(lint.stdout).toContain("no problems found");
+    expect(lint.code).toBe(0);
+  });
+
+  it("--adr writes docs/adr/ with every ADR the registry cites, and turns the check on", () => {
+    const dir = tempProject({});
+    const r = failbook(["init", dir, "--adr"]);
+    expect(r.code).toBe(0);
+    const files = filesOf(dir);
+    expect(files["failbook.yaml"]).toMatch(/^adr_dir: docs\/adr\b/m);
+    const cited = [...new Set([...files["playbooks/registry.yaml"]!.matchAll(/^\s+adr: (\S+)$/gm)].map((m) => m[1]))];
+    expect(cited.length).toBeGreaterThan(0);
+    const adrs = Object.keys(files).filter((f) => f.startsWith("docs/adr/"));
+    for (const id of cited) expect(adrs.some((f) => f.startsWith(`docs/adr/${id}-`)), id).toBe(true);
+    expect(adrs).toHaveLength(cited.length);
+    for (const text of Object.values(files)) expect(text).not.toMatch(/\bseeds?\b[^\n]*\d{3}/i);
+    expect(failbook(["lint"], { cwd: dir }).stdout).toContain("no problems found");
+    // The check is live: without one of the ADRs, lint names the reference.
+    rmSync(join(dir, adrs[0]!));
+    const broken = failbook(["lint"], { cwd: dir });
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toContain("[adr-unresolved]");
   });
 });
 

@@ -1,38 +1,52 @@
-/** `failbook init [DIR]`: a starter project that lints clean, never over existing files. */
+/** `failbook init [DIR]`: a starter project that lints clean, never over existing files unless told. */
 import { join, relative, resolve } from "node:path";
 import { UsageError } from "../model/errors.js";
 import { starterFiles } from "../load/starter.js";
 import { pathExists, writeFileAtomic } from "../util/fs.js";
 import type { CommandRegistrar } from "./command.js";
 
+interface InitOptions {
+  adr?: boolean;
+  force?: boolean;
+}
+
 export const registerInit: CommandRegistrar = (program, run) => {
   program
     .command("init")
     .description("write a starter config, registry, playbook and fixture that pass lint")
     .argument("[dir]", "where to create the project", ".")
+    .option("--adr", "also write docs/adr/ with the ADRs the registry cites, and check them (adr_dir)")
+    .option("--force", "overwrite files that already exist")
     .addHelpText(
       "after",
       `
 Writes failbook.yaml, playbooks/registry.yaml, playbooks/playbook.yaml and
 playbooks/fixtures/refund-with-conflict.yaml: failbook's recommended taxonomy for
-tool-calling agents. Nothing is overwritten: if any of these files exists, init writes
-nothing and exits 2.
+tool-calling agents. The project stands alone: it cites nothing it does not write. With
+--adr the registry keeps its adr: references, the ADRs they name are written to docs/adr/,
+and the config sets adr_dir so lint checks them.
 
-Example:
-  failbook init my-agent && cd my-agent && failbook lint`,
+Nothing is overwritten: if any of these files exists, init names them, writes nothing and
+exits 2. --force overwrites them.
+
+Examples:
+  failbook init my-agent && cd my-agent && failbook lint
+  failbook init . --adr`,
     )
     .action(
-      run((io, _globals, dir: string) => {
+      run((io, _globals, dir: string, options: InitOptions) => {
         const target = resolve(dir);
-        const files = starterFiles();
+        const files = starterFiles({ adr: options.adr === true });
         // lstat, not exists: a dangling link counts too, or init would write wherever it points.
         const existing = Object.keys(files).filter((f) => pathExists(join(target, f)));
-        if (existing.length > 0) {
-          throw new UsageError(`init would overwrite ${existing.map((f) => join(dir, f)).join(", ")}; nothing was written (choose an empty directory)`);
+        if (existing.length > 0 && options.force !== true) {
+          throw new UsageError(`init would overwrite ${existing.map((f) => join(dir, f)).join(", ")}; nothing was written (choose an empty directory, or pass --force to overwrite them)`);
         }
         for (const [path, content] of Object.entries(files)) writeFileAtomic(join(target, path), content, { shown: join(dir, path) });
         const shown = relative(process.cwd(), target) || ".";
-        io.out(`created a failbook project in ${shown}:\n${Object.keys(files).map((f) => `  ${f}\n`).join("")}next: ${shown === "." ? "" : `cd ${shown} && `}npx failbook lint\n`);
+        const overwritten = new Set(existing);
+        const listed = Object.keys(files).map((f) => `  ${f}${overwritten.has(f) ? "  (overwritten)" : ""}\n`).join("");
+        io.out(`created a failbook project in ${shown}:\n${listed}next: ${shown === "." ? "" : `cd ${shown} && `}npx failbook lint\n`);
         return 0;
       }),
     );

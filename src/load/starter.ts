@@ -1,29 +1,50 @@
 /**
  * The starter project `failbook init` writes: the recommended taxonomy and playbook that
- * ship in this package's playbooks/, one fixture, and a config over them.
+ * ship in this package's playbooks/, one fixture, and a config over them. It stands alone:
+ * it cites nothing it does not write. Without ADRs the registry's `adr:` references are
+ * left out; with them, the ADRs the registry cites are written to docs/adr/ and the config
+ * sets `adr_dir`, so lint checks every reference.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { packageFile } from "../version.js";
 
+export interface StarterOptions {
+  /** Write docs/adr/ with the ADRs the registry cites, and keep the citations. */
+  adr?: boolean;
+}
 
-const CONFIG = `# yaml-language-server: $schema=./node_modules/failbook/schemas/config.schema.json
+const config = (adr: boolean) => `# yaml-language-server: $schema=./node_modules/failbook/schemas/config.schema.json
 # failbook project: \`npx failbook lint\` checks it, \`npx failbook simulate\` replays the fixtures.
 registry: playbooks/registry.yaml
 playbook: playbooks/playbook.yaml
 fixtures: [playbooks/fixtures]
-gen:
+${adr ? "adr_dir: docs/adr                      # every `adr:` reference must resolve to a file here\n" : ""}gen:
   ts: src/generated/failbook.ts
 `;
 
+/** A verdict's or a class's `adr: ADR-NNNN` line. */
+const ADR_LINE = /^[ \t]+adr:[ \t]*(\S+)[ \t]*\r?\n/gm;
+
 /** Relative path -> content of every file of the starter project. */
-export function starterFiles(): Record<string, string> {
+export function starterFiles(options: StarterOptions = {}): Record<string, string> {
   const read = (path: string) => readFileSync(packageFile(path), "utf8");
   // Editors find the schemas in the installed package rather than in failbook's own tree.
   const schemaFrom = (text: string, depth: string) => text.replace(/\$schema=(?:\.\.\/)+schemas\//, `$schema=${depth}node_modules/failbook/schemas/`);
-  return {
-    "failbook.yaml": CONFIG,
-    "playbooks/registry.yaml": schemaFrom(read("playbooks/registry.yaml"), "../"),
+  const registry = schemaFrom(read("playbooks/registry.yaml"), "../");
+  const files: Record<string, string> = {
+    "failbook.yaml": config(options.adr === true),
+    "playbooks/registry.yaml": options.adr === true ? registry : registry.replace(ADR_LINE, ""),
     "playbooks/playbook.yaml": schemaFrom(read("playbooks/playbook.yaml"), "../"),
     "playbooks/fixtures/refund-with-conflict.yaml": schemaFrom(read("playbooks/fixtures/refund-with-conflict.yaml"), "../../"),
   };
+  if (options.adr === true) {
+    const cited = new Set([...registry.matchAll(ADR_LINE)].map((m) => m[1] as string));
+    const shipped = readdirSync(packageFile("docs/adr/")).filter((f) => f.endsWith(".md")).sort();
+    for (const id of [...cited].sort()) {
+      const file = shipped.find((f) => f === `${id}.md` || f.startsWith(`${id}-`));
+      if (file === undefined) throw new Error(`the starter registry cites ${id}, which failbook does not ship in docs/adr/`);
+      files[`docs/adr/${file}`] = read(`docs/adr/${file}`);
+    }
+  }
+  return files;
 }
