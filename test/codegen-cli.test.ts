@@ -130,6 +130,18 @@ describe("failbook gen ts", () => {
     expect(text).not.toContain("sk_live_abcdef123456");
     expect(text).toContain("[REDACTED]");
   });
+
+  it("carries the config's redact: patterns into the envelope constructors, and refuses one that could hang them", () => {
+    const dir = project();
+    writeFileSync(join(dir, "failbook.yaml"), `${CONFIG}redact:\n  - 'deploy-[a-z0-9]{10}'\n`);
+    expect(failbook(["gen", "ts"], { cwd: dir }).code).toBe(0);
+    expect(readFileSync(join(dir, OUT), "utf8")).toContain('const REDACT_PATTERNS: readonly RegExp[] = [\n  new RegExp("deploy-[a-z0-9]{10}", "gu"),\n];');
+    writeFileSync(join(dir, "failbook.yaml"), `${CONFIG}redact:\n  - 'deploy-[a-z0-9]{10}'\n  - '(a+)+x'\n`);
+    const r = failbook(["gen", "ts"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("failbook.yaml:7:5 error redact pattern \"(a+)+x\" cannot be embedded in the bindings' envelope constructors: it can take exponential time");
+    expect(r.stdout).toContain("[redact-pattern-invalid]");
+  });
 });
 
 describe("failbook gen ts --check", () => {

@@ -116,7 +116,7 @@ function contractProject(): { registry: Registry; playbook: Playbook } {
 /** What an adapter author may and may not write against the contract registry's bindings. */
 const CONTRACT_USE = `
 import {
-  classify, rateLimitedEnvelope, taggedEnvelope, oldRateLimitedEnvelope, unknownErrorEnvelope, PLAYBOOK, VERDICT_INFO,
+  classify, envelopeFor, rateLimitedEnvelope, taggedEnvelope, oldRateLimitedEnvelope, unknownErrorEnvelope, PLAYBOOK, VERDICT_INFO,
   type AdapterError, type FailureEnvelope, type FailureVerdict, type ReservedVerdict, type ErrorKind, type DetailsByVerdict, type RateLimitedDetails, type CompensationAction,
 } from "./contract.ts";
 
@@ -169,6 +169,17 @@ export const badTag = taggedEnvelope({ details: { team: 1 } });
 export const strayDetails = unknownErrorEnvelope({ details: {} });
 export const old = oldRateLimitedEnvelope();
 
+// envelopeFor: the envelope of a verdict known only at run time, typed by what the verdict allows.
+export const fromClassify: FailureEnvelope = envelopeFor(classify({ kind: "x" }), { error: { kind: "x", message: "m" } });
+export const forTagged: "tagged" = envelopeFor("tagged", { details: { team: "payments" } }).code;
+export const forOld = envelopeFor("old_rate_limited", {});
+// @ts-expect-error details are required for a verdict that declares them
+export const forTaggedBare = envelopeFor("tagged", {});
+// @ts-expect-error the details must be that verdict's
+export const forTaggedBad = envelopeFor("tagged", { details: { team: 1 } });
+// @ts-expect-error a reserved code has no envelope
+export const forReserved = envelopeFor("later", {});
+
 // @ts-expect-error an envelope cannot be built by hand
 export const forged: FailureEnvelope = { code: "unknown_error", class: "permanent", retryable: false, side_effect_state: "none", human_action_required: false, retry_after_ms: null, summary: null, message: null, recovery_hint: null, safe_next_actions: [], unsafe_next_actions: [], boundary: null, trace_id: null, details: undefined };
 export const neverRetryable: false = unknownErrorEnvelope().retryable;
@@ -194,7 +205,7 @@ export function nextStep(a: CompensationAction): string {
 }
 `;
 
-const FIXED_VALUES = ["ERROR_KINDS", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "isErrorKind", "isFailureVerdict"];
+const FIXED_VALUES = ["ERROR_KINDS", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "envelopeFor", "isErrorKind", "isFailureVerdict"];
 
 describe("generated TypeScript", () => {
   const hostile = hostileProject();
@@ -277,6 +288,40 @@ describe("generated TypeScript", () => {
       const deprecated = tagsOf("net_timeout");
       expect(deprecated.map((t) => t.name)).toEqual(["deprecated"]);
       expect(deprecated[0].text).toContain('"net.timeout"');
+    });
+  });
+
+  describe("envelope constructors", () => {
+    const SECRETS = ["Bearer abcdefghijklmnop", "token=s3cr3tvalue", "sk_live_abcdefghijkl", "deploy-abcdefghij"];
+    let mod: Record<string, (...args: unknown[]) => Record<string, unknown>>;
+    beforeAll(async () => {
+      const text = generateTypeScript(contract, { redactPatterns: ["deploy-[a-z0-9]{10}"] }).text;
+      mod = await importTypeScript({ "contract.ts": text }, "contract.ts");
+    });
+
+    it("redact the adapter's message, trace id and details as the dispatcher does, the project's patterns included", () => {
+      const message = `upstream said ${SECRETS.join(" and ")}`;
+      const envelopes = [
+        mod.unknownErrorEnvelope!({ error: { kind: "x", message }, trace_id: "trace token=abcdefgh" }),
+        mod.envelopeFor!("unknown_error", { message, trace_id: "trace token=abcdefgh" }),
+        mod.taggedEnvelope!({ message, details: { team: "payments", note: message } }),
+      ];
+      for (const envelope of envelopes) {
+        const shown = JSON.stringify(envelope);
+        for (const secret of SECRETS) expect(shown).not.toContain(secret);
+        expect(envelope.message).toBe("upstream said Bearer [REDACTED] and token=[REDACTED] and [REDACTED] and [REDACTED]");
+      }
+      expect(envelopes[0]!.trace_id).toBe("trace token=[REDACTED]");
+      expect(envelopes[2]!.details).toEqual({ team: "payments", note: envelopes[2]!.message });
+      // Text with no secret is left exactly as it was.
+      expect(mod.unknownErrorEnvelope!({ message: "rate limit: 10/minute" }).message).toBe("rate limit: 10/minute");
+    });
+
+    it("envelopeFor builds the same envelope as the verdict's own constructor, and refuses a code that is no verdict", () => {
+      const input = { error: { kind: "rate_limited", message: "slow down", retry_after_ms: 10 }, details: { limit: 1, window: "second" } };
+      expect(mod.envelopeFor!("rate_limited", input)).toEqual(mod.rateLimitedEnvelope!(input));
+      expect(() => mod.envelopeFor!("later", {})).toThrow(/not a verdict of this registry: "later"/);
+      expect(() => mod.envelopeFor!("__proto__", {})).toThrow(TypeError);
     });
   });
 

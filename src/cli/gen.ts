@@ -80,7 +80,7 @@ async function genTs(io: Io, globals: Globals, flags: GenTsFlags): Promise<numbe
   } catch (e) {
     if (!(e instanceof CodegenError)) throw e;
     const located = e.problems.map((p) =>
-      findingAt({ rule: p.rule, severity: "error", message: p.message, doc: (p.document === "registry" ? project.registry : project.playbook)!.doc, path: p.path }),
+      findingAt({ rule: p.rule, severity: "error", message: p.message, doc: p.document === "config" ? project.configDoc : (p.document === "registry" ? project.registry : project.playbook)!.doc, path: p.path }),
     );
     return problems(io, project, located, "the registry and playbook cannot make a valid module");
   }

@@ -9,6 +9,7 @@
  * The matching logic itself is not here: it is src/engine/classifier.ts, embedded verbatim.
  */
 import { CLASSIFIER_NAMES } from "./classifier-source.generated.js";
+import { SECRETS_NAMES } from "./secrets-source.generated.js";
 
 /** Names the fixed parts export or declare; identifiers derived from codes must avoid them. */
 export const FIXED_NAMES: ReadonlySet<string> = new Set([
@@ -17,7 +18,9 @@ export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
   "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
+  "envelopeFor", "EnvelopeInputFor", "REDACT_PATTERNS", "redactDetails",
   ...CLASSIFIER_NAMES,
+  ...SECRETS_NAMES,
 ]);
 
 export const ERROR_TYPES = String.raw`
@@ -170,9 +173,32 @@ export interface FailureEnvelopeOf<V extends FailureVerdict> {
 /** An envelope of any verdict in V, discriminated by code. */
 export type FailureEnvelope<V extends FailureVerdict = FailureVerdict> = { readonly [K in V]: FailureEnvelopeOf<K> }[V];
 
-function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, details: DetailsByVerdict[V]): FailureEnvelopeOf<V> {
+/** Secrets in an adapter's details (strings at any depth) are redacted like its message. */
+function redactDetails<T>(value: T): T {
+  if (typeof value === "string") return redactSecrets(value, REDACT_PATTERNS) as unknown as T;
+  if (Array.isArray(value)) return value.map(redactDetails) as unknown as T;
+  if (value !== null && typeof value === "object") {
+    const source = value as { readonly [key: string]: unknown };
+    const out: { [key: string]: unknown } = {};
+    // defineProperty, not assignment: a "__proto__" key stays a key.
+    for (const k of Object.keys(source)) Object.defineProperty(out, k, { value: redactDetails(source[k]), enumerable: true, writable: true, configurable: true });
+    return out as T;
+  }
+  return value;
+}
+
+/**
+ * What the dispatcher's envelope would say for this verdict: the registry's words, the
+ * adapter's message and details with every secret redacted (the built-in families and the
+ * project's redact: patterns, exactly as failbook redacts).
+ */
+function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, rawDetails: DetailsByVerdict[V]): FailureEnvelopeOf<V> {
+  // Checked against the verdict set, not by looking the code up: "__proto__" is no verdict either.
+  if (!isFailureVerdict(code)) throw new TypeError("not a verdict of this registry: " + JSON.stringify(code));
   const info: VerdictInfo = VERDICT_INFO[code];
   const error = input.error;
+  const message = input.message ?? error?.message;
+  const details = redactDetails(rawDetails);
   const state = input.side_effect_state ?? error?.side_effect_state ?? info.side_effect;
   const envelope = {
     code,
@@ -182,14 +208,27 @@ function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, d
     human_action_required: info.human_action_required,
     retry_after_ms: input.retry_after_ms ?? error?.retry_after_ms ?? null,
     summary: info.summary,
-    message: input.message ?? error?.message ?? null,
+    message: message === undefined ? null : redactSecrets(message, REDACT_PATTERNS),
     recovery_hint: info.recovery,
     safe_next_actions: info.safe_next_actions,
     unsafe_next_actions: info.unsafe_next_actions,
     boundary: info.boundary,
-    trace_id: input.trace_id ?? null,
+    trace_id: input.trace_id === undefined ? null : redactSecrets(input.trace_id, REDACT_PATTERNS),
     details,
   };
   return Object.freeze(envelope) as unknown as FailureEnvelopeOf<V>;
+}
+
+/** What envelopeFor takes for verdicts V: the details are required when every verdict in V declares them. */
+export type EnvelopeInputFor<V extends FailureVerdict> = EnvelopeInput &
+  (undefined extends DetailsByVerdict[V] ? { readonly details?: DetailsByVerdict[V] } : { readonly details: DetailsByVerdict[V] });
+
+/**
+ * The envelope for a verdict known only at run time, such as the result of classify():
+ * envelopeFor(classify(error), { error }). Throws a TypeError for a code that is not a
+ * verdict of this registry (a reserved code included).
+ */
+export function envelopeFor<V extends FailureVerdict>(code: V, input: EnvelopeInputFor<V>): FailureEnvelope<V> {
+  return makeEnvelope(code, input, input.details as DetailsByVerdict[V]) as unknown as FailureEnvelope<V>;
 }
 `;

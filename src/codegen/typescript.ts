@@ -13,7 +13,9 @@ import type { Project } from "../load/project.js";
 import { classifierRules } from "../engine/classify.js";
 import { setOwn } from "../model/json.js";
 import { createRedactor, redactValue, type Redactor } from "../engine/redact.js";
+import { refusal } from "../load/regex-safety.js";
 import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";
+import { SECRETS_SOURCE } from "./secrets-source.generated.js";
 import { schemaToType } from "./details.js";
 import { commentSafe, jsDoc, jsonData, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
 import { assignVerdictNames, type VerdictNames } from "./identifiers.js";
@@ -30,6 +32,11 @@ export interface GenerateOptions {
    * built-in patterns, plus the config's `redact` patterns when given a Project.
    */
   redact?: (text: string) => string;
+  /**
+   * The project's own `redact:` patterns, which the envelope constructors apply after the
+   * built-in secret families. Default: the config's, when given a Project, else none.
+   */
+  redactPatterns?: readonly string[];
 }
 
 export interface GeneratedTypeScript {
@@ -45,7 +52,7 @@ export interface GeneratedTypeScript {
 export interface CodegenProblem {
   rule: string;
   message: string;
-  document: "registry" | "playbook";
+  document: "registry" | "playbook" | "config";
   path: PathSegment[];
 }
 
@@ -62,10 +69,10 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Generate the bindings. Throws CodegenError when the inputs cannot make a module that compiles. */
 export function generateTypeScript(input: CodegenInput, options: GenerateOptions = {}): GeneratedTypeScript {
-  const { registry: rawRegistry, playbook: rawPlaybook, files, redact } = resolveInput(input, options);
+  const { registry: rawRegistry, playbook: rawPlaybook, files, redact, redactPatterns } = resolveInput(input, options);
   const registry = redactProse(rawRegistry, redact);
   const playbook = redactActions(rawPlaybook, redact);
-  const problems = codegenProblems(registry, playbook);
+  const problems = [...codegenProblems(registry, playbook), ...redactPatternProblems(redactPatterns)];
   if (problems.length > 0) throw new CodegenError(problems);
 
   const usable = registry.verdicts.filter((v) => statusOf(v) !== "reserved");
@@ -93,6 +100,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     matchRulesSection(registry),
     CLASSIFY_ENTRY,
     detailsSection(sortedUsable, ctx),
+    redactionSection(redactPatterns),
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
     `${manifestLine(manifest)}\n`,
@@ -115,9 +123,11 @@ function resolveInput(input: CodegenInput, options: GenerateOptions) {
     if (!input.registry || !input.playbook) throw new Error("the project's registry or playbook did not load; run `failbook lint` to see why");
     const rel = (p: string) => relative(input.root, p).split(sep).join("/");
     const files = options.files ?? { config: rel(input.configFile), registry: rel(input.files.registry), playbook: rel(input.files.playbook) };
-    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(input.config.redact ?? []) };
+    const redactPatterns = options.redactPatterns ?? input.config.redact ?? [];
+    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(redactPatterns), redactPatterns };
   }
-  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor() };
+  const redactPatterns = options.redactPatterns ?? [];
+  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor(redactPatterns), redactPatterns };
 }
 
 /**
@@ -343,6 +353,44 @@ function classifierSection(): string {
     "// ---------------------------------------------------------------------------------------",
     body,
   ].join("\n");
+}
+
+/**
+ * The redaction the envelope constructors run: failbook's own secret families
+ * (src/engine/secrets.ts), embedded verbatim, then the project's `redact:` patterns. Those
+ * run on JavaScript's engine in the bindings (failbook runs them on a linear-time one), so
+ * each must be one that recheck proves free of ReDoS, as for `message_matches`.
+ */
+function redactionSection(patterns: readonly string[]): string {
+  const body = SECRETS_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
+  const list = patterns.length === 0 ? "[]" : `[\n${patterns.map((p) => `  new RegExp(${tsString(p)}, "gu"),`).join("\n")}\n]`;
+  return [
+    "// ---------------------------------------------------------------------------------------",
+    "// Redaction: failbook's own secret families (src/engine/secrets.ts), embedded verbatim, so",
+    "// the envelope constructors redact exactly as failbook's dispatcher does.",
+    "// ---------------------------------------------------------------------------------------",
+    body,
+    "/** The project's own redact: patterns (failbook.yaml), applied after the built-in families. */",
+    `const REDACT_PATTERNS: readonly RegExp[] = ${list};`,
+  ].join("\n");
+}
+
+/** A `redact:` pattern that cannot run safely on JavaScript's engine in the bindings. */
+function redactPatternProblems(patterns: readonly string[]): CodegenProblem[] {
+  const problems: CodegenProblem[] = [];
+  for (const [i, pattern] of patterns.entries()) {
+    let why: string | undefined;
+    try {
+      new RegExp(pattern, "gu");
+      why = refusal(pattern);
+    } catch (e) {
+      why = `is not a valid regular expression with the u flag: ${(e as Error).message.replace(/^.*: /, "")}`;
+    }
+    if (why !== undefined) {
+      problems.push({ rule: "redact-pattern-invalid", document: "config", path: ["redact", i], message: `redact pattern ${JSON.stringify(pattern)} cannot be embedded in the bindings' envelope constructors: it ${why.replace(/, or use message_contains$/, "")}` });
+    }
+  }
+  return problems;
 }
 
 /** The classify rules, in registry order, as the classifier takes them: one line a rule. */
