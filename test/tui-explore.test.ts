@@ -108,6 +108,31 @@ describe("the codes tab", () => {
     await press(KEYS.down);
     expect(selectedName(stdout.frame)).toBe(data.codes.at(-1)!.code);
   });
+
+  it("counts every key of a burst: jjj in one read moves three rows (tmux send-keys j j j)", async () => {
+    const { stdout, press } = explore();
+    await press("jjj");
+    expect(selectedName(stdout.frame)).toBe(data.codes[3].code);
+    await press("kk");
+    expect(selectedName(stdout.frame)).toBe(data.codes[1].code);
+  });
+
+  it("counts keys written one by one before Ink repaints", async () => {
+    const { stdout, stdin, press } = explore();
+    stdin.write("j");
+    stdin.write("j");
+    stdin.write(KEYS.down);
+    await press("j");
+    expect(selectedName(stdout.frame)).toBe(data.codes[4].code);
+  });
+
+  it("hands the rest of a burst to the focus a key leaves: jj/time filters from there", async () => {
+    const { stdout, press } = explore();
+    await press("jj/time");
+    expect(stdout.frame).toContain("/time");
+    expect(listed(stdout.frame).every((code) => code.includes("time") || data.codes.find((c) => c.code === code))).toBe(true);
+    expect(listed(stdout.frame).length).toBeLessThan(data.codes.length);
+  });
 });
 
 describe("the fixtures tab", () => {

@@ -4,7 +4,7 @@
  * selected fixture's simulated timeline. Everything shown comes from ExploreData.
  */
 import { Box, render, Text, useApp, useInput, useStdout, type Key } from "ink";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { resultMark, statusMark, type ExploreData } from "./data.js";
 import { wrapLine } from "./wrap.js";
 
@@ -12,6 +12,13 @@ type Tab = "codes" | "fixtures";
 type Focus = "list" | "filter" | "details";
 
 const TABS: readonly Tab[] = ["codes", "fixtures"];
+
+/** One plain character of a chunk of keys: no special key is held. */
+const NO_KEY: Key = {
+  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
+  return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false, hyper: false,
+  capsLock: false, numLock: false,
+};
 const TAB_TITLES: Record<Tab, string> = { codes: "Codes", fixtures: "Fixtures" };
 
 /** One line of the list, whichever the tab. */
@@ -123,8 +130,22 @@ export function Explore({ data, color }: ExploreProps) {
   const showFilter = focus === "filter" || filter !== "";
   const listLines = layout.paneLines - 1 - (showFilter ? 1 : 0);
 
-  const select = (to: number) => {
-    setSelected((s) => ({ ...s, [tab]: Math.max(0, Math.min(to, shown.length - 1)) }));
+  // Keys can arrive faster than Ink repaints (tmux `send-keys j j j`, a held key, a paste):
+  // every move is a functional update of the state as the previous key left it, never of
+  // the values this render saw, and the focus a key leaves is read by the next key at once.
+  const focusNow = useRef(focus);
+  focusNow.current = focus;
+  const focusOn = (next: Focus) => {
+    focusNow.current = next;
+    setFocus(next);
+  };
+  const clampIndex = (i: number) => Math.max(0, Math.min(i, shown.length - 1));
+  const selectBy = (delta: number) => {
+    setSelected((s) => ({ ...s, [tab]: clampIndex(clampIndex(s[tab]) + delta) }));
+    setScroll(0);
+  };
+  const selectAt = (to: number) => {
+    setSelected((s) => ({ ...s, [tab]: clampIndex(to) }));
     setScroll(0);
   };
   const setFilter = (edit: (f: string) => string) => {
@@ -134,65 +155,71 @@ export function Explore({ data, color }: ExploreProps) {
   };
   const switchTab = () => {
     setTab((t) => TABS[(TABS.indexOf(t) + 1) % TABS.length]);
-    setFocus("list");
+    focusOn("list");
     setScroll(0);
   };
-  const scrollTo = (to: number) => setScroll(Math.max(0, Math.min(to, maxScroll)));
+  const clampScroll = (to: number) => Math.max(0, Math.min(to, maxScroll));
+  const scrollBy = (delta: number) => setScroll((s) => clampScroll(clampScroll(s) + delta));
+  const scrollAt = (to: number) => setScroll(clampScroll(to));
 
   useInput((input, key) => {
     if (key.ctrl && input === "c") return exit();
-    if (focus === "filter") return onFilterKey(input, key);
-    if (input === "q") return exit();
-    if (key.tab || (focus === "list" && (key.leftArrow || key.rightArrow))) return switchTab();
-    if (focus === "details") return onDetailsKey(input, key);
-    onListKey(input, key);
+    // Plain keys that arrived together ("jjj") are handled one by one, each in the focus the
+    // one before left; in the filter the rest of the chunk is text.
+    const plain = input.length > 1 && !key.ctrl && !key.meta && !input.startsWith("\u001b");
+    const keys = plain ? [...input] : [input];
+    for (let i = 0; i < keys.length; i++) {
+      const one = keys[i] as string;
+      const oneKey: Key = plain ? { ...NO_KEY, return: one === "\r", tab: one === "\t" } : key;
+      if (focusNow.current === "filter") return onFilterKey(plain ? keys.slice(i).join("") : one, oneKey);
+      if (one === "q") return exit();
+      if (oneKey.tab || (focusNow.current === "list" && (oneKey.leftArrow || oneKey.rightArrow))) switchTab();
+      else if (focusNow.current === "details") onDetailsKey(one, oneKey);
+      else onListKey(one, oneKey);
+    }
   });
 
   function onFilterKey(input: string, key: Key) {
     if (key.escape) {
       setFilter(() => "");
-      setFocus("list");
-    } else if (key.return) setFocus("list");
+      focusOn("list");
+    } else if (key.return) focusOn("list");
     else if (key.backspace || key.delete) setFilter((f) => f.slice(0, -1));
-    else if (key.downArrow) select(index + 1);
-    else if (key.upArrow) select(index - 1);
+    else if (key.downArrow) selectBy(1);
+    else if (key.upArrow) selectBy(-1);
     else if (!key.ctrl && !key.meta && !key.tab) typeFilter(input);
   }
 
   /** Append typed text to the filter; keys typed quickly can arrive as one chunk ("tim\r"). */
   function typeFilter(chunk: string) {
     const [text, ...rest] = chunk.split(/[\r\n]/);
-    const printable = text.replace(/[\u0000-\u001F\u007F]/g, "");
+    const printable = (text as string).replace(/[\u0000-\u001F\u007F]/g, "");
     if (printable !== "") setFilter((f) => f + printable);
-    if (rest.length > 0) setFocus("list");
+    if (rest.length > 0) focusOn("list");
   }
 
   function onDetailsKey(input: string, key: Key) {
     const page = Math.max(1, layout.paneLines - 1);
-    if (key.escape || key.leftArrow || input === "h") setFocus("list");
-    else if (key.downArrow || input === "j") scrollTo(top + 1);
-    else if (key.upArrow || input === "k") scrollTo(top - 1);
-    else if (key.pageDown || key.return || input === " ") scrollTo(top + page);
-    else if (key.pageUp || input === "b") scrollTo(top - page);
-    else if (key.home || input === "g") scrollTo(0);
-    else if (key.end || input === "G") scrollTo(maxScroll);
+    if (key.escape || key.leftArrow || input === "h") focusOn("list");
+    else if (key.downArrow || input === "j") scrollBy(1);
+    else if (key.upArrow || input === "k") scrollBy(-1);
+    else if (key.pageDown || key.return || input === " ") scrollBy(page);
+    else if (key.pageUp || input === "b") scrollBy(-page);
+    else if (key.home || input === "g") scrollAt(0);
+    else if (key.end || input === "G") scrollAt(maxScroll);
   }
 
   function onListKey(input: string, key: Key) {
     const page = Math.max(1, listLines - 1);
-    if (key.downArrow || input === "j") select(index + 1);
-    else if (key.upArrow || input === "k") select(index - 1);
-    else if (key.pageDown) select(index + page);
-    else if (key.pageUp) select(index - page);
-    else if (key.home || input === "g") select(0);
-    else if (key.end || input === "G") select(shown.length - 1);
-    else if (input.startsWith("/")) {
-      // Keys typed quickly can arrive as one chunk: "/ref" starts a filter with "ref".
-      setFocus("filter");
-      typeFilter(input.slice(1));
-    }
+    if (key.downArrow || input === "j") selectBy(1);
+    else if (key.upArrow || input === "k") selectBy(-1);
+    else if (key.pageDown) selectBy(page);
+    else if (key.pageUp) selectBy(-page);
+    else if (key.home || input === "g") selectAt(0);
+    else if (key.end || input === "G") selectAt(shown.length - 1);
+    else if (input === "/") focusOn("filter");
     else if (key.escape && filter !== "") setFilter(() => "");
-    else if (key.return && current) setFocus("details");
+    else if (key.return && current) focusOn("details");
   }
 
   const tone = (name: string): string | undefined => (color ? name : undefined);
