@@ -120,6 +120,22 @@ describe("goldens", () => {
     expect(readFileSync(file, "utf8")).toBe(wrong);
   });
 
+  it("--update that wrote nothing does not advise running --update: it says what to fix first", () => {
+    const dir = shippedCopy();
+    const file = join(dir, TRANSIENT);
+    const wrong = readFileSync(file, "utf8").replace("outcome: recovered", "outcome: escalated");
+    writeFileSync(file, wrong);
+    writeFileSync(join(dir, "playbooks/fixtures/short.yaml"), "apiVersion: failbook/v1\nkind: Fixture\nname: short\ncall: { id: c, tool: t }\nresponses:\n  - { status: error, error: { kind: timeout } }\n");
+    const plain = failbook(["simulate"], { cwd: dir });
+    expect(plain.stdout).toContain("if the new behaviour is intended, record it: failbook simulate --update");
+    const r = failbook(["simulate", "--update"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--update wrote nothing because a fixture could not run");
+    expect(r.stdout).not.toContain("record it: failbook simulate --update");
+    expect(r.stdout).toContain("--update wrote nothing because a fixture could not run; fix that, then run failbook simulate --update again");
+    expect(readFileSync(file, "utf8")).toBe(wrong);
+  });
+
   it("an unknown expect key is a mismatch that names the key", () => {
     const dir = shippedCopy();
     const file = join(dir, "playbooks/fixtures/refund-with-conflict.yaml");

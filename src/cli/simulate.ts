@@ -87,9 +87,10 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   const sim = await simulateProject(project, { ...(seed === undefined ? {} : { seed }), ...(live ? { onResult: live.onResult } : {}) }).finally(() => live?.close());
 
   let updated = new Set<FixtureResult>();
+  let updateBlocked: string | undefined;
   if (flags.update) {
-    const blocked = loadErrors.length > 0 ? "a file failed to load" : sim.results.some((r) => r.error) ? "a fixture could not run" : undefined;
-    if (blocked) io.err(`failbook: --update wrote nothing because ${blocked}; fix that first\n`);
+    updateBlocked = loadErrors.length > 0 ? "a file failed to load" : sim.results.some((r) => r.error) ? "a fixture could not run" : undefined;
+    if (updateBlocked) io.err(`failbook: --update wrote nothing because ${updateBlocked}; fix that first\n`);
     else updated = writeGoldens(io, sim, (file) => project.sources.get(file)?.text);
   }
 
@@ -98,7 +99,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
     : undefined;
   if (format === "json") io.out(formatSimulationJson(sim, coverage));
   else {
-    io.out(formatSimulationText(sim, { c: io.c, updated }));
+    io.out(formatSimulationText(sim, { c: io.c, updated, ...(updateBlocked ? { updateBlocked } : {}) }));
     if (coverage) io.out("\n" + formatCoverageText(coverage, io.c));
   }
   return loadErrors.length > 0 || sim.failed > 0 ? 1 : 0;

@@ -17,6 +17,8 @@ export interface TextReportOptions {
   c: ChalkInstance;
   /** Fixtures whose goldens `--update` rewrote. */
   updated?: ReadonlySet<FixtureResult>;
+  /** `--update` was asked for but wrote nothing, for this reason (already said on stderr). */
+  updateBlocked?: string;
 }
 
 export function formatSimulationText(sim: ProjectSimulation, options: TextReportOptions): string {
@@ -175,7 +177,11 @@ function summaryLine(sim: ProjectSimulation, options: TextReportOptions): string
   const text = `${plural(sim.results.length, "fixture")}: ${sim.passed} passed, ${sim.failed} failed, ${without} without expect`;
   if (sim.failed === 0) return c.green.bold(text);
   const mismatched = sim.results.some((r) => r.passed === false && !r.error);
-  return c.red.bold(text) + (mismatched ? `\n${c.dim("if the new behaviour is intended, record it: failbook simulate --update")}` : "");
+  if (!mismatched) return c.red.bold(text);
+  const hint = options.updateBlocked
+    ? `--update wrote nothing because ${options.updateBlocked}; fix that, then run failbook simulate --update again`
+    : "if the new behaviour is intended, record it: failbook simulate --update";
+  return c.red.bold(text) + `\n${c.dim(hint)}`;
 }
 
 export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
