@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { failbook } from "./helpers/cli.js";
+import { failbook, tempProject } from "./helpers/cli.js";
 import { shippedCopy, withShippedRules } from "./helpers/shipped.js";
 
 const TRANSIENT = "playbooks/fixtures/transient.yaml";
@@ -50,6 +50,22 @@ describe("failbook simulate on the shipped project", () => {
     expect(r.stdout).toMatch(/coverage: (\d+) of \1 verdicts/);
     expect(r.stdout).toMatch(/✓ idempotency_conflict\s+refund-with-conflict/);
     expect(r.stdout).toContain("not in the playbook:");
+  });
+
+  it("--coverage keeps its columns in line when a code is longer than the others", () => {
+    const long = "payments_provider_declined_insufficient_funds";
+    const dir = tempProject({
+      "failbook.yaml": "registry: r.yaml\nplaybook: p.yaml\nfixtures: [f.yaml]\n",
+      "r.yaml": `apiVersion: failbook/v1\nkind: Registry\nname: x\nrevision: 1\nclasses: { t: { description: T. } }\nverdicts:\n  - { code: ${long}, class: t, retryable: false, summary: A., recovery: R., match: [{ kind: declined }] }\n  - { code: b, class: t, retryable: false, summary: B., recovery: R., match: [{ kind: other }] }\nfallback: b\n`,
+      "p.yaml": `apiVersion: failbook/v1\nkind: Playbook\nname: p\nverdicts:\n  ${long}: { action: fail }\n  b: { action: dead_letter, queue: q }\n`,
+      "f.yaml": "apiVersion: failbook/v1\nkind: Fixture\nname: declined\ncall: { id: c, tool: t }\nresponses:\n  - { status: error, error: { kind: declined } }\n",
+    });
+    const r = failbook(["simulate", "--coverage"], { cwd: dir });
+    const rows = r.stdout.split("\n").filter((l) => /^  [✓✗] /.test(l));
+    expect(rows.map((l) => l.slice(4).split(/\s{2,}/)[0])).toEqual([long, "b", "fail", "dead_letter"]);
+    const column = (l: string) => l.search(/(declined|no fixture exercises it)$/);
+    expect(new Set(rows.map(column)).size).toBe(1);
+    expect(column(rows[0]!)).toBe(4 + long.length + 2);
   });
 });
 

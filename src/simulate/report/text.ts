@@ -191,8 +191,10 @@ export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
   const actions = coverage.actions.filter((a) => a.inPlaybook);
   const ran = actions.filter((a) => a.fixtures.length > 0);
   const lines = [c.bold(`coverage: ${hit.length} of ${verdicts.length} verdicts, ${ran.length} of ${actions.length} playbook actions`)];
+  // One column for every name, as wide as the longest: a long code does not push its row out of line.
+  const width = Math.max(0, ...verdicts.map((v) => v.code.length), ...actions.map((a) => a.action.length));
   const row = (name: string, fixtures: string[]) =>
-    fixtures.length > 0 ? `  ${c.green("✓")} ${name.padEnd(24)} ${c.dim(fixtureList(fixtures))}` : `  ${c.red("✗")} ${name.padEnd(24)} ${c.red("no fixture exercises it")}`;
+    fixtures.length > 0 ? `  ${c.green("✓")} ${name.padEnd(width)}  ${c.dim(fixtureList(fixtures))}` : `  ${c.red("✗")} ${name.padEnd(width)}  ${c.red("no fixture exercises it")}`;
   lines.push("verdicts:", ...verdicts.map((v) => row(v.code, v.fixtures)));
   lines.push("actions:", ...actions.map((a) => row(a.action, a.fixtures)));
   const unused = coverage.actions.filter((a) => !a.inPlaybook).map((a) => a.action);
