@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook, tempProject } from "./helpers/cli.js";
@@ -75,14 +75,20 @@ describe("lint --against git:REV", () => {
   it.each([
     { ref: "git:no-such-branch", says: "git fetch origin no-such-branch" },
     { ref: "git:origin/main", says: "git fetch origin main" },
+    { ref: "git:HEAD~5", says: "git revision 'HEAD~5' not found", saysNot: "git fetch" },
+    { ref: "git:main^^^", says: "counts back more commits than this history holds", saysNot: "git fetch" },
+    { ref: "git:$(touch pwned)", says: "name a branch, tag or commit of this repository", saysNot: "git fetch" },
+    { ref: "git:a;touch${IFS}x", says: "name a branch, tag or commit", saysNot: "git fetch" },
     { ref: "git:", says: "needs a revision" },
     { ref: "./no-such-dir", says: "no such file or directory" },
-  ])("exits 2 with one line for the baseline $ref", ({ ref, says }) => {
+  ])("exits 2 with one line for the baseline $ref", ({ ref, says, saysNot }: { ref: string; says: string; saysNot?: string }) => {
     const dir = repository();
     const r = failbook(["lint", "--against", ref], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain(says);
+    if (saysNot !== undefined) expect(r.stderr).not.toContain(saysNot);
+    expect(existsSync(join(dir, "pwned"))).toBe(false);
   });
 
   it("tells a shallow clone how to fetch the history", () => {

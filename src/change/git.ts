@@ -30,15 +30,25 @@ export function openRevision(rev: string, dir: string): GitRevision {
         `git revision '${rev}' is not in this shallow clone; fetch the history first (git fetch --unshallow origin), or in GitHub Actions check out with fetch-depth: 0`,
       );
     }
-    throw new UsageError(`git revision '${rev}' not found in ${root}; fetch it first (${fetchHint(rev)}), or name another revision`);
+    throw new UsageError(`git revision '${rev}' not found in ${root}; ${missingAdvice(rev)}`);
   }
   return { root, rev };
 }
 
-/** `origin/main` -> `git fetch origin main`; anything else is fetched from origin. */
-function fetchHint(rev: string): string {
+/**
+ * What to do about a revision that is not here. Only a plain name (a branch, a tag, a commit
+ * id) can be fetched, and only such a name goes into a command a user may paste: it holds no
+ * character a shell would read as anything but itself.
+ */
+function missingAdvice(rev: string): string {
+  if (/[~^]/.test(rev)) {
+    return "it counts back more commits than this history holds; name a commit that exists (git log --oneline lists them)";
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9._\/-]*$/.test(rev) || rev.includes("..") || rev.endsWith("/") || rev.endsWith(".lock")) {
+    return "name a branch, tag or commit of this repository (git branch -a and git tag list them)";
+  }
   const remote = /^([A-Za-z0-9._-]+)\/(.+)$/.exec(rev);
-  return remote ? `git fetch ${remote[1]} ${remote[2]}` : `git fetch origin ${rev}`;
+  return `fetch it first (${remote ? `git fetch ${remote[1]} ${remote[2]}` : `git fetch origin ${rev}`}), or name another revision`;
 }
 
 /** The files of a revision. Paths outside the repository do not exist there. */
