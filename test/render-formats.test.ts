@@ -164,6 +164,9 @@ describe("failbook render", () => {
     { args: ["render", "--format", "md"], marker: "## Reference" },
     { args: ["render", "--format", "json"], marker: '"format_version": 1' },
     { args: ["render", "--format", "html"], marker: "<!doctype html>" },
+    { args: ["render", "html"], marker: "<!doctype html>" },
+    { args: ["render", "json"], marker: '"format_version": 1' },
+    { args: ["render", "md", "--format", "md"], marker: "## Reference" },
   ])("prints $args to stdout", ({ args, marker }) => {
     const r = failbook(args, { cwd: smallProject() });
     expect(r.stderr).toBe("");
@@ -183,6 +186,17 @@ describe("failbook render", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`to ${file}`);
     expect(readFileSync(join(dir, file), "utf8")).toContain(marker);
+  });
+
+  it.each([
+    { args: ["render", "pdf"], says: "unknown format 'pdf': render takes md, html or json" },
+    { args: ["render", "html", "--format", "json"], says: "two formats, 'html' and --format json" },
+  ])("exits 2 with one line for $args", ({ args, says }) => {
+    const r = failbook(args, { cwd: smallProject() });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(says);
   });
 
   it("exits 2 with one line for a bad --format or an unwritable --out", () => {

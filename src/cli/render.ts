@@ -23,6 +23,7 @@ export const registerRender: CommandRegistrar = (program, run) => {
   program
     .command("render")
     .description("the error-code registry as Markdown, a self-contained HTML page, or JSON")
+    .argument("[format]", "md, html or json: the same as --format")
     .addOption(new Option("--format <format>", "md, html or json (default: from the --out extension, else md)").choices([...RENDER_FORMATS]))
     .option("--out <file>", "write to this file (atomically) instead of stdout")
     .addHelpText(
@@ -48,11 +49,22 @@ Exit status: 0 rendered; 1 the registry or playbook is invalid (the findings are
 
 Examples:
   failbook render > docs/error-codes.md
+  failbook render html > errors.html
   failbook render --out public/errors.html
   failbook render --format json | jq '.codes[] | select(.retryable) | .code'`,
     )
-    .action(run((io, globals, flags: RenderFlags) => render(io, globals, flags)));
+    .action(run((io, globals, positional: string | undefined, flags: RenderFlags) => render(io, globals, { ...flags, ...formatArgument(positional, flags) })));
 };
+
+/** `render html` is `render --format html`; both at once must agree. */
+function formatArgument(positional: string | undefined, flags: RenderFlags): { format?: RenderFormat } {
+  if (positional === undefined) return {};
+  if (!(RENDER_FORMATS as readonly string[]).includes(positional)) {
+    throw new UsageError(`unknown format '${positional}': render takes md, html or json (failbook render html, or --format html)`);
+  }
+  if (flags.format !== undefined && flags.format !== positional) throw new UsageError(`render was given two formats, '${positional}' and --format ${flags.format}; give one`);
+  return { format: positional as RenderFormat };
+}
 
 function render(io: Io, globals: Globals, flags: RenderFlags): number {
   const format = flags.format ?? (flags.out ? BY_EXTENSION[extname(flags.out).toLowerCase()] : undefined) ?? "md";
