@@ -113,3 +113,32 @@ describe("lint output formats", () => {
     expect(after.findings[0].line).not.toBe(before.findings[0].line);
   });
 });
+
+describe("control characters from YAML in every lint format", () => {
+  // A code is the project's own word, yet it comes from a file a pull request may change.
+  const dir = tempProject({
+    "failbook.yaml": "registry: r.yaml\nplaybook: p.yaml\n",
+    "r.yaml": [
+      "apiVersion: failbook/v1",
+      "kind: Registry",
+      "name: x",
+      "revision: 1",
+      'classes: { t: { description: "T.\\u001b[31m\\u0007" } }',
+      "verdicts:",
+      '  - { code: "a\\nb::error file=x.yaml,line=1::forged\\u001b]0;title\\u0007", class: t, retryable: false, summary: A., recovery: R., match: [{ kind: k }] }',
+      "  - { code: ok, class: t, retryable: false, summary: O., recovery: R., match: [{ kind: j }] }",
+      "fallback: ok",
+      "",
+    ].join("\n"),
+    "p.yaml": "apiVersion: failbook/v1\nkind: Playbook\nname: p\nverdicts:\n  ok: { action: fail }\n",
+  });
+
+  it.each(["text", "github", "json", "sarif"])("--format %s prints no raw ESC or BEL, and a line break in a code starts no line of its own", (format) => {
+    const r = failbook(["lint", "--format", format], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(r.stdout.split("\n").some((line) => line.startsWith("::error file=x.yaml") || line.startsWith("b::error"))).toBe(false);
+    if (format === "text") expect(r.stdout).toContain("code 'a\\u{a}b::error file=x.yaml,line=1::forged\\u{1b}]0;title\\u{7}'");
+    if (format === "github") expect(r.stdout).toContain("code 'a%0Ab::error file=x.yaml,line=1::forged\\u{1b}]0;title\\u{7}'");
+  });
+});
