@@ -24,6 +24,23 @@ describe("README", () => {
     expect(r.status).toBe(0);
   });
 
+  it("tells a team how to add failbook to its own repository: install, init, scripts, CI", () => {
+    const section = readme.slice(readme.indexOf("## Add failbook to your repository"), readme.indexOf("## The files"));
+    for (const text of [
+      "npm install -D ./failbook-0.1.0.tgz",
+      "npm install -D github:OWNER/failbook",
+      "npx failbook init .",
+      "init --adr",
+      "--force",
+      '"failbook:check": "failbook lint && failbook simulate && failbook gen ts --check"',
+      "fetch-depth: 0",
+      "npm run failbook:check",
+      "--format github",
+    ]) expect(section, text).toContain(text);
+    const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
+    expect(section).toContain(`failbook-${pkg.version}.tgz`);
+  });
+
   it("gives the two-command quick start and the test command", () => {
     expect(readme).toContain("npm install && npx failbook lint");
     expect(readme).toContain("npm test");
