@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "./helpers/cli.js";
 
 const INSTALL_TIMEOUT = 300_000;
+/** Each case runs npm and npx several times: on a busy machine that is well over vitest's default. */
+const CASE_TIMEOUT = 180_000;
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
 
 /** The environment of a user's shell: none of the npm_* variables that `npm test` sets for this package. */
@@ -47,7 +49,7 @@ function freshProject(parent: string, name: string): string {
 const work = mkdtempSync(join(tmpdir(), "failbook-install-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe("npm pack, then npm install -D the tarball in a fresh project", () => {
+describe("npm pack, then npm install -D the tarball in a fresh project", { timeout: CASE_TIMEOUT }, () => {
   let tarball = "";
   let packed: string[] = [];
   let project = "";
@@ -135,7 +137,7 @@ export const shown = [verdict, action, library, createRedactor()("token=abc"), e
   });
 });
 
-describe("npm install -D from a git URL", () => {
+describe("npm install -D from a git URL", { timeout: CASE_TIMEOUT }, () => {
   let project = "";
 
   beforeAll(() => {

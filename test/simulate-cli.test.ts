@@ -142,12 +142,15 @@ describe("goldens", () => {
     const wrong = readFileSync(file, "utf8").replace("outcome: recovered", "outcome: escalated");
     writeFileSync(file, wrong);
     writeFileSync(join(dir, "playbooks/fixtures/short.yaml"), "apiVersion: failbook/v1\nkind: Fixture\nname: short\ncall: { id: c, tool: t }\nresponses:\n  - { status: error, error: { kind: timeout } }\n");
+    writeFileSync(join(dir, "playbooks/fixtures/bare.yaml"), "apiVersion: failbook/v1\nkind: Fixture\nname: bare\ncall: { id: c, tool: t }\nresponses:\n  - { status: ok, value: 1 }\n");
     const plain = failbook(["simulate"], { cwd: dir });
     expect(plain.stdout).toContain("if the new behaviour is intended, record it: failbook simulate --update");
     const r = failbook(["simulate", "--update"], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("--update wrote nothing because a fixture could not run");
+    expect(plain.stdout).toContain("no expect block: nothing to compare (failbook simulate --update records one)");
     expect(r.stdout).not.toContain("record it: failbook simulate --update");
+    expect(r.stdout).not.toContain("--update records one");
     expect(r.stdout).toContain("--update wrote nothing because a fixture could not run; fix that, then run failbook simulate --update again");
     expect(readFileSync(file, "utf8")).toBe(wrong);
   });

@@ -43,7 +43,7 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
   }
   if (options.updated?.has(raw)) lines.push(`  ${c.green("✓")} golden updated`);
   else if (r.passed === true) lines.push(`  ${c.green("✓")} matches its golden`);
-  else if (r.passed === null) lines.push(`  ${c.dim("· no expect block: nothing to compare (failbook simulate --update records one)")}`);
+  else if (r.passed === null) lines.push(`  ${c.dim(`· no expect block: nothing to compare${options.updateBlocked ? "" : " (failbook simulate --update records one)"}`)}`);
   else {
     lines.push(`  ${c.red("✗")} differs from its golden:`);
     for (const d of r.diff ?? []) {
