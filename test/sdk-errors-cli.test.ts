@@ -246,3 +246,45 @@ describe("one retry quota shared by the calls of a waves fixture (SPEC 12)", () 
     expect(result.outcome.calls[0]).toMatchObject({ id: "a", kind: "exhausted", reason: "retry_quota", attempts: 1 });
   });
 });
+
+describe("mistakes in the SPEC 12 keys are located findings, never a crash", () => {
+  it.each([
+    ["a header rule with a non-string value", "registry.yaml", REGISTRY.replace('X-Should-Retry: "false"', "X-Should-Retry: false"), "X-Should-Retry: false", "false"],
+    ["a field of the wrong declared type", "registry.yaml", REGISTRY.replace("decline_code: [insufficient_funds, do_not_honor]", "decline_code: [insufficient_funds, 42]"), "42]", "42"],
+    ["a field no one declared", "registry.yaml", REGISTRY.replace("decline_code: [insufficient_funds, do_not_honor]", "declineCode: do_not_honor"), "declineCode", "declineCode"],
+    ["an unknown error field type", "registry.yaml", REGISTRY.replace("errno: { type: integer }", "errno: { type: int }"), "type: int", "int"],
+    ["a quota with zero capacity", "playbook.yaml", PLAYBOOK.replace("capacity: 20", "capacity: 0"), "capacity: 0", "0"],
+    ["a quota with a negative cost", "playbook.yaml", PLAYBOOK.replace("throttling: 10", "throttling: -1"), "throttling: -1", "-1"],
+    ["a retry_after with an unknown above_max", "playbook.yaml", PLAYBOOK.replace("above_max: give_up", "above_max: wait"), "above_max: wait", "wait"],
+    ["jitter above 1", "playbook.yaml", PLAYBOOK.replace("jitter: 0.25", "jitter: 1.5"), "jitter: 1.5", "1.5"],
+    ["a message_matches that can backtrack exponentially", "registry.yaml", REGISTRY.replace("      - http_status: 429", "      - message_matches: '^(a+)+$'"), "message_matches", "'"],
+  ])("%s", (_what, file, text, snippet, value) => {
+    // The finding stands at the offending value: on the line holding `snippet`, where `value` starts.
+    const lines = text.split("\n");
+    const line = lines.findIndex((l) => l.includes(snippet)) + 1;
+    const where = `${file}:${line}:${lines[line - 1].indexOf(value, lines[line - 1].indexOf(snippet)) + 1}`;
+    const dir = project({ [file]: text });
+    const r = failbook(["lint", "--format", "json"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const errors = JSON.parse(r.stdout).findings.filter((f: { severity: string }) => f.severity === "error");
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.map((f: { file: string; line: number; column: number }) => `${f.file}:${f.line}:${f.column}`)).toContain(where);
+  });
+
+  it("a retry-after that is neither a number nor a date counts as absent, with an event saying so", () => {
+    const fixture = `apiVersion: failbook/v1
+kind: Fixture
+name: unreadable-hint
+call: { id: c1, tool: charge }
+responses:
+  - { status: error, error: { kind: api_error, http_status: 429, headers: { Retry-After: soon } } }
+  - { status: ok }
+`;
+    const dir = project({ "fixtures/hint.yaml": fixture });
+    const result = JSON.parse(failbook(["simulate", "--format", "json"], { cwd: dir }).stdout).results[0];
+    expect(result.outcome.kind).toBe("recovered");
+    expect(result.events.find((e: { type: string }) => e.type === "retry_after_unreadable")).toEqual({ type: "retry_after_unreadable", t: 0, header: "retry-after", value: "soon" });
+    expect(result.outcome.elapsed_ms).toBe(1000);
+  });
+});
