@@ -116,6 +116,15 @@ describe("in a dispatch", () => {
     expect(delays(perVerdict.events)).toEqual([100, 100, 200]);
     expect(delays(perCall.events)).toEqual([100, 200, 400]);
   });
+
+  it("budgets.retries_per_call caps a call's retries whatever their verdicts, each call afresh", async () => {
+    const responses = [err("timeout"), err("x", { http_status: 503 }), err("timeout"), ok()];
+    const perVerdict = await dispatchScenario({ playbook: playbook({ timeout: retry(2), server: retry(2) }), responses });
+    expect(perVerdict.outcome).toMatchObject({ kind: "recovered", retried: 3 });
+    const { outcome, events } = await dispatchScenario({ playbook: playbook({ timeout: retry(2), server: retry(2) }, { budgets: { retries_per_call: 2 } }), responses });
+    expect(outcome).toMatchObject({ kind: "exhausted", reason: "budget_retries_per_call", retried: 2, attempts: 3, exhausted: true });
+    expect(events.at(-1)).toMatchObject({ type: "budget_exhausted", budget: "retries_per_call", limit: 2, verdict: "timeout" });
+  });
 });
 
 describe("jitter as a ratio, and a floor", () => {

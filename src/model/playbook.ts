@@ -114,6 +114,8 @@ export const isRetryAction = (a: CompensationAction): a is RetryAction =>
 
 export interface Budgets {
   retries?: number;
+  /** Retries of one call, whatever their verdicts (the SDKs' maxRetries); a fallback call counts afresh. */
+  retries_per_call?: number;
   retry_seconds?: number;
   wall_ms?: number;
   same_verdict_ceiling?: number;
