@@ -38,6 +38,15 @@ describe("reading a hint", () => {
     expect(readRetryAfter(error, { headers: ["x-other"] }, 0).hintMs).toBe(9000);
   });
 
+  it("reads ms_headers as milliseconds although their names do not end in -ms (AWS's x-amz-retry-after)", () => {
+    const error = { kind: "throttled", headers: { "X-Amz-Retry-After": "1500" } };
+    expect(readRetryAfter(error, { headers: ["retry-after", "x-amz-retry-after"] }, 0).hintMs).toBe(1_500_000);
+    expect(readRetryAfter(error, { headers: ["retry-after", "x-amz-retry-after"], ms_headers: ["x-amz-retry-after"] }, 0).hintMs).toBe(1500);
+    // Milliseconds are a number, never a date.
+    const dated = { kind: "throttled", headers: { "x-amz-retry-after": "Wed, 21 Oct 2026 07:28:30 GMT" } };
+    expect(readRetryAfter(dated, { headers: ["x-amz-retry-after"], ms_headers: ["x-amz-retry-after"] }, 0).hintMs).toBeUndefined();
+  });
+
   it("reads a date against the error's own date header first", () => {
     const error = { kind: "busy", headers: { date: "Wed, 21 Oct 2026 07:28:00 GMT", "retry-after": "Wed, 21 Oct 2026 07:28:10 GMT" } };
     expect(readRetryAfter(error, undefined, 0).hintMs).toBe(10_000);

@@ -28,7 +28,7 @@ const KEYS: Record<string, string[]> = {
   match: ["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"],
   playbook: ["apiVersion", "kind", "name", "description", "honor_retry_after", "retry_after", "backoff_index", "retry_quota", "escalation_queue", "empty_response_is_failure", "budgets", "on_exhausted", "on_unknown_side_effect", "saga", "throttle", "tools", "verdicts"],
   budgets: ["retries", "retries_per_call", "retry_seconds", "wall_ms", "same_verdict_ceiling"],
-  retry_after: ["headers", "max_ms", "above_max", "mode", "max_over_backoff_ms"],
+  retry_after: ["headers", "ms_headers", "max_ms", "above_max", "mode", "max_over_backoff_ms"],
   retry_quota: ["capacity", "cost", "cost_by_kind", "cost_by_class", "refund", "refund_on_recovery"],
   action: ["action", "max_retries", "backoff_ms", "backoff", "retry_after", "hint", "then", "queue", "reason", "replan", "tool", "message"],
   backoff: ["strategy", "base_ms", "factor", "cap_ms", "jitter", "min_ms"],

@@ -15,6 +15,8 @@ export type BackoffFormula =
 export interface RetryAfterPolicy {
   /** Read in order, the first present wins; a name ending in `-ms` is milliseconds. */
   headers?: string[];
+  /** Listed headers read as milliseconds although their names do not end in `-ms`. */
+  ms_headers?: string[];
   max_ms?: number;
   above_max?: "ignore" | "cap" | "give_up";
   mode?: "max" | "replace";
