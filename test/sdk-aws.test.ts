@@ -286,7 +286,6 @@ interface CallResult {
 /** Both sides of the comparison: one SDK client (strategy) and one failbook dispatcher, each with its own quota. */
 function pair() {
   const strategy = new StandardRetryStrategy(DEFAULT_MAX_ATTEMPTS);
-  const sdkDraws = new Draws();
   const fbDraws = new Draws();
   const clock = new SettableClock();
   const dispatcher = createDispatcher({ registry, playbook, clock, random: fbDraws.next });
@@ -294,21 +293,8 @@ function pair() {
 
   async function sdk(steps: readonly Step[], draws: number[], start: number): Promise<CallResult> {
     vi.setSystemTime(start);
-    sdkDraws.load(draws);
-    const times: number[] = [];
-    const next = async () => {
-      times.push(Date.now());
-      const step = steps[times.length - 1];
-      if (step === undefined || step === "ok") return { response: {}, output: { $metadata: {} } };
-      throw buildError(step, Date.now());
-    };
-    const handler = retryMiddleware({ retryStrategy: async () => strategy, maxAttempts: async () => DEFAULT_MAX_ATTEMPTS } as never)(next as never, {} as never);
-    const done = handler({ input: {}, request: {} } as never).then(
-      () => undefined,
-      () => undefined,
-    );
-    await vi.runAllTimersAsync();
-    await done;
+    vi.mocked(Math.random).mockImplementation(sdkDrawsFor(draws));
+    const times = await sdkAttempts(strategy, steps);
     return { attempts: times.length, delays: gaps(times), capacity: strategy.getCapacity() };
   }
 
@@ -368,7 +354,6 @@ describe("calls through retryMiddleware and StandardRetryStrategy", () => {
       errors += failures;
       const steps: Step[] = Array.from({ length: failures }, () => expressibleSpec(r));
       const draws = [draw.next(), draw.next()];
-      vi.mocked(Math.random).mockImplementation(sdkDrawsFor(draws));
       const start = T0 + i * 100_000;
       const { sdk, failbook } = await run(steps, draws, start);
       if (JSON.stringify(sdk) !== JSON.stringify(failbook)) mismatches.push({ i, steps, sdk, failbook });
@@ -413,7 +398,6 @@ describe("calls through retryMiddleware and StandardRetryStrategy", () => {
     for (const [, calls, steps] of phases) {
       for (let c = 0; c < calls; c++, i++) {
         const draws = [draw.next(), draw.next()];
-        vi.mocked(Math.random).mockImplementation(sdkDrawsFor(draws));
         const { sdk, failbook } = await run(steps(), draws, T0 + i * 100_000);
         expect(failbook).toEqual(sdk);
         capacities.push(sdk.capacity);
@@ -437,26 +421,31 @@ describe("calls through retryMiddleware and StandardRetryStrategy", () => {
     (strategy as unknown as { capacity: number }).capacity = fixture.tokens;
     vi.mocked(Math.random).mockImplementation(() => 0.5);
     const retried: Record<string, number> = {};
-    for (const { id, steps } of fixture.calls) {
-      let attempts = 0;
-      const next = async () => {
-        const step = steps[attempts++];
-        if (step === undefined || step === "ok") return { response: {}, output: { $metadata: {} } };
-        throw buildError(step, Date.now());
-      };
-      const handler = retryMiddleware({ retryStrategy: async () => strategy, maxAttempts: async () => DEFAULT_MAX_ATTEMPTS } as never)(next as never, {} as never);
-      const done = handler({ input: {}, request: {} } as never).then(
-        () => undefined,
-        () => undefined,
-      );
-      await vi.runAllTimersAsync();
-      await done;
-      retried[id] = attempts - 1;
-    }
+    for (const { id, steps } of fixture.calls) retried[id] = (await sdkAttempts(strategy, steps)).length - 1;
     expect(retried).toEqual(Object.fromEntries(fixture.expected.map((c) => [c.id, c.retried])));
     expect(strategy.getCapacity()).toBe(12);
   });
 });
+
+/** One call through the SDK's retryMiddleware and `strategy`, on the faked timers: when each attempt was made. */
+async function sdkAttempts(strategy: StandardRetryStrategy, steps: readonly Step[]): Promise<number[]> {
+  const times: number[] = [];
+  const next = async () => {
+    times.push(Date.now());
+    const step = steps[times.length - 1];
+    if (step === undefined || step === "ok") return { response: {}, output: { $metadata: {} } };
+    throw buildError(step, Date.now());
+  };
+  const handler = retryMiddleware({ retryStrategy: async () => strategy, maxAttempts: async () => DEFAULT_MAX_ATTEMPTS } as never)(next as never, {} as never);
+  // The SDK throws the last error; the attempts are what this compares.
+  const done = handler({ input: {}, request: {} } as never).then(
+    () => undefined,
+    () => undefined,
+  );
+  await vi.runAllTimersAsync();
+  await done;
+  return times;
+}
 
 /** Math.random for the SDK: the call's draws in order (its backoff draws once per retry). */
 function sdkDrawsFor(draws: number[]): () => number {
