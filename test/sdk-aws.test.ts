@@ -23,6 +23,9 @@ import type { BackoffFormula, RetryAction } from "../src/model/playbook.js";
 import type { MatchRule } from "../src/model/registry.js";
 import { Draws, gaps, loadExample, rng, SettableClock } from "./helpers/sdk.js";
 
+/** Generous: the runs take seconds alone, but CI machines are shared. */
+const SLOW = 120_000;
+
 const { registry, playbook } = loadExample("aws-standard-retry");
 
 // ------------------------------------------------------------------------------------------
@@ -267,7 +270,7 @@ describe("20,000 generated errors: the same decision as the SDK's classifiers", 
     for (const type of ["THROTTLING", "TRANSIENT", "SERVER_ERROR", "CLIENT_ERROR"]) expect(tally.byType[type]).toBeGreaterThan(1000);
     expect(tally.causeChains).toBeGreaterThan(4000);
     console.log(`aws: ${tally.agree}/${tally.errors} decisions agree (${tally.documented} transient-cause-above-AbortError chains differ, as documented); ${JSON.stringify(tally.byType)}`);
-  });
+  }, SLOW);
 });
 
 // ------------------------------------------------------------------------------------------
@@ -375,7 +378,7 @@ describe("calls through retryMiddleware and StandardRetryStrategy", () => {
     expect(Math.min(...capacities)).toBeLessThan(Retry.cost());
     expect(capacities.at(-1)).toBeGreaterThan(Math.min(...capacities));
     console.log(`aws: 5000 calls, ${errors} generated errors, ${retries} retries (${hinted} after a Retry-After), ${refused} calls stopped before their failures ran out (not retryable, or no tokens); tokens ${Math.min(...capacities)}..${Math.max(...capacities)}: attempts, delays and quota identical`);
-  });
+  }, SLOW);
 
   it("an outage drains the shared quota and recovery refills it, as the SDK's strategy does", async () => {
     const r = rng(2026);
@@ -412,7 +415,7 @@ describe("calls through retryMiddleware and StandardRetryStrategy", () => {
     expect(capacities[379]).toBe(Math.min(INITIAL_RETRY_TOKENS, capacities[79] + 300 * NO_RETRY_INCREMENT));
     expect(retriesPerCall.slice(380).every((n) => n === 1)).toBe(true);
     console.log(`aws: outage ${capacities[0]} -> ${Math.min(...capacities.slice(0, 80))} tokens, recovery -> ${capacities[379]}, flaky -> ${capacities.at(-1)}`);
-  });
+  }, SLOW);
 
   it("the example's waves fixture is what one SDK client does from 40 tokens", async () => {
     // outage.yaml, call by call: the same failures through a strategy that starts with 40 tokens.

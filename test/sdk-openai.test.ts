@@ -16,6 +16,9 @@ import { createDispatcher, type AttemptFn } from "../src/engine/dispatch.js";
 import type { BackoffFormula, RetryAction } from "../src/model/playbook.js";
 import { Draws, gaps, loadExample, rng, SettableClock } from "./helpers/sdk.js";
 
+/** Generous: the runs take seconds alone, but CI machines are shared. */
+const SLOW = 120_000;
+
 const { registry, playbook } = loadExample("openai-retry");
 
 /** The client's private retry machinery, which these tests call or observe as it is. */
@@ -140,7 +143,7 @@ describe("20,000 generated responses: the same decision as the SDK's shouldRetry
     // Every error fetch throws is retried by the client; failbook classifies each as retryable.
     for (const make of THROWN) expect(retryable(classify(registry, fetchError(make()), "openai.call").verdict)).toBe(true);
     console.log(`openai: ${agree}/20000 shouldRetry decisions agree (${retried} retried, ${statuses.size} statuses)`);
-  });
+  }, SLOW);
 });
 
 // ------------------------------------------------------------------------------------------
@@ -275,5 +278,5 @@ describe("calls through the OpenAI client", () => {
     expect(tally.hinted).toBeGreaterThan(1000);
     expect(tally.exact / tally.retries).toBeGreaterThan(0.95);
     console.log(`openai: ${tally.calls} calls, ${tally.failures} generated failures, the same attempts for every call; ${tally.exact}/${tally.retries} delays identical (${tally.hinted} retries after a hint); documented: ${tally.unreadable_retry_after} unreadable retry-after (the SDK retries at once), ${tally.zero_retry_after_ms} retry-after-ms 0 (the SDK reads retry-after), ${tally.date_header} HTTP dates read against the date header, ${tally.after_deviation} HTTP dates after one of those in the same call`);
-  });
+  }, SLOW);
 });
