@@ -199,6 +199,13 @@ describe("the GitHub Action", () => {
 });
 
 describe("action.yml", () => {
+  it("is shown in the README as a workflow that uploads the SARIF file", () => {
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    expect(readme).toContain("uses: github/codeql-action/upload-sarif@v3");
+    expect(readme).toContain("sarif_file: ${{ steps.failbook.outputs.sarif }}");
+    expect(readme).toContain("fetch-depth: 0");
+  });
+
   const action = readFileSync(join(REPO, "action.yml"), "utf8");
   it("declares the inputs config, against and fail-on, and runs the entry point", () => {
     for (const input of ["config", "against", "fail-on", "sarif"]) expect(action).toMatch(new RegExp(`^  ${input}:$`, "m"));
