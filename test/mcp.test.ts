@@ -19,6 +19,13 @@ function project(): string {
   return tempProject(projectFiles(p));
 }
 
+/** An adapter error whose cause chain is `depth` deep. */
+function deepCause(depth: number): Record<string, unknown> {
+  let error: Record<string, unknown> = { kind: "timeout" };
+  for (let i = 0; i < depth; i++) error = { kind: "wrapped", cause: error };
+  return error;
+}
+
 type Result = Awaited<ReturnType<Client["callTool"]>>;
 const text = (r: Result) => (r.content as { type: string; text: string }[]).map((c) => c.text).join("");
 const data = (r: Result) => r.structuredContent as Record<string, unknown>;
@@ -132,6 +139,7 @@ describe("failbook mcp with the SDK's client", () => {
     ["a missing argument", "explain", {}, "invalid arguments for explain: arguments must have required property 'code'"],
     ["an unknown argument", "list_verdicts", { colour: "red" }, "invalid arguments for list_verdicts: arguments must NOT have additional properties"],
     ["a bad enum", "list_verdicts", { status: "retired" }, "invalid arguments for list_verdicts: status must be equal to one of the allowed values"],
+    ["a cause chain 1,000 deep", "classify", { error: deepCause(1000) }, "invalid arguments for classify: nested more than 64 levels deep"],
   ])("answers %s with isError: true", async (_, name, args, message) => {
     const r = await client.callTool({ name, arguments: args });
     expect(r.isError).toBe(true);
@@ -171,14 +179,17 @@ async function rawSession(dir: string, lines: string[], expected: number): Promi
 }
 
 describe("failbook mcp on raw stdio", () => {
-  it("answers a line that is not JSON with a Parse error and one that is not JSON-RPC with an Invalid Request, then serves the next call", async () => {
+  it("answers a line that is not JSON with a Parse error, one that is not JSON-RPC or is over 8 MB with an Invalid Request, then serves the next call", async () => {
     const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
     const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "classify", arguments: { error: { kind: "timeout" } } } };
-    const { messages, code } = await rawSession(project(), [JSON.stringify(init), "{oops", '{"hello":"world"}', JSON.stringify({ jsonrpc: "2.0", id: 3, method: "no/such/method" }), JSON.stringify(call)], 5);
+    const huge = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "explain", arguments: { code: "x".repeat(9 * 1024 * 1024) } } });
+    const lines = [JSON.stringify(init), "{oops", '{"hello":"world"}', JSON.stringify({ jsonrpc: "2.0", id: 3, method: "no/such/method" }), huge, JSON.stringify(call)];
+    const { messages, code } = await rawSession(project(), lines, 6);
     const errors = messages.filter((m) => m.id === null);
     expect(errors).toEqual([
       { jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: not JSON/) } },
       { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 request, notification or response" } },
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: a message longer than 8 MB" } },
     ]);
     expect(messages.find((m) => m.id === 3)).toMatchObject({ error: { code: -32601 } });
     expect(messages.find((m) => m.id === 2)).toMatchObject({ result: { structuredContent: { verdict: "timeout" }, isError: false } });

@@ -4,8 +4,11 @@
  *
  * The SDK's stdio transport drops a line that is not JSON or not a JSON-RPC message and
  * reports it to `onerror`; JSON-RPC 2.0 wants an answer (a Parse error or an Invalid Request
- * with id null), so that answer is sent here, and the server keeps serving.
+ * with id null), so that answer is sent here, and the server keeps serving. A line longer
+ * than the SDK's buffer would make it close the connection: such a line is answered and
+ * dropped before it gets there.
  */
+import { Transform, type TransformCallback } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -33,7 +36,8 @@ export async function serveMcp(ctx: ToolContext, options: ServeOptions): Promise
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions() }));
   server.setRequestHandler(CallToolRequestSchema, (request) => callTool(ctx, request.params.name, request.params.arguments, check));
 
-  const transport = new StdioServerTransport(stdin, stdout);
+  const lines = stdin.pipe(new LineLimit(MAX_LINE_BYTES, (answer) => stdout.write(JSON.stringify(answer) + "\n")));
+  const transport = new StdioServerTransport(lines, stdout);
   transport.onerror = (error) => {
     const answer = malformedAnswer(error);
     if (answer) void transport.send(answer as JSONRPCMessage);
@@ -42,6 +46,7 @@ export async function serveMcp(ctx: ToolContext, options: ServeOptions): Promise
   const ended = new Promise<void>((resolve) => {
     stdin.once("end", resolve);
     stdin.once("close", resolve);
+    transport.onclose = resolve;
   });
   await server.connect(transport);
   await ended;
@@ -57,6 +62,62 @@ function malformedAnswer(error: Error): object | undefined {
 }
 
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", id: null, error: { code, message } });
+
+/** The longest message line read (the SDK's own buffer holds 10 MB). */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Passes stdin on a whole line at a time, except a line longer than `max` bytes: that one is
+ * answered with an Invalid Request and dropped as it streams (never held whole).
+ */
+class LineLimit extends Transform {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private dropping = false;
+
+  constructor(
+    private readonly max: number,
+    private readonly answer: (error: object) => void,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(0x0a, start);
+      const end = nl === -1 ? chunk.length : nl + 1;
+      const piece = chunk.subarray(start, end);
+      start = end;
+      if (this.dropping) {
+        if (nl !== -1) this.dropping = false;
+        continue;
+      }
+      if (this.size + piece.length > this.max) {
+        this.answer(rpcError(ErrorCode.InvalidRequest, `Invalid Request: a message longer than ${this.max / 1024 / 1024} MB`));
+        this.parts = [];
+        this.size = 0;
+        this.dropping = nl === -1;
+        continue;
+      }
+      this.parts.push(piece);
+      this.size += piece.length;
+      if (nl !== -1) this.passLine();
+    }
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.size > 0) this.passLine();
+    done();
+  }
+
+  private passLine(): void {
+    this.push(Buffer.concat(this.parts));
+    this.parts = [];
+    this.size = 0;
+  }
+}
 
 /** Arguments checked against each tool's input schema, with the SDK's validator (ajv). */
 function argumentCheck(): ArgumentCheck {

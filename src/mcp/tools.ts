@@ -81,6 +81,7 @@ export function callTool(ctx: ToolContext, name: string, args: unknown, check: A
     return mcpError(`unknown tool '${inert(name)}'; this server has ${TOOL_NAMES.join(", ")}`);
   }
   const tool = name as ToolName;
+  if (deeperThan(args, MAX_ARGUMENT_DEPTH)) return mcpError(`invalid arguments for ${tool}: nested more than ${MAX_ARGUMENT_DEPTH} levels deep`);
   const problem = check(toolSchemas()[tool].input, args ?? {});
   if (problem !== undefined) return mcpError(`invalid arguments for ${tool}: ${inert(ctx.redact(problem))}`);
   const a = (args ?? {}) as Record<string, unknown>;
@@ -92,6 +93,21 @@ export function callTool(ctx: ToolContext, name: string, args: unknown, check: A
     case "list_verdicts":
       return listVerdicts(ctx, a.class as string | undefined, a.status as string | undefined);
   }
+}
+
+/** Deeper than any adapter error needs (a cause chain counts 8): checked before anything recurses into it. */
+const MAX_ARGUMENT_DEPTH = 64;
+
+/** Is `value` nested deeper than `limit` objects and arrays? Iterative, so a hostile depth cannot overflow the stack. */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function classifyTool(ctx: ToolContext, rawError: AdapterError | null, tool: string | undefined): McpToolResult {
