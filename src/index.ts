@@ -68,6 +68,10 @@ export { generateTypeScript, CodegenError, type GenerateOptions, type GeneratedT
 export { renderRegistry, renderModel, projectModel, RENDER_FORMATS, type RenderFormat } from "./render/render.js";
 export { explainCode } from "./render/explain.js";
 
+// Agents and telemetry
+export { toMcpToolResult, type McpToolResult } from "./mcp/result.js";
+export { recordOutcome, type OutcomeSpan, type RecordOptions } from "./telemetry/otel.js";
+
 // Change control
 export { loadBaseline } from "./change/baseline.js";
 export { checkChanges, sideOf, type ChangeReport } from "./change/check.js";

@@ -14,11 +14,12 @@ import { SECRETS_NAMES } from "./secrets-source.generated.js";
 /** Names the fixed parts export or declare; identifiers derived from codes must avoid them. */
 export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "REGISTRY", "FALLBACK_VERDICT", "VERDICTS", "FailureVerdict", "RESERVED_VERDICTS", "ReservedVerdict", "isFailureVerdict",
-  "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "SideEffectState", "AdapterError",
+  "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "ErrorFields", "ERROR_FIELDS", "ErrorFieldName", "SideEffectState", "AdapterError",
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
   "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
   "envelopeFor", "EnvelopeInputFor", "REDACT_PATTERNS", "redactDetails",
+  "McpToolResult", "toMcpToolResult",
   ...CLASSIFIER_NAMES,
   ...SECRETS_NAMES,
 ]);
@@ -39,7 +40,7 @@ export interface AdapterErrorLike {
   /** Response headers: names in any case, values strings. */
   readonly headers?: { readonly [name: string]: string } | undefined;
   /** The registry's declared error fields. */
-  readonly fields?: { readonly [name: string]: string | number | boolean } | undefined;
+  readonly fields?: { readonly [name: string]: string | number | boolean | undefined } | undefined;
   /** The error this one was caused by. */
   readonly cause?: AdapterErrorLike | undefined;
 }
@@ -50,6 +51,8 @@ export interface AdapterErrorLike {
  */
 export interface AdapterError extends AdapterErrorLike {
   readonly kind: ErrorKind;
+  /** The registry's declared error fields, each with its declared type. */
+  readonly fields?: ErrorFields | undefined;
 }
 
 /** The call that failed, as far as classification cares. */
@@ -230,5 +233,24 @@ export type EnvelopeInputFor<V extends FailureVerdict> = EnvelopeInput &
  */
 export function envelopeFor<V extends FailureVerdict>(code: V, input: EnvelopeInputFor<V>): FailureEnvelope<V> {
   return makeEnvelope(code, input, input.details as DetailsByVerdict[V]) as unknown as FailureEnvelope<V>;
+}
+`;
+
+export const MCP_RESULT_RUNTIME = String.raw`
+/** A Model Context Protocol tool result (the shape of the SDK's CallToolResult) for one failure. */
+export interface McpToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent: { [key: string]: unknown };
+  isError: true;
+}
+
+/**
+ * What an MCP tool returns to the agent when its call failed: isError true, the envelope as
+ * structuredContent, and the same JSON as text for clients that read only text.
+ */
+export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
+  const structuredContent: { [key: string]: unknown } = { ...envelope };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }], structuredContent, isError: true };
 }
 `;
