@@ -2,16 +2,25 @@
  * A dispatch on an OpenTelemetry span: `error.type` is the verdict code when the call ended
  * badly (the semantic conventions' attribute for "the class of error the operation ended
  * with"), the outcome's facts are `failbook.*` attributes, and each decision event becomes a
- * span event `failbook.<type>`. `@opentelemetry/api` is an optional peer dependency: only
- * its types are imported, so failbook works without it, and any span that has these three
- * methods (the API's `Span` does) can be recorded on.
+ * span event `failbook.<type>`. `@opentelemetry/api` is an optional peer dependency, and
+ * failbook imports nothing of it, not even its types: the span is described structurally, so
+ * a project without the API installs, runs and type-checks failbook, and any span that has
+ * these three methods (the API's `Span` does) can be recorded on.
  */
-import type { AttributeValue, Attributes, Span, SpanStatusCode, TimeInput } from "@opentelemetry/api";
 import { isSuccess, type DispatchEvent, type Outcome } from "../model/outcome.js";
 import { createRedactor, type Redactor } from "../engine/redact.js";
 
-/** The span methods recordOutcome uses. */
-export type OutcomeSpan = Pick<Span, "setAttribute" | "addEvent" | "setStatus">;
+/** An attribute value as OpenTelemetry types it: a scalar, or a list of one scalar type. */
+type AttributeValue = string | number | boolean | Array<null | undefined | string> | Array<null | undefined | number> | Array<null | undefined | boolean>;
+type Attributes = { [key: string]: AttributeValue | undefined };
+
+/** The span methods recordOutcome uses, as OpenTelemetry's `Span` declares them. */
+export interface OutcomeSpan {
+  setAttribute(key: string, value: AttributeValue): unknown;
+  addEvent(name: string, attributes?: Attributes, startTime?: number): unknown;
+  /** code 2 is the API's SpanStatusCode.ERROR. */
+  setStatus(status: { code: 2; message?: string }): unknown;
+}
 
 export interface RecordOptions {
   /**
@@ -26,8 +35,8 @@ export interface RecordOptions {
 
 /** The semantic conventions' value of `error.type` when nothing more specific is known. */
 const OTHER_ERROR = "_OTHER";
-// SpanStatusCode.ERROR, without a runtime import of the API.
-const STATUS_ERROR = 2 as SpanStatusCode.ERROR;
+// SpanStatusCode.ERROR, without an import of the API.
+const STATUS_ERROR = 2;
 
 /**
  * Record a dispatch (what `dispatcher.dispatch()` returns, or just its outcome) on a span.
@@ -74,7 +83,7 @@ function attributeValue(value: unknown, redact: Redactor): AttributeValue | unde
   return value === null || value === undefined ? undefined : redact(JSON.stringify(value));
 }
 
-function eventTime(start: number | Date | undefined, t: number): TimeInput | undefined {
+function eventTime(start: number | Date | undefined, t: number): number | undefined {
   if (start === undefined) return undefined;
   return (typeof start === "number" ? start : start.getTime()) + t;
 }
