@@ -27,19 +27,25 @@ export interface ReplayRules {
   redact?: Redactor;
 }
 
-/** Virtual time that restarts at every record; its epoch is the record's `at` (for HTTP-date Retry-After). */
+/** Virtual time that restarts at every record; its epoch is the record's `at` (for HTTP-date Retry-After), read only when asked. */
 class ReplayClock implements Clock {
   private time = 0;
-  private epoch = 0;
+  private at: string | undefined;
+  private epoch: number | undefined;
 
-  start(epoch: number): void {
+  start(at: string | undefined): void {
     this.time = 0;
-    this.epoch = epoch;
+    this.at = at;
+    this.epoch = undefined;
   }
   now(): number {
     return this.time;
   }
   epochMs(): number {
+    if (this.epoch === undefined) {
+      const parsed = this.at === undefined ? 0 : Date.parse(this.at);
+      this.epoch = Number.isFinite(parsed) ? parsed : 0;
+    }
     return this.epoch + this.time;
   }
   sleep(ms: number): Promise<void> {
@@ -51,8 +57,8 @@ class ReplayClock implements Clock {
   }
 }
 
-/** Thrown by the attempt function when the playbook asks for an attempt that was not recorded. */
-class BeyondRecording extends Error {}
+/** Thrown by the attempt function when the playbook asks for an attempt that was not recorded (not an Error: no stack to capture). */
+const BEYOND_RECORDING = Symbol("beyond the recording");
 
 export class Replayer {
   private readonly clock = new ReplayClock();
@@ -76,14 +82,14 @@ export class Replayer {
     });
     this.attempt = (_call, n, _key, context) => {
       const response = (context.fallback ? this.fallbacks : this.responses)[n - 1];
-      if (response === undefined) throw new BeyondRecording();
+      if (response === undefined) throw BEYOND_RECORDING;
       this.clock.advance(response.latency_ms ?? 0);
       return response;
     };
   }
 
   async replay(record: DispatchRecord): Promise<Replayed> {
-    this.clock.start(epochOf(record.at));
+    this.clock.start(record.at);
     this.random = seededRandom(this.seed);
     this.responses = record.responses;
     this.fallbacks = record.fallback_responses ?? [];
@@ -91,14 +97,8 @@ export class Replayer {
       const { outcome } = await this.dispatcher.dispatch(record.call, this.attempt, { runId: record.run_id ?? "" });
       return { kind: outcome.kind, verdict: outcome.verdict };
     } catch (e) {
-      if (e instanceof BeyondRecording) return { kind: "unknown", verdict: null, reason: "beyond_recording" };
+      if (e === BEYOND_RECORDING) return { kind: "unknown", verdict: null, reason: "beyond_recording" };
       throw e;
     }
   }
-}
-
-function epochOf(at: string | undefined): number {
-  if (at === undefined) return 0;
-  const ms = Date.parse(at);
-  return Number.isFinite(ms) ? ms : 0;
 }

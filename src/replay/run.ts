@@ -38,6 +38,7 @@ export interface ReplayRun {
 }
 
 const CHUNK_BYTES = 1 << 20;
+const WORKER_YOUNG_MB = 8;
 
 export const defaultWorkers = (): number => Math.max(1, cpus().length);
 
@@ -175,7 +176,8 @@ class WorkerPool implements Executor {
     // Beside this module: dist/replay/ when unbundled, dist/bundle/ (an entry of its own) when bundled.
     const url = new URL("./replay-worker.js", import.meta.url);
     this.workers = Array.from({ length: count }, () => {
-      const worker = new Worker(url, { workerData: setup });
+      // A small young generation: a worker allocates briefly per record and keeps almost nothing.
+      const worker = new Worker(url, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
       worker.on("message", (m: { id: number; data?: TallyData; error?: string }) => {
         const job = this.waiting.get(m.id);
         if (!job) return;
