@@ -68,6 +68,12 @@ export { generateTypeScript, CodegenError, type GenerateOptions, type GeneratedT
 export { renderRegistry, renderModel, projectModel, RENDER_FORMATS, type RenderFormat } from "./render/render.js";
 export { explainCode } from "./render/explain.js";
 
+// Replay (SPEC 14): records, the production sink's file, OpenTelemetry import
+export type { DispatchRecord, RecordedOutcome, RecordSink } from "./model/record.js";
+export { createRecordWriter, type RecordWriter } from "./replay/writer.js";
+export { Replayer, type Replayed, type ReplayRules } from "./replay/replayer.js";
+export { importOtlp, type ImportResult, type ImportProblem } from "./replay/otlp.js";
+
 // Change control
 export { loadBaseline } from "./change/baseline.js";
 export { checkChanges, sideOf, type ChangeReport } from "./change/check.js";

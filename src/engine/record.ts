@@ -29,7 +29,7 @@ export function startRecording(attempt: AttemptFn, clock: Clock): Recording {
       return response;
     },
     finish(call, runId, outcome, redact) {
-      const record: DispatchRecord = {
+      return redactRecord({
         apiVersion: "failbook/v1",
         kind: "Record",
         ...(runId === undefined ? {} : { run_id: redact(runId) }),
@@ -38,10 +38,25 @@ export function startRecording(attempt: AttemptFn, clock: Clock): Recording {
         responses: redactValue(responses, redact),
         ...(fallbacks.length === 0 ? {} : { fallback_responses: redactValue(fallbacks, redact) }),
         outcome: { kind: outcome.kind, verdict: outcome.verdict, attempts: outcome.attempts, retried: outcome.retried, reason: outcome.reason },
-      };
-      return record;
+      }, redact);
     },
   };
+}
+
+/**
+ * A secret can hide in a value whose key names it (`"password": "hunter2"`): the redactor
+ * sees that only in the record's JSON text, so the text is redacted too. Should that ever
+ * not parse back, the call's arguments are dropped rather than risked.
+ */
+function redactRecord(record: DispatchRecord, redact: Redactor): DispatchRecord {
+  const text = JSON.stringify(record);
+  const clean = redact(text);
+  if (clean === text) return record;
+  try {
+    return JSON.parse(clean) as DispatchRecord;
+  } catch {
+    return { ...record, call: { ...record.call, args: {} } };
+  }
 }
 
 /**
