@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { failbook, tempProject } from "./helpers/cli.js";
+import { failbook, REPO, tempProject } from "./helpers/cli.js";
 import { editedProject, projectFiles, type ProjectData } from "./helpers/change-project.js";
 import { corpus, gz, record, SHAPES } from "./helpers/records.js";
 
@@ -76,7 +76,8 @@ describe("failbook replay", () => {
     expect(r.code).toBe(0);
     const out = json(r);
     expect(out).toMatchObject({ records: 2, unknown: 1, changed: 0 });
-    expect(out.transitions).toEqual([{ from: "failed", to: "unknown", verdict: null, count: 1, percent: 50, examples: ["r.jsonl:1"] }]);
+    // The verdict is the one the playbook was acting on when it ran past the recording.
+    expect(out.transitions).toEqual([{ from: "failed", to: "unknown", verdict: "timeout", count: 1, percent: 50, examples: ["r.jsonl:1"] }]);
   });
 
   it("--against a baseline replays every record under both versions; --max-changed fails the run above the share", () => {
@@ -212,5 +213,16 @@ describe("failbook replay", () => {
     const sharded = failbook(["replay", "r.jsonl", "--shard", "1/2"], { cwd: dir });
     expect(sharded.code).toBe(2);
     expect(sharded.stderr).toContain("retry_quota");
+  });
+});
+
+describe("examples/replay-playbook-edit", () => {
+  it("replays its recorded month against the baseline exactly as its replay.md shows", () => {
+    const dir = join(REPO, "examples/replay-playbook-edit");
+    const r = failbook(["replay", "records/2026-11.jsonl.gz", "--against", "baseline", "--format", "md"], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(dir, "replay.md"), "utf8"));
+    expect(r.stdout).toContain("| recovered | exhausted | `upstream_timeout` |");
   });
 });

@@ -67,6 +67,8 @@ export class Replayer {
   private responses: readonly Response[] = [];
   private fallbacks: readonly Response[] = [];
   private readonly attempt: AttemptFn;
+  /** The verdict of the record's last failure: what an unknown replay was about to act on. */
+  private lastVerdict: string | null = null;
 
   constructor(
     rules: ReplayRules,
@@ -79,6 +81,9 @@ export class Replayer {
       clock: this.clock,
       random: () => this.random(),
       ...(rules.redact ? { redact: rules.redact } : {}),
+      onEvent: (event) => {
+        if (event.type === "failure_classified") this.lastVerdict = event.verdict;
+      },
     });
     this.attempt = (_call, n, _key, context) => {
       const response = (context.fallback ? this.fallbacks : this.responses)[n - 1];
@@ -93,11 +98,12 @@ export class Replayer {
     this.random = seededRandom(this.seed);
     this.responses = record.responses;
     this.fallbacks = record.fallback_responses ?? [];
+    this.lastVerdict = null;
     try {
       const { outcome } = await this.dispatcher.dispatch(record.call, this.attempt, { runId: record.run_id ?? "" });
       return { kind: outcome.kind, verdict: outcome.verdict };
     } catch (e) {
-      if (e === BEYOND_RECORDING) return { kind: "unknown", verdict: null, reason: "beyond_recording" };
+      if (e === BEYOND_RECORDING) return { kind: "unknown", verdict: this.lastVerdict, reason: "beyond_recording" };
       throw e;
     }
   }
