@@ -1,22 +1,13 @@
 // A seeded corpus of production records (SPEC 14) for the replay benchmark and tests: calls to
 // the shipped project's tools, most succeeding first time, the rest failing with the error
-// kinds its registry knows, a few beyond what the playbook would retry. About 300 bytes a record.
+// kinds its registry knows, a few beyond what the playbook would retry. About 360 bytes a record.
 //
 //   node scripts/bench/replay-corpus.mjs OUT.jsonl[.gz] COUNT [SEED]
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { createGzip } from "node:zlib";
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The engine's own seeded source (bench.mjs builds dist/ first).
+import { seededRandom } from "../../dist/index.js";
 
 const TOOLS = ["payments.refund", "payments.capture", "crm.update_contact", "search.query", "mail.send", "storage.put_object"];
 const ok = (latency) => ({ status: "ok", value: true, latency_ms: latency });
@@ -66,7 +57,7 @@ export function makeRecord(random, i) {
 
 /** Write `count` records to `path`, gzipped when `gzip` (default: when the name ends in .gz). */
 export async function writeCorpus(path, count, seed = 1, gzip = path.endsWith(".gz")) {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const file = createWriteStream(path);
   const out = gzip ? createGzip({ level: 6 }) : file;
   if (out !== file) out.pipe(file);

@@ -57,6 +57,8 @@ class ReplayClock implements Clock {
   }
 }
 
+const REPLAY_KEY = "replay";
+
 /** Thrown by the attempt function when the playbook asks for an attempt that was not recorded (not an Error: no stack to capture). */
 const BEYOND_RECORDING = Symbol("beyond the recording");
 
@@ -100,7 +102,10 @@ export class Replayer {
     this.fallbacks = record.fallback_responses ?? [];
     this.lastVerdict = null;
     try {
-      const { outcome } = await this.dispatcher.dispatch(record.call, this.attempt, { runId: record.run_id ?? "" });
+      // The idempotency key decides nothing (it only labels events and the envelope, which a
+      // replay does not report): a fixed one spares a SHA-256 of canonical JSON per record.
+      const call = record.call.idempotency_key === undefined ? { ...record.call, idempotency_key: REPLAY_KEY } : record.call;
+      const { outcome } = await this.dispatcher.dispatch(call, this.attempt, { runId: record.run_id ?? "" });
       return { kind: outcome.kind, verdict: outcome.verdict };
     } catch (e) {
       if (e === BEYOND_RECORDING) return { kind: "unknown", verdict: this.lastVerdict, reason: "beyond_recording" };
