@@ -151,6 +151,17 @@ describe("failbook replay", () => {
     expect(text.stdout).toContain("bad.jsonl:5: names no responses");
   });
 
+  it("reports a line longer than 64 MB and skips it without holding it, then goes on", () => {
+    const dir = project({});
+    const long = Buffer.alloc((64 << 20) + 1024, 0x61);
+    const after = lines(record("r1", "c1", SHAPES.recovers().responses, SHAPES.recovers().outcome));
+    writeFileSync(join(dir, "long.jsonl"), Buffer.concat([Buffer.from(after), long, Buffer.from("\n" + after)]));
+    const r = failbook(["replay", "long.jsonl", "--format", "json"], { cwd: dir });
+    expect(r.code).toBe(1);
+    const out = json(r);
+    expect(out).toMatchObject({ records: 2, invalid: 1, invalid_lines: [{ location: "long.jsonl:2", message: "longer than 64 MB: skipped" }] });
+  });
+
   it.each([
     { args: ["replay", "nope.jsonl"], says: "nope.jsonl: no such file" },
     { args: ["replay", "r.jsonl", "--shard", "0/4"], says: "--shard takes I/N" },
@@ -224,5 +235,19 @@ describe("examples/replay-playbook-edit", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(readFileSync(join(dir, "replay.md"), "utf8"));
     expect(r.stdout).toContain("| recovered | exhausted | `upstream_timeout` |");
+  });
+});
+
+describe("replay on an interactive terminal", () => {
+  const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
+  it.skipIf(!hasScript)("shows a progress line while it reads, erased before the report; a pipe gets none", () => {
+    const dir = project({ "r.jsonl": corpus(300, 2) });
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(REPO, "bin/failbook.js"))} replay r.jsonl`;
+    // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
+    const tty = spawnSync("script", ["-qec", command, "/dev/null"], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TERM: "xterm" } });
+    expect(tty.stdout).toMatch(/\r\u001b\[Kreplaying: 300 lines read, 0 of 0 MB \(100 %\)\r\u001b\[K/);
+    expect(tty.stdout).toContain("300 records from 1 file");
+    const pipe = failbook(["replay", "r.jsonl"], { cwd: dir });
+    expect(pipe.stdout + pipe.stderr).not.toContain("replaying:");
   });
 });

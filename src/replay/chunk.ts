@@ -63,7 +63,13 @@ export function parseRecord(raw: string): DispatchRecord | string {
     const at = /position (\d+)/.exec((e as Error).message);
     return at ? `not valid JSON (at column ${Number(at[1]) + 1})` : "not valid JSON";
   }
-  if (validateRecord(value)) return value as DispatchRecord;
+  let valid: boolean;
+  try {
+    valid = validateRecord(value);
+  } catch {
+    return "not a failbook/v1 Record: nested too deeply"; // the validator's recursion ran out of stack (a hostile cause chain)
+  }
+  if (valid) return value as DispatchRecord;
   const error = validateRecord.errors?.[0];
   if (!error) return "not a record";
   if (error.instancePath === "/responses" && error.keyword === "minItems") return "names no responses: a record needs the attempts production made (at least one)";

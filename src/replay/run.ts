@@ -38,6 +38,8 @@ export interface ReplayRun {
 }
 
 const CHUNK_BYTES = 1 << 20;
+/** A line longer than this is reported and skipped, not held in memory (a hostile or broken file). */
+export const MAX_LINE_BYTES = 64 << 20;
 const WORKER_YOUNG_MB = 8;
 
 export const defaultWorkers = (): number => Math.max(1, cpus().length);
@@ -79,18 +81,21 @@ export async function replayFiles(options: ReplayFilesOptions): Promise<ReplayRu
   try {
     let readBefore = 0;
     for (let file = 0; file < options.files.length; file++) {
-      const read = await readFile(options.files[file], file, submit, (bytes, lines) => {
+      const invalid = (line: number, message: string) => {
+        const shard = options.setup.shard;
+        if (shard !== undefined && shardOfLine(file, line, shard.count) !== shard.index) return;
+        const lost = new Tally(options.setup.examples);
+        lost.addInvalid(locate(file, line), message);
+        tally.merge(lost.data());
+      };
+      const onRead = (bytes: number, lines: number) => {
         progress.bytesRead = readBefore + bytes;
         progress.lines = lines;
         options.onProgress?.(progress);
-      }, progress.lines);
+      };
+      const read = await readFile(options.files[file], file, submit, onRead, progress.lines, (line) => invalid(line, `longer than ${MAX_LINE_BYTES >> 20} MB: skipped`));
       readBefore += read.bytes;
-      if (read.error !== undefined) {
-        const lost = new Tally(options.setup.examples);
-        const shard = options.setup.shard;
-        if (shard === undefined || shardOfLine(file, read.nextLine, shard.count) === shard.index) lost.addInvalid(locate(file, read.nextLine), read.error);
-        tally.merge(lost.data());
-      }
+      if (read.error !== undefined) invalid(read.nextLine, read.error);
     }
     await Promise.all(inFlight);
   } finally {
@@ -106,7 +111,14 @@ interface FileRead {
   error: string | undefined;
 }
 
-async function readFile(path: string, file: number, submit: (job: ChunkJob) => Promise<void>, onRead: (bytes: number, lines: number) => void, linesBefore: number): Promise<FileRead> {
+async function readFile(
+  path: string,
+  file: number,
+  submit: (job: ChunkJob) => Promise<void>,
+  onRead: (bytes: number, lines: number) => void,
+  linesBefore: number,
+  onLongLine: (line: number) => void,
+): Promise<FileRead> {
   const raw = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   const gzip = /\.gz$/i.test(path);
   const stream = gzip ? raw.pipe(createGunzip({ chunkSize: 256 * 1024 })) : raw;
@@ -114,8 +126,13 @@ async function readFile(path: string, file: number, submit: (job: ChunkJob) => P
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let nextLine = 1;
+  /** Bytes of the line being read, since the last newline. */
+  let partial = 0;
+  /** Inside a line longer than MAX_LINE_BYTES: drop bytes up to its end. */
+  let skipping = false;
   const flush = async (final: boolean) => {
     const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+    pending = [all];
     const cut = final ? all.length : all.lastIndexOf(10) + 1;
     if (cut === 0) return;
     const bytes = new Uint8Array(all.subarray(0, cut)); // a copy: its buffer moves to the worker
@@ -127,8 +144,26 @@ async function readFile(path: string, file: number, submit: (job: ChunkJob) => P
     await submit({ file, startLine, bytes });
     onRead(raw.bytesRead, linesBefore + nextLine - 1);
   };
+  /** The line being read is too long: hand on the whole lines before it, report it, drop what is held of it. */
+  const dropLongLine = async () => {
+    await flush(false);
+    onLongLine(nextLine);
+    pending = [];
+    pendingBytes = 0;
+  };
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (let chunk of stream as AsyncIterable<Buffer>) {
+      const newline = chunk.indexOf(10);
+      if (skipping || partial + (newline === -1 ? chunk.length : newline) > MAX_LINE_BYTES) {
+        if (!skipping) await dropLongLine();
+        skipping = newline === -1;
+        partial = 0;
+        if (skipping) continue;
+        nextLine++;
+        chunk = chunk.subarray(newline + 1);
+      }
+      const last = chunk.lastIndexOf(10);
+      partial = last === -1 ? partial + chunk.length : chunk.length - last - 1;
       pending.push(chunk);
       pendingBytes += chunk.length;
       if (pendingBytes >= CHUNK_BYTES) await flush(false);
@@ -140,7 +175,7 @@ async function readFile(path: string, file: number, submit: (job: ChunkJob) => P
     return { bytes: raw.bytesRead, nextLine, error: `${reason}: this line and any after it are lost; the lines before it were replayed` };
   }
   if (pendingBytes > 0) await flush(true);
-  return { bytes: raw.bytesRead, nextLine, error: undefined };
+  return { bytes: raw.bytesRead, nextLine: skipping ? nextLine + 1 : nextLine, error: undefined };
 }
 
 /** Newlines in a chunk, plus one for a last line without one. */
