@@ -5,19 +5,7 @@ import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
 import { editedProject, projectFiles, type ProjectData } from "./helpers/change-project.js";
 import { corpus, gz, record, SHAPES } from "./helpers/records.js";
-
-interface ReplayJson {
-  records: number;
-  invalid: number;
-  unknown: number;
-  changed: number;
-  unrecorded: number;
-  against: string | null;
-  files: string[];
-  verdicts: Record<string, number>;
-  transitions: { from: string; to: string; verdict: string | null; count: number; percent: number; examples: string[] }[];
-  invalid_lines: { location: string; message: string }[];
-}
+import type { ReplayReport } from "../src/replay/report.js";
 
 const escalateTimeouts = (p: ProjectData) => {
   p.playbook.verdicts.timeout = { action: "escalate_to_human", queue: "oncall" };
@@ -29,7 +17,7 @@ function project(files: Record<string, string>, edit: (p: ProjectData) => void =
 }
 
 const lines = (...records: Record<string, unknown>[]) => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
-const json = (r: { stdout: string }) => JSON.parse(r.stdout) as ReplayJson;
+const json = (r: { stdout: string }) => JSON.parse(r.stdout) as ReplayReport;
 
 describe("failbook replay", () => {
   it("documents the record format, formats, shards and exit codes in --help", () => {
@@ -195,7 +183,7 @@ describe("failbook replay", () => {
       const r = failbook(["replay", ...files, "--format", "json", "--shard", `${i}/3`], { cwd: dir });
       const path = join(dir, `shard-${i}.json`);
       writeFileSync(path, r.stdout);
-      const report = JSON.parse(r.stdout) as ReplayJson;
+      const report = JSON.parse(r.stdout) as ReplayReport;
       expect(report.records).toBeLessThan(out.records);
       return path;
     });
