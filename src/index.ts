@@ -68,6 +68,10 @@ export { generateTypeScript, CodegenError, type GenerateOptions, type GeneratedT
 export { renderRegistry, renderModel, projectModel, RENDER_FORMATS, type RenderFormat } from "./render/render.js";
 export { explainCode } from "./render/explain.js";
 
+// Agents and telemetry
+export { toMcpToolResult, type McpToolResult } from "./mcp/result.js";
+export { recordOutcome, type OutcomeSpan, type RecordOptions } from "./telemetry/otel.js";
+
 // Replay (SPEC 14): records, the production sink's file, OpenTelemetry import
 export type { DispatchRecord, RecordedOutcome, RecordSink } from "./model/record.js";
 export { createRecordWriter, type RecordWriter } from "./replay/writer.js";
