@@ -6,7 +6,7 @@
  * silently moves to another code: adding a colliding code renames the old one, which is
  * a compile error in the adapter, not a wrong envelope.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../engine/idempotency.js";
 
 export interface VerdictNames {
   /** PascalCase stem, e.g. `NetTimeout`. */
@@ -45,7 +45,7 @@ const namesFor = (stem: string): VerdictNames => ({
   constructor: `${stem[0].toLowerCase()}${stem.slice(1)}Envelope`,
 });
 
-const hashOf = (code: string) => createHash("sha256").update(code, "utf8").digest("hex");
+const hashOf = sha256Hex;
 
 /**
  * Names for every code, collision-free among themselves and against `taken` (the module's
