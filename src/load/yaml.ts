@@ -247,18 +247,29 @@ function slotsOf(frame: Frame): Map<string, Slot> {
     children.forEach((child, i) => slots.set(String(i), { value: child.start, frame: child }));
     return slots;
   }
+  for (const [key, value] of mappingPairs(frame)) {
+    if (!slots.has(String(key.result))) slots.set(String(key.result), { key: key.start, value: value.start, frame: value });
+  }
+  return slots;
+}
+
+/**
+ * A mapping's key and value frames, in order. Children alternate key, value; js-yaml may add
+ * an empty probe frame where a key was looked for and none came, so anything that cannot be
+ * a key of this mapping is skipped.
+ */
+function mappingPairs(frame: Frame): [key: Frame, value: Frame][] {
   const record = frame.result as Record<string, unknown>;
-  // Children alternate key, value; js-yaml may add an empty probe frame where a key was
-  // looked for and none came, so skip anything that cannot be a key of this mapping.
+  const children = childrenOf(frame);
+  const pairs: [Frame, Frame][] = [];
   for (let i = 0; i < children.length; i++) {
     const key = children[i];
     const isKey = key.kind === "scalar" && key.result !== null && typeof key.result !== "object" && Object.hasOwn(record, String(key.result));
     if (!isKey || i + 1 >= children.length) continue;
-    const val = children[i + 1];
-    if (!slots.has(String(key.result))) slots.set(String(key.result), { key: key.start, value: val.start, frame: val });
+    pairs.push([key, children[i + 1]]);
     i++;
   }
-  return slots;
+  return pairs;
 }
 
 /** A block-context probe may wrap the real (flow) collection in a frame of its own. */
@@ -283,15 +294,7 @@ function indexFrame(outer: Frame, index: WeakMap<object, NodeIndex>): void {
     for (const child of childrenOf(frame)) indexFrame(child, index);
     return;
   }
-  const record = value as Record<string, unknown>;
-  const children = childrenOf(frame);
-  for (let i = 0; i < children.length; i++) {
-    const key = children[i];
-    const isKey = key.kind === "scalar" && key.result !== null && typeof key.result !== "object" && Object.hasOwn(record, String(key.result));
-    if (!isKey || i + 1 >= children.length) continue;
-    indexFrame(children[i + 1], index);
-    i++;
-  }
+  for (const [, child] of mappingPairs(frame)) indexFrame(child, index);
 }
 
 interface Resolved {
