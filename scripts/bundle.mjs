@@ -11,7 +11,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // Chunk names carry content hashes: start clean so that no stale chunk lingers.
 rmSync(join(root, "dist/bundle"), { recursive: true, force: true });
 await build({
-  entryPoints: [join(root, "dist/cli/main.js")],
+  // The replay worker is an entry of its own: `new Worker(new URL("./replay-worker.js", import.meta.url))`
+  // from any chunk of the bundle finds it beside them.
+  entryPoints: { main: join(root, "dist/cli/main.js"), "replay-worker": join(root, "dist/replay/replay-worker.js") },
   outdir: join(root, "dist/bundle"),
   bundle: true,
   splitting: true,

@@ -20,6 +20,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: "diff", load: async () => (await import("./diff.js")).registerDiff },
   { name: "explore", load: async () => (await import("./explore.js")).registerExplore },
   { name: "mcp", load: async () => (await import("./mcp.js")).registerMcp },
+  { name: "replay", load: async () => (await import("./replay.js")).registerReplay },
+  { name: "import", load: async () => (await import("./import.js")).registerImport },
 ];
 
 /** Global options that take a value, so that the value is not mistaken for the command. */

@@ -6,7 +6,7 @@
  * silently moves to another code: adding a colliding code renames the old one, which is
  * a compile error in the adapter, not a wrong envelope.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../engine/idempotency.js";
 
 export interface VerdictNames {
   /** PascalCase stem, e.g. `NetTimeout`. */
@@ -45,7 +45,7 @@ const namesFor = (stem: string): VerdictNames => ({
   constructor: `${stem[0].toLowerCase()}${stem.slice(1)}Envelope`,
 });
 
-const hashOf = (code: string) => createHash("sha256").update(code, "utf8").digest("hex");
+const hashOf = sha256Hex;
 
 /**
  * Names for every code, collision-free among themselves and against `taken` (the module's
@@ -55,11 +55,14 @@ export function assignVerdictNames(codes: readonly string[], taken: ReadonlySet<
   const byStem = new Map<string, string[]>();
   for (const code of codes) {
     const stem = readableStem(code);
-    byStem.set(stem, [...(byStem.get(stem) ?? []), code]);
+    const group = byStem.get(stem);
+    if (group === undefined) byStem.set(stem, [code]);
+    else group.push(code);
   }
-  const clashes = (n: VerdictNames) => [n.detailsType, n.constructor].some((x) => taken.has(x) || !isSafeIdentifier(x));
+  const unusable = (x: string) => taken.has(x) || !isSafeIdentifier(x);
+  const clashes = (n: VerdictNames) => unusable(n.detailsType) || unusable(n.constructor);
   const out = new Map<string, VerdictNames>();
-  const hashed: string[] = [];
+  let hashed: string[] = [];
   for (const [stem, group] of byStem) {
     const names = namesFor(stem);
     if (group.length === 1 && !clashes(names)) out.set(group[0], names);
@@ -69,12 +72,8 @@ export function assignVerdictNames(codes: readonly string[], taken: ReadonlySet<
     const candidates = new Map(hashed.map((code) => [code, namesFor(`${readableStem(code)}_${hashOf(code).slice(0, length)}`)]));
     const seen = new Map<string, number>();
     for (const n of candidates.values()) seen.set(n.stem, (seen.get(n.stem) ?? 0) + 1);
-    for (const [code, n] of candidates) {
-      if (seen.get(n.stem) === 1 && !clashes(n)) {
-        out.set(code, n);
-        hashed.splice(hashed.indexOf(code), 1);
-      }
-    }
+    for (const [code, n] of candidates) if (seen.get(n.stem) === 1 && !clashes(n)) out.set(code, n);
+    hashed = hashed.filter((code) => !out.has(code));
     if (length >= 64 && hashed.length > 0) throw new Error(`cannot derive a unique identifier for verdict codes ${hashed.join(", ")}`);
   }
   return out;

@@ -3,8 +3,7 @@
  * and per top-level setting. `gen ts --check` compares it with the current inputs to say
  * which verdicts were added, removed or changed, not just "the file differs".
  */
-import { createHash } from "node:crypto";
-import { canonicalJson as canonical } from "../engine/idempotency.js";
+import { canonicalJson as canonical, sha256Hex } from "../engine/idempotency.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 
@@ -30,7 +29,7 @@ const MARKER = "// failbook-manifest: ";
 /** JSON with object keys sorted by code point and no insignificant whitespace (what YAML parsed: `.inf` is null). */
 export const canonicalJson = (value: unknown, cache?: Map<object, string>): string => canonical(value, true, cache);
 
-export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+export const sha256 = sha256Hex;
 
 /**
  * The hash of everything the module is generated from. Give it the cache `manifestOf` used

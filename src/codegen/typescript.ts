@@ -280,10 +280,18 @@ function fieldSection(registry: Registry): string {
   ].join("\n");
 }
 
+/** Each verdict's member doc (indent "  ", no lead): VerdictFacts and DetailsByVerdict both show it. */
+const memberDocs = new WeakMap<Verdict, string>();
+
 /** The JSDoc for a verdict-keyed declaration: its summary, and @deprecated naming the replacement. */
 function verdictDoc(v: Verdict, ctx: EmitContext, indent: string, lead?: string): string {
+  const member = indent === "  " && lead === undefined;
+  const known = member ? memberDocs.get(v) : undefined;
+  if (known !== undefined) return known;
   const paragraphs = [lead ?? "", v.summary ?? ""].filter((p) => p !== "");
-  return jsDoc(paragraphs, indent, deprecatedTag(v, ctx));
+  const doc = jsDoc(paragraphs, indent, deprecatedTag(v, ctx));
+  if (member) memberDocs.set(v, doc);
+  return doc;
 }
 
 function deprecatedTag(v: Verdict, ctx: EmitContext): string[] {
