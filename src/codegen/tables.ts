@@ -45,7 +45,12 @@ export function redactProse(registry: Registry, redact: Redactor): Registry {
     const { code, class: cls, match, replaced_by, status, ...prose } = v;
     return { ...redactValue(prose, redact), code, class: cls, ...(match === undefined ? {} : { match }), ...(replaced_by === undefined ? {} : { replaced_by }), ...(status === undefined ? {} : { status }) } as Verdict;
   });
-  return { ...registry, name: redact(registry.name), verdicts };
+  let error_fields: Registry["error_fields"];
+  if (registry.error_fields !== undefined) {
+    error_fields = {};
+    for (const [name, field] of Object.entries(registry.error_fields)) setOwn(error_fields, name, field.description === undefined ? field : { ...field, description: redact(field.description) });
+  }
+  return { ...registry, name: redact(registry.name), verdicts, ...(error_fields === undefined ? {} : { error_fields }) };
 }
 
 export function redactActions(playbook: Playbook, redact: Redactor): Playbook {
