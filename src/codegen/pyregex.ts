@@ -194,7 +194,9 @@ class Parser {
     const ch = this.chars[this.at++] as number;
     if (ch === 0x62 /* b */ || ch === 0x42 /* B */) {
       if (this.ignoreCase && this.unicode) throw new Refused("uses \\b or \\B with the i and u flags, whose word characters Python's re does not share");
-      return assertion(ch === 0x62 ? "\\b" : "\\B");
+      // Spelt out: Python's \B never matches in an empty string, JavaScript's does.
+      const word = setText(WORD);
+      return assertion(ch === 0x62 ? `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))` : `(?:(?<=${word})(?=${word})|(?<!${word})(?!${word}))`);
     }
     if (ch >= 0x31 && ch <= 0x39) throw new Refused("has a backreference (or a legacy octal escape), which cannot be translated exactly");
     if (ch === 0x6b /* k */ && (this.unicode || this.hasNamedGroups())) throw new Refused("has a backreference, which cannot be translated exactly");
