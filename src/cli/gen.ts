@@ -32,10 +32,13 @@ interface Generated {
 
 interface Target {
   name: "ts" | "py" | "jsonschema";
+  /** What is generated, in messages. */
+  noun: string;
   /** The line-comment token the manifest line starts with; none for JSON. */
   comment?: string;
-  /** The example output path in messages. */
+  /** The example output path in messages, and the file name suggested in a directory. */
   example: string;
+  fileName: string;
   generate(project: Project, command: string, redact: Redactor): Generated;
 }
 
@@ -44,8 +47,10 @@ const counts = (g: { verdicts: string[]; errorKinds: string[] }) => `${plural(g.
 const TARGETS: Record<Target["name"], Target> = {
   ts: {
     name: "ts",
+    noun: "bindings",
     comment: "//",
     example: "src/generated/failbook.ts",
+    fileName: "failbook.generated.ts",
     generate: (project, command, redact) => {
       const g = generateTypeScript(project, { command, redact });
       return { text: g.text, manifest: g.manifest, summary: counts(g) };
@@ -53,8 +58,10 @@ const TARGETS: Record<Target["name"], Target> = {
   },
   py: {
     name: "py",
+    noun: "the Python module",
     comment: "#",
     example: "adapters/failbook_generated.py",
+    fileName: "failbook_generated.py",
     generate: (project, command, redact) => {
       const g = generatePython(project, { command, redact });
       return { text: g.text, manifest: g.manifest, summary: counts(g) };
@@ -62,7 +69,9 @@ const TARGETS: Record<Target["name"], Target> = {
   },
   jsonschema: {
     name: "jsonschema",
-    example: "schemas/failbook.generated.schema.json",
+    noun: "the JSON Schema",
+    example: "schemas/failbook.schema.json",
+    fileName: "failbook.schema.json",
     generate: (project, command, redact) => {
       const g = generateJsonSchema(project, { command, redact });
       return { text: g.text, summary: counts(g) };
@@ -146,7 +155,7 @@ Exit status: 0 written or up to date; 1 --check found the file stale or missing,
 registry/playbook is invalid; 2 no output file given, a bad flag.
 
 Examples:
-  failbook gen jsonschema --out schemas/failbook.generated.schema.json
+  failbook gen jsonschema --out schemas/failbook.schema.json
   failbook gen jsonschema --check`;
 
 export const registerGen: CommandRegistrar = (program, run) => {
@@ -186,7 +195,7 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
   const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", target.name, ...(flags.out ? ["--out", flags.out] : [])]);
 
   if (!project.registry || !project.playbook) {
-    return problems(io, project, findings.filter((f) => f.severity === "error"), "the registry or playbook is invalid");
+    return problems(io, project, findings.filter((f) => f.severity === "error"), target, "the registry or playbook is invalid");
   }
   let generated: Generated;
   try {
@@ -196,7 +205,7 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
     const located = e.problems.map((p) =>
       findingAt({ rule: p.rule, severity: "error", message: p.message, doc: (p.document === "registry" ? project.registry : project.playbook)!.doc, path: p.path }),
     );
-    return problems(io, project, located, "the registry and playbook cannot make a valid module");
+    return problems(io, project, located, target, "the registry and playbook cannot make a valid module");
   }
 
   const existing = readIfExists(out, { shown });
@@ -235,9 +244,11 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
   return 0;
 }
 
-function problems(io: Io, project: Project, findings: Finding[], what: string): number {
+function problems(io: Io, project: Project, findings: Finding[], target: Target, what: string): number {
   io.out(findingsText(io, findings, project.sources));
-  io.out(`cannot generate: ${what}; fix the problems above (failbook lint shows them all)\n`);
+  // Lint reports every problem but gen py's own (a pattern Python's re cannot run exactly).
+  const lintShows = findings.every((f) => f.rule !== "python-pattern");
+  io.out(`cannot generate ${target.noun}: ${what}; fix the problems above${lintShows ? " (failbook lint shows them all)" : ""}\n`);
   return 1;
 }
 
@@ -245,7 +256,7 @@ function outputPath(project: Project, flag: string | undefined, cwd: string, tar
   if (flag !== undefined) {
     if (flag.trim() === "") throw new UsageError("--out needs a file path");
     const path = resolve(cwd, flag);
-    if (isDirectory(path)) throw new UsageError(`--out ${flag} is a directory; name the file to write, e.g. --out ${posix(join(flag, basename(target.example)))}`);
+    if (isDirectory(path)) throw new UsageError(`--out ${flag} is a directory; name the file to write, e.g. --out ${posix(join(flag, target.fileName))}`);
     return path;
   }
   const configured = project.config.gen?.[target.name];

@@ -63,7 +63,7 @@ function defs(t: BindingTables, registry: Registry): Record<string, unknown> {
       type: "object",
       description: "The registry's declared error fields; others are ignored by classify.",
       properties: fieldProperties,
-      additionalProperties: { type: ["string", "number", "boolean"] },
+      additionalProperties: { anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] },
     },
     AdapterError: {
       type: "object",
