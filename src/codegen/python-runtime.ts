@@ -171,7 +171,8 @@ class _Glob(NamedTuple):
 
 
 class _Pattern(NamedTuple):
-    regex: re.Pattern[str]
+    source: str
+    """A Python re pattern, translated from the rule's JavaScript one; compiled at first use."""
     unicode: bool
     """False: the pattern runs over the message's UTF-16 code units, as JavaScript's does without u."""
 
@@ -202,7 +203,7 @@ _G = _Glob
 /** Emitted only when a rule has a pattern: pyright --strict reports an unused private function. */
 export const PY_PATTERN_CONSTRUCTOR = String.raw`
 def _p(source: str, unicode: bool) -> _Pattern:
-    return _Pattern(re.compile(source, re.ASCII), unicode)
+    return _Pattern(source, unicode)
 `;
 
 export const PY_CLASSIFY = String.raw`
@@ -337,6 +338,16 @@ def _glob_holds(glob: _Glob, units: List[int]) -> bool:
     return True
 
 
+_COMPILED: Dict[str, re.Pattern[str]] = {}
+
+
+def _search(pattern: _Pattern, p: _Probe) -> bool:
+    regex = _COMPILED.get(pattern.source)
+    if regex is None:
+        regex = _COMPILED[pattern.source] = re.compile(pattern.source, re.ASCII)
+    return regex.search(p.message if pattern.unicode else p.utf16_message()) is not None
+
+
 def _status_holds(c: _Conditions, status: int) -> bool:
     if c.statuses is not None and status in c.statuses:
         return True
@@ -358,7 +369,7 @@ def _holds(c: _Conditions, p: _Probe, depth: int) -> bool:
         if not any(text in message for text in c.texts):
             return False
     if c.patterns is not None:
-        if not any(pattern.regex.search(p.message if pattern.unicode else p.utf16_message()) is not None for pattern in c.patterns):
+        if not any(_search(pattern, p) for pattern in c.patterns):
             return False
     if c.globs is not None:
         if p.tool is None:
@@ -441,8 +452,12 @@ def classify(error: Optional[Mapping[str, object]], tool: Optional[str] = None) 
     if error is None:
         return FALLBACK_VERDICT
     probe = _Probe(error, tool)
+    lists = _candidates(probe)
+    # Shortest lists first: what they find bounds the scan of the long ones.
+    if len(lists) <= 16:
+        lists.sort(key=len)
     best = len(_RULES)
-    for candidates in _candidates(probe):
+    for candidates in lists:
         for at in candidates:
             if at >= best:
                 break
