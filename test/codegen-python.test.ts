@@ -118,6 +118,19 @@ const TRICKY_REGISTRY: Registry = {
 };
 const trickyModule = () => module(TRICKY_REGISTRY, { ...failAll(TRICKY_REGISTRY), verdicts: { tricky: { action: "escalate_to_human", queue: TRICKY }, fallback_verdict: { action: "fail", message: "password=hunter22" } } });
 
+/** No kinds, no reserved codes, no declared fields: the empty vocabularies must still type-check. */
+const BARE: Registry = {
+  apiVersion: "failbook/v1",
+  kind: "Registry",
+  name: "bare",
+  revision: 1,
+  classes: { c: {} },
+  fallback: "a",
+  verdicts: [verdict("a", [{ provider_code: "X" }, { message_matches: "/^é+|\\d{3}$/u" }], { retryable: true }), verdict("f", [], { status: "deprecated", replaced_by: "a" })],
+};
+const bareModule = () =>
+  module(BARE, { apiVersion: "failbook/v1", kind: "Playbook", name: "p", verdicts: { a: { action: "retry_with_backoff", max_retries: 2, backoff: { strategy: "exponential", base_ms: 100, jitter: 0.25 } }, f: { action: "fallback", tool: "x.y" } } });
+
 /** The Python verdict of each (module, error, tool). */
 function pythonVerdicts(dir: string, cases: { module: string; error?: unknown; tool?: string }[]): string[] {
   return callPython(
@@ -130,11 +143,11 @@ describe.skipIf(PYTHON === null)("gen py", () => {
   let shippedDir = "";
   beforeAll(() => {
     const { project } = loadProject({ cwd: REPO });
-    shippedDir = writeModules({ shipped: generatePython(project).text, mixed: module(MIXED), weird: module(WEIRD), tricky: trickyModule() });
+    shippedDir = writeModules({ shipped: generatePython(project).text, mixed: module(MIXED), weird: module(WEIRD), tricky: trickyModule(), bare: bareModule() });
   });
 
   it("compiles with py_compile and passes pyright --strict (Python 3.9) with zero errors", () => {
-    const compiled = python(["-m", "py_compile", ...["shipped", "mixed", "weird", "tricky"].map((m) => join(shippedDir, `${m}.py`))]);
+    const compiled = python(["-m", "py_compile", ...["shipped", "mixed", "weird", "tricky", "bare"].map((m) => join(shippedDir, `${m}.py`))]);
     expect(compiled.stderr).toBe("");
     expect(compiled.code).toBe(0);
     const checked = pyright(shippedDir);
