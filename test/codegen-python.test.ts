@@ -58,6 +58,8 @@ const MIXED: Registry = {
     verdict("unicode", [{ kind: "x", message_contains: "äö" }, { message_contains: "i̇" }, { message_contains: "Σ😀z" }]),
     verdict("regexy", [{ tool: "[a-z]+.(x)" }, { tool: "a+b.?" }]),
     verdict("none_state", [{ side_effect_state: "none", http_status: "4xx" }]),
+    // Holds for every error, whatever it carries (an empty header test): reached by what no rule above takes.
+    verdict("anything", [{ headers: {} }]),
     verdict("fallback_verdict", []),
   ],
 };
@@ -98,7 +100,7 @@ const errorArb = fc.record(
         { requiredKeys: ["kind"] },
       ),
       { nil: undefined, freq: 12 },
-    ),
+    ).chain((error) => fc.oneof({ arbitrary: fc.constant<unknown>(error), weight: 30 }, fc.constantFrom<unknown>([], [{ kind: "timeout" }], "", "text", 0, 1, true, false))),
     tool: fc.option(fc.oneof(fc.constantFrom(...TOOLS), fc.string({ maxLength: 6 })), { nil: undefined, freq: 5 }),
   },
   { requiredKeys: [] },

@@ -449,9 +449,13 @@ def classify(error: Optional[Mapping[str, object]], tool: Optional[str] = None) 
     """The verdict for one failed attempt: the first rule that holds wins, in registry order;
     no rule holding, or no error at all (None), gives FALLBACK_VERDICT. Reserved verdicts
     have no rules here, so they never match."""
-    if error is None:
-        return FALLBACK_VERDICT
-    probe = _Probe(error, tool)
+    mapping: Optional[Mapping[str, object]] = _object(error)
+    if mapping is None:
+        # Not an object: as failbook does, a falsy value is no error at all, another one an error with no fields.
+        if not error:
+            return FALLBACK_VERDICT
+        mapping = {}
+    probe = _Probe(mapping, tool)
     lists = _candidates(probe)
     # Shortest lists first: what they find bounds the scan of the long ones.
     if len(lists) <= 16:
