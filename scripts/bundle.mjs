@@ -1,6 +1,6 @@
 // Bundles the compiled CLI (dist/cli/main.js) into one file, dist/failbook-cli.js, so that
 // start-up resolves and reads one module instead of dozens. Heavy modules that only some
-// commands use (Ink, React, the TypeScript compiler, the linear regex engine, the ReDoS checker) stay external and
+// commands use (Ink, React, the TypeScript compiler, the linear regex engine, the ReDoS checker, the MCP SDK) stay external and
 // load on demand.
 import { build } from "esbuild";
 import { rmSync } from "node:fs";
@@ -18,7 +18,7 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: ["ink", "ink/*", "react", "react/*", "typescript", "playwright-core", "re2js", "recheck"],
+  external: ["ink", "ink/*", "react", "react/*", "typescript", "playwright-core", "re2js", "recheck", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "zod", "zod/*"],
   logLevel: "warning",
   legalComments: "none",
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

@@ -70,6 +70,10 @@ export { generateJsonSchema, type GeneratedJsonSchema } from "./codegen/jsonsche
 export { renderRegistry, renderModel, projectModel, RENDER_FORMATS, type RenderFormat } from "./render/render.js";
 export { explainCode } from "./render/explain.js";
 
+// Agents and telemetry
+export { toMcpToolResult, type McpToolResult } from "./mcp/result.js";
+export { recordOutcome, type OutcomeSpan, type RecordOptions } from "./telemetry/otel.js";
+
 // Change control
 export { loadBaseline } from "./change/baseline.js";
 export { checkChanges, sideOf, type ChangeReport } from "./change/check.js";

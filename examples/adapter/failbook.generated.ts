@@ -83,6 +83,13 @@ export function isErrorKind(value: unknown): value is ErrorKind {
   return typeof value === "string" && ERROR_KIND_SET.has(value);
 }
 
+/** The error fields the registry declares: what an adapter reports under `fields`, each with its type. */
+export type ErrorFields = { readonly [name: string]: never };
+
+/** The names of the declared error fields. */
+export const ERROR_FIELDS = [] as const;
+export type ErrorFieldName = (typeof ERROR_FIELDS)[number];
+
 /** What the side effect of a failed call is known to be. */
 export type SideEffectState = "none" | "unknown" | "committed";
 
@@ -98,7 +105,7 @@ export interface AdapterErrorLike {
   /** Response headers: names in any case, values strings. */
   readonly headers?: { readonly [name: string]: string } | undefined;
   /** The registry's declared error fields. */
-  readonly fields?: { readonly [name: string]: string | number | boolean } | undefined;
+  readonly fields?: { readonly [name: string]: string | number | boolean | undefined } | undefined;
   /** The error this one was caused by. */
   readonly cause?: AdapterErrorLike | undefined;
 }
@@ -109,6 +116,8 @@ export interface AdapterErrorLike {
  */
 export interface AdapterError extends AdapterErrorLike {
   readonly kind: ErrorKind;
+  /** The registry's declared error fields, each with its declared type. */
+  readonly fields?: ErrorFields | undefined;
 }
 
 /** The call that failed, as far as classification cares. */
@@ -264,7 +273,8 @@ export interface ClassifierInput {
   readonly provider_code?: string | null | undefined;
   readonly side_effect_state?: string | null | undefined;
   readonly headers?: { readonly [name: string]: string } | null | undefined;
-  readonly fields?: { readonly [name: string]: FieldValue } | null | undefined;
+  /** Declared fields; a field present as undefined counts as absent. */
+  readonly fields?: { readonly [name: string]: FieldValue | undefined } | null | undefined;
   readonly cause?: ClassifierInput | null | undefined;
 }
 
@@ -731,7 +741,7 @@ function statusHolds(c: CompiledConditions, status: number): boolean {
   return false;
 }
 
-type FieldsInput = { readonly [name: string]: FieldValue };
+type FieldsInput = { readonly [name: string]: FieldValue | undefined };
 
 /**
  * One error being classified, its fields read once into one fixed shape: adapter errors
@@ -1171,6 +1181,23 @@ export function unknownErrorEnvelope(input: EnvelopeInput = {}): FailureEnvelope
  */
 export function writeCommittedEnvelope(input: EnvelopeInput = {}): FailureEnvelopeOf<"write_committed"> {
   return makeEnvelope("write_committed", input, undefined);
+}
+
+/** A Model Context Protocol tool result (the shape of the SDK's CallToolResult) for one failure. */
+export interface McpToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent: { [key: string]: unknown };
+  isError: true;
+}
+
+/**
+ * What an MCP tool returns to the agent when its call failed: isError true, the envelope as
+ * structuredContent, and the same JSON as text for clients that read only text.
+ */
+export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
+  const structuredContent: { [key: string]: unknown } = { ...envelope };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }], structuredContent, isError: true };
 }
 
 // failbook-manifest: {"verdicts":{"approval_denied":"db3c799d6036","approval_timeout":"afb1a856ad55","credential_invalid":"b764944e98cf","evidence_stale":"083f73401652","idempotency_conflict":"d55af350e403","network_unreachable":"2e05045029e4","permission_denied":"b3ffe91191ae","policy_denied":"66ce11e1a6f5","rate_limited":"856385c6903b","schema_mismatch":"57a823d7fe48","server_error_5xx":"5f9da81b731f","transient_timeout":"98bd04572b4b","unknown_error":"4a6acc8dc3ca","write_committed":"a2295042cb0c"},"registry":{"apiVersion":"36d13ae939b9","classes":"6eedcf019fa9","fallback":"1a39ec7a92c7","kind":"c8c3e12be534","name":"697e4c7f3c05","revision":"d4735e3a265e","verdicts.order":"47358c140737"},"playbook":{"apiVersion":"36d13ae939b9","budgets":"f3008203b584","empty_response_is_failure":"b5bea41b6c62","escalation_queue":"14333dc05073","honor_retry_after":"b5bea41b6c62","kind":"ac673cd417d7","name":"1080a60800d9","on_exhausted":"290efb4e0f83","on_unknown_side_effect":"9650486e6dbf","saga":"041118b45b79","throttle":"fb38b16d9be8","tools":"09900e90cbd7"}}

@@ -13,10 +13,11 @@ import { CLASSIFIER_NAMES } from "./classifier-source.generated.js";
 /** Names the fixed parts export or declare; identifiers derived from codes must avoid them. */
 export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "REGISTRY", "FALLBACK_VERDICT", "VERDICTS", "FailureVerdict", "RESERVED_VERDICTS", "ReservedVerdict", "isFailureVerdict",
-  "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "SideEffectState", "AdapterError",
+  "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "ErrorFields", "ERROR_FIELDS", "ErrorFieldName", "SideEffectState", "AdapterError",
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
   "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
+  "McpToolResult", "toMcpToolResult",
   ...CLASSIFIER_NAMES,
 ]);
 
@@ -36,7 +37,7 @@ export interface AdapterErrorLike {
   /** Response headers: names in any case, values strings. */
   readonly headers?: { readonly [name: string]: string } | undefined;
   /** The registry's declared error fields. */
-  readonly fields?: { readonly [name: string]: string | number | boolean } | undefined;
+  readonly fields?: { readonly [name: string]: string | number | boolean | undefined } | undefined;
   /** The error this one was caused by. */
   readonly cause?: AdapterErrorLike | undefined;
 }
@@ -47,6 +48,8 @@ export interface AdapterErrorLike {
  */
 export interface AdapterError extends AdapterErrorLike {
   readonly kind: ErrorKind;
+  /** The registry's declared error fields, each with its declared type. */
+  readonly fields?: ErrorFields | undefined;
 }
 
 /** The call that failed, as far as classification cares. */
@@ -191,5 +194,24 @@ function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, d
     details,
   };
   return Object.freeze(envelope) as unknown as FailureEnvelopeOf<V>;
+}
+`;
+
+export const MCP_RESULT_RUNTIME = String.raw`
+/** A Model Context Protocol tool result (the shape of the SDK's CallToolResult) for one failure. */
+export interface McpToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent: { [key: string]: unknown };
+  isError: true;
+}
+
+/**
+ * What an MCP tool returns to the agent when its call failed: isError true, the envelope as
+ * structuredContent, and the same JSON as text for clients that read only text.
+ */
+export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
+  const structuredContent: { [key: string]: unknown } = { ...envelope };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }], structuredContent, isError: true };
 }
 `;

@@ -15,7 +15,7 @@ import { schemaToType } from "./details.js";
 import { commentSafe, jsDoc, jsonData, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
 import { assignVerdictNames, type VerdictNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
-import { ACTION_TYPES, CLASSIFY_ENTRY, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, VERDICT_INFO_TYPE } from "./runtime.js";
+import { ACTION_TYPES, CLASSIFY_ENTRY, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, MCP_RESULT_RUNTIME, VERDICT_INFO_TYPE } from "./runtime.js";
 
 export interface GenerateOptions {
   /** Paths named in the banner, relative to the config file. */
@@ -75,6 +75,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     registrySection(registry),
     verdictSection(verdicts, reserved, registry),
     kindSection(errorKinds),
+    fieldSection(registry),
     ERROR_TYPES,
     VERDICT_INFO_TYPE,
     factsSection(sortedUsable, ctx),
@@ -87,6 +88,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     detailsSection(sortedUsable, ctx),
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
+    MCP_RESULT_RUNTIME,
     `${manifestLine(manifest)}\n`,
   ];
   const text = sections.map(trimToOneNewline).join("\n");
@@ -194,6 +196,28 @@ function kindSection(kinds: string[]): string {
     "export function isErrorKind(value: unknown): value is ErrorKind {",
     "  return typeof value === \"string\" && ERROR_KIND_SET.has(value);",
     "}",
+  ].join("\n");
+}
+
+const FIELD_TYPES = { string: "string", integer: "number", number: "number", boolean: "boolean" } as const;
+
+/**
+ * The registry's declared error fields (SPEC 12): AdapterError.fields is typed by them, and
+ * ERROR_FIELDS lists their names as ERROR_KINDS lists the kinds.
+ */
+function fieldSection(registry: Registry): string {
+  const fields = Object.entries(registry.error_fields ?? {}).sort(([a], [b]) => byText(a, b));
+  const members = fields.map(([name, f]) => {
+    const doc = jsDoc([f.description ?? "", `Declared ${f.type}.`].filter((p) => p !== ""), "  ");
+    return `${doc}\n  readonly ${propertyKey(name)}?: ${FIELD_TYPES[f.type]} | undefined;`;
+  });
+  const body = members.length === 0 ? "{ readonly [name: string]: never }" : `{\n${members.join("\n")}\n}`;
+  return [
+    "/** The error fields the registry declares: what an adapter reports under `fields`, each with its type. */",
+    `export type ErrorFields = ${body};`,
+    "",
+    "/** The names of the declared error fields. */",
+    stringSet("ERROR_FIELDS", "ErrorFieldName", fields.map(([name]) => name)),
   ].join("\n");
 }
 
