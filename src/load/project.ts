@@ -93,7 +93,10 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
   const playbookFile = paths.resolve(config.playbook, ["playbook"], "playbook");
   const fixtureEntries = configFixtures(config).map(({ value, key }) => ({ file: paths.resolve(value, key, "fixtures path"), key }));
   const adrDir = config.adr_dir === undefined ? undefined : paths.resolve(config.adr_dir, ["adr_dir"], "adr_dir");
-  if (config.gen?.ts !== undefined) paths.resolve(config.gen.ts, ["gen", "ts"], "gen.ts");
+  for (const target of ["ts", "py", "jsonschema"] as const) {
+    const out = config.gen?.[target];
+    if (out !== undefined) paths.resolve(out, ["gen", target], `gen.${target}`);
+  }
 
   if (!files.kind(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${paths.where(["registry"])})`);
   if (!files.kind(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${paths.where(["playbook"])})`);
