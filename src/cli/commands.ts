@@ -19,6 +19,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "explain", load: async () => (await import("./explain.js")).registerExplain },
   { name: "diff", load: async () => (await import("./diff.js")).registerDiff },
   { name: "explore", load: async () => (await import("./explore.js")).registerExplore },
+  { name: "new", load: async () => (await import("./new.js")).registerNew },
 ];
 
 /** Global options that take a value, so that the value is not mistaken for the command. */
