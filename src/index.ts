@@ -67,6 +67,8 @@ export { computeCoverage, type Coverage } from "./simulate/coverage.js";
 export { generateTypeScript, CodegenError, type GenerateOptions, type GeneratedTypeScript } from "./codegen/typescript.js";
 export { renderRegistry, renderModel, projectModel, RENDER_FORMATS, type RenderFormat } from "./render/render.js";
 export { explainCode } from "./render/explain.js";
+export { actionReference, actionReferenceMarkdown, explainActionText, type ActionReference } from "./render/actions.js";
+export { scaffoldFixture, ScaffoldError, type Scaffold } from "./simulate/scaffold.js";
 
 // Change control
 export { loadBaseline } from "./change/baseline.js";

@@ -92,6 +92,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     classifierSection(),
     matchRulesSection(registry),
     CLASSIFY_ENTRY,
+    examplesSection(sortedUsable),
     detailsSection(sortedUsable, ctx),
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
@@ -342,6 +343,28 @@ function classifierSection(): string {
     "// bindings decide exactly as `failbook classify` does.",
     "// ---------------------------------------------------------------------------------------",
     body,
+  ].join("\n");
+}
+
+/**
+ * The registry's examples (SPEC 13) as a typed table: adapter errors that classify to each
+ * verdict, for an adapter's own tests (`classify(e.error, { tool: e.tool })` must give
+ * `e.verdict`). Their text was redacted with the rest of the verdict's prose.
+ */
+function examplesSection(verdicts: readonly Verdict[]): string {
+  const rows = verdicts.flatMap((v) =>
+    (v.examples ?? []).map(({ tool, ...error }) => ({ verdict: v.code, ...(tool === undefined ? {} : { tool }), error })),
+  );
+  return [
+    "/** An example from the registry: an adapter error (and the call's tool) that classifies to `verdict`. */",
+    "export interface VerdictExample {",
+    "  readonly verdict: FailureVerdict;",
+    "  readonly tool?: string;",
+    "  readonly error: AdapterErrorLike;",
+    "}",
+    "",
+    "/** Every verdict's examples, verdicts in code order: a test table for adapters. */",
+    `export const EXAMPLES: readonly VerdictExample[] = ${jsonData(rows)};`,
   ].join("\n");
 }
 
