@@ -194,7 +194,7 @@ export function nextStep(a: CompensationAction): string {
 }
 `;
 
-const FIXED_VALUES = ["ERROR_KINDS", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "isErrorKind", "isFailureVerdict"];
+const FIXED_VALUES = ["ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "isErrorKind", "isFailureVerdict"];
 
 describe("generated TypeScript", () => {
   const hostile = hostileProject();

@@ -17,6 +17,7 @@ export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
   "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
+  "EXAMPLES", "VerdictExample",
   ...CLASSIFIER_NAMES,
 ]);
 
