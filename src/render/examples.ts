@@ -3,7 +3,7 @@
  * and how the one classifier decides it, so a reader sees which errors the code is for and
  * which rule recognises each.
  */
-import { classify } from "../engine/classify.js";
+import { classifyExample } from "../engine/classify.js";
 import type { AdapterError } from "../model/fixture.js";
 import type { Registry, Verdict, VerdictExample } from "../model/registry.js";
 
@@ -18,8 +18,7 @@ export interface ExampleView {
 
 export function exampleViews(verdict: Verdict, registry: Registry): ExampleView[] {
   return (verdict.examples ?? []).map((example) => {
-    const { tool, ...error } = example;
-    const got = classify(registry, error, tool);
+    const got = classifyExample(registry, example);
     return { error: example, verdict: got.verdict, rule: got.rule === undefined ? null : got.rule.index + 1 };
   });
 }

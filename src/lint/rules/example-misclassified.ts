@@ -1,12 +1,6 @@
-import { classify } from "../../engine/classify.js";
-import { statusOf, type VerdictExample } from "../../model/registry.js";
+import { classifyExample } from "../../engine/classify.js";
+import { statusOf } from "../../model/registry.js";
 import type { LintRule } from "../rule.js";
-
-/** An example's adapter error and tool, apart: `tool` belongs to the call, not to the error. */
-export function exampleInput(example: VerdictExample): { error: Omit<VerdictExample, "tool">; tool: string | undefined } {
-  const { tool, ...error } = example;
-  return { error, tool };
-}
 
 export const exampleMisclassified: LintRule = {
   id: "example-misclassified",
@@ -16,8 +10,7 @@ export const exampleMisclassified: LintRule = {
     const verdicts = registry.value.verdicts;
     for (const [v, verdict] of verdicts.entries()) {
       for (const [e, example] of (verdict.examples ?? []).entries()) {
-        const { error, tool } = exampleInput(example);
-        const got = classify(registry.value, error, tool);
+        const got = classifyExample(registry.value, example);
         if (got.verdict === verdict.code) continue;
         const reserved = statusOf(verdict) === "reserved" ? " (a reserved verdict never matches; move the example to the verdict that will)" : "";
         if (got.rule === undefined) {
