@@ -24,6 +24,13 @@ async function changes(before: Edit, after: Edit): Promise<Finding[]> {
 }
 
 const none: Edit = () => {};
+const declineCodes: Edit = (p) => {
+  p.registry.error_fields = { decline_code: { type: "string", description: "The card network's reason." } };
+  verdict(p, "conflict").match = [{ kind: "409_conflict" }, { fields: { decline_code: "duplicate_transaction" } }];
+};
+const quota = (p: ProjectData, over: Record<string, unknown> = {}): void => {
+  p.playbook.retry_quota = { capacity: 500, cost: 5, cost_by_kind: { timeout: 10 }, ...over };
+};
 const reservedFuture: Edit = (p) => {
   p.registry.verdicts.push({ code: "future", class: "transient", retryable: true, status: "reserved", adr: "ADR-0003", summary: "Later.", recovery: "Later." });
 };
@@ -122,6 +129,28 @@ const CASES: Case[] = [
     },
     fires: false,
   },
+  {
+    rule: "change/field-removed",
+    what: "a declared field a rule tested, removed with the rule",
+    before: declineCodes,
+    after: (p) => {
+      declineCodes(p);
+      delete p.registry.error_fields;
+      verdict(p, "conflict").match = [{ kind: "409_conflict" }];
+    },
+    fires: true,
+  },
+  {
+    rule: "change/field-removed",
+    what: "a declared field no rule tested, removed",
+    before: (p) => void (p.registry.error_fields = { decline_code: { type: "string" }, errno: { type: "integer" } }),
+    after: (p) => void (p.registry.error_fields = { decline_code: { type: "string" } }),
+    fires: false,
+  },
+  { rule: "change/quota-loosened", what: "the quota's capacity raised", before: quota, after: (p) => void quota(p, { capacity: 1000 }), fires: true },
+  { rule: "change/quota-loosened", what: "the quota removed", before: quota, after: none, fires: true },
+  { rule: "change/quota-loosened", what: "a kind made cheaper", before: quota, after: (p) => void quota(p, { cost_by_kind: { timeout: 2 } }), fires: true },
+  { rule: "change/quota-loosened", what: "the quota tightened", before: quota, after: (p) => void quota(p, { capacity: 100, cost: 10, refund_on_recovery: "none" }), fires: false },
   {
     rule: "change/outcome-changed",
     what: "a playbook edit that changes a fixture's outcome",

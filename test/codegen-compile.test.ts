@@ -62,7 +62,16 @@ function hostileProject(): { registry: Registry; playbook: Playbook } {
   verdicts.push({ code: evil(4), class: "plain", retryable: false, status: "reserved", summary: evil(0) });
   const actions = HOSTILE_CODES.map((code, i) => [code, i % 2 === 0 ? { action: "escalate_to_human", queue: evil(i) } : { action: "retry_with_hint", max_retries: 2, hint: evil(i), backoff_ms: [1, 2] }]);
   return {
-    registry: { apiVersion: "failbook/v1", kind: "Registry", name: evil(0), revision: 3, classes: { [evil(0)]: { description: evil(1) }, plain: {} }, verdicts, fallback: "delete" },
+    registry: {
+      apiVersion: "failbook/v1",
+      kind: "Registry",
+      name: evil(0),
+      revision: 3,
+      classes: { [evil(0)]: { description: evil(1) }, plain: {} },
+      error_fields: Object.fromEntries([[evil(0), { type: "string", description: evil(2) }], ["__proto__", { type: "integer", description: evil(3) }], ["a b", { type: "boolean" }]]),
+      verdicts,
+      fallback: "delete",
+    },
     playbook: { apiVersion: "failbook/v1", kind: "Playbook", name: evil(1), verdicts: Object.fromEntries(actions) as Playbook["verdicts"] },
   };
 }
@@ -77,6 +86,7 @@ function contractProject(): { registry: Registry; playbook: Playbook } {
       name: "contract",
       revision: 1,
       classes: { transient: {}, permanent: {} },
+      error_fields: { decline_code: { type: "string", description: "The card network's reason." }, errno: { type: "integer" }, weight: { type: "number" }, throttling: { type: "boolean" } },
       fallback: "unknown_error",
       verdicts: [
         verdict("rate_limited", {
@@ -117,6 +127,7 @@ function contractProject(): { registry: Registry; playbook: Playbook } {
 const CONTRACT_USE = `
 import {
   classify, rateLimitedEnvelope, taggedEnvelope, oldRateLimitedEnvelope, unknownErrorEnvelope, PLAYBOOK, VERDICT_INFO,
+  ERROR_FIELDS, type ErrorFieldName,
   type AdapterError, type FailureEnvelope, type FailureVerdict, type ReservedVerdict, type ErrorKind, type DetailsByVerdict, type RateLimitedDetails, type CompensationAction,
 } from "./contract.ts";
 
@@ -146,6 +157,13 @@ export const reserved: ReservedVerdict = "later";
 // @ts-expect-error an error kind cannot be misspelt
 export const misspelt: AdapterError = { kind: "rate_limted" };
 export const kind: ErrorKind = "rate_limited";
+export const withFields: AdapterError = { kind: "rate_limited", fields: { decline_code: "do_not_honor", errno: -104, weight: 0.5, throttling: true }, headers: { "X-Should-Retry": "false" }, cause: { kind: "ECONNRESET" } };
+// @ts-expect-error a declared field has its declared type
+export const badField: AdapterError = { kind: "rate_limited", fields: { errno: "ECONNRESET" } };
+// @ts-expect-error a field the registry does not declare
+export const strayField: AdapterError = { kind: "rate_limited", fields: { nope: 1 } };
+export const fieldNames: readonly ErrorFieldName[] = ERROR_FIELDS;
+export const classifiedWithFields: FailureVerdict = classify(withFields);
 export const verdict: FailureVerdict = classify({ kind: "anything at all" }, { tool: "x.y" });
 
 export const ok = rateLimitedEnvelope({ message: "slow down", details: { limit: 10, window: "minute", origin: { region: "eu", zone: 3 }, buckets: [{ name: "a", remaining: null }] } });
@@ -194,7 +212,7 @@ export function nextStep(a: CompensationAction): string {
 }
 `;
 
-const FIXED_VALUES = ["ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "isErrorKind", "isFailureVerdict"];
+const FIXED_VALUES = ["ERROR_FIELDS", "ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "isErrorKind", "isFailureVerdict"];
 
 describe("generated TypeScript", () => {
   const hostile = hostileProject();

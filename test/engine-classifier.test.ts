@@ -163,6 +163,31 @@ describe("matcher-shadowed's candidate search", () => {
     expect(found).toBeGreaterThan(100);
   });
 
+  it("is sound with headers, declared fields and causes: a rule that covers another holds for every error the other holds for", () => {
+    const holds = (rule: Omit<ClassifierRule, "verdict">, error: ClassifierInput, tool: string | undefined) => classifyIndex(compileClassifier([{ ...rule, verdict: "v" }]), error, tool) !== null;
+    // b drawn from a plus more fields, or from a's own values: so that covering pairs occur.
+    const pairArb = fc.oneof(
+      fc.tuple(conditionsArb(0), conditionsArb(0)),
+      fc.tuple(conditionsArb(0), conditionsArb(0)).map(([a, extra]) => [a, { ...extra, ...a }] as const),
+    );
+    let covered = 0;
+    let matched = 0;
+    fc.assert(
+      fc.property(pairArb, fc.array(fc.tuple(errorArb(0), toolArb), { minLength: 40, maxLength: 40 }), ([a, b], errors) => {
+        if (!conditionsCover(compileConditions(a as ClassifierRule), compileConditions(b as ClassifierRule))) return;
+        covered++;
+        for (const [error, tool] of errors) {
+          if (!holds(b, error, tool)) continue;
+          matched++;
+          expect(holds(a, error, tool), JSON.stringify({ a, b, error, tool })).toBe(true);
+        }
+      }),
+      { numRuns: 1500, seed: 12 },
+    );
+    expect(covered).toBeGreaterThan(300);
+    expect(matched).toBeGreaterThan(50);
+  });
+
   it("also when rules repeat, so that most rules are covered", () => {
     const arb = fc.array(conditionsArb(1), { minLength: 2, maxLength: 6 }).chain((pool) =>
       fc.array(fc.constantFrom(...pool), { minLength: 5, maxLength: 30 }).map((rules) => rules.map((r, i) => ({ ...r, verdict: `v${i}` }) as ClassifierRule)),

@@ -83,6 +83,13 @@ export function isErrorKind(value: unknown): value is ErrorKind {
   return typeof value === "string" && ERROR_KIND_SET.has(value);
 }
 
+/** The error fields the registry declares: what an adapter reports under `fields`, each with its type. */
+export type ErrorFields = { readonly [name: string]: never };
+
+/** The names of the declared error fields. */
+export const ERROR_FIELDS = [] as const;
+export type ErrorFieldName = (typeof ERROR_FIELDS)[number];
+
 /** What the side effect of a failed call is known to be. */
 export type SideEffectState = "none" | "unknown" | "committed";
 
@@ -98,7 +105,7 @@ export interface AdapterErrorLike {
   /** Response headers: names in any case, values strings. */
   readonly headers?: { readonly [name: string]: string } | undefined;
   /** The registry's declared error fields. */
-  readonly fields?: { readonly [name: string]: string | number | boolean } | undefined;
+  readonly fields?: { readonly [name: string]: string | number | boolean | undefined } | undefined;
   /** The error this one was caused by. */
   readonly cause?: AdapterErrorLike | undefined;
 }
@@ -109,6 +116,8 @@ export interface AdapterErrorLike {
  */
 export interface AdapterError extends AdapterErrorLike {
   readonly kind: ErrorKind;
+  /** The registry's declared error fields, each with its declared type. */
+  readonly fields?: ErrorFields | undefined;
 }
 
 /** The call that failed, as far as classification cares. */
@@ -264,7 +273,8 @@ export interface ClassifierInput {
   readonly provider_code?: string | null | undefined;
   readonly side_effect_state?: string | null | undefined;
   readonly headers?: { readonly [name: string]: string } | null | undefined;
-  readonly fields?: { readonly [name: string]: FieldValue } | null | undefined;
+  /** Declared fields; a field present as undefined counts as absent. */
+  readonly fields?: { readonly [name: string]: FieldValue | undefined } | null | undefined;
   readonly cause?: ClassifierInput | null | undefined;
 }
 
@@ -731,7 +741,7 @@ function statusHolds(c: CompiledConditions, status: number): boolean {
   return false;
 }
 
-type FieldsInput = { readonly [name: string]: FieldValue };
+type FieldsInput = { readonly [name: string]: FieldValue | undefined };
 
 /**
  * One error being classified, its fields read once into one fixed shape: adapter errors

@@ -3,8 +3,11 @@ import { Option } from "commander";
 import type { AdapterError } from "../model/fixture.js";
 import { UsageError } from "../model/errors.js";
 import type { Position } from "../model/finding.js";
-import { sideEffectOf } from "../model/registry.js";
+import { hasFieldType, type Registry, sideEffectOf } from "../model/registry.js";
 import { classify, verdictByCode } from "../engine/classify.js";
+import { readRetryAfter } from "../engine/retry-after.js";
+import { type CompensationAction, isRetryAction, type Playbook, type RetryAfterPolicy } from "../model/playbook.js";
+import { retryAfterText } from "../render/model.js";
 import { actionFor } from "../engine/dispatch.js";
 import { wrapText } from "../render/explain.js";
 import { flow } from "../simulate/report/flow.js";
@@ -26,7 +29,7 @@ export const registerClassify: CommandRegistrar = (program, run) => {
   program
     .command("classify")
     .description("print the verdict, the matching rule and the playbook action for one adapter error")
-    .requiredOption("--error <json>", "the adapter error as JSON: kind, message, http_status, provider_code, side_effect_state, retry_after_ms")
+    .requiredOption("--error <json>", "the adapter error as JSON: kind, message, http_status, provider_code, side_effect_state, retry_after_ms, headers, fields (the registry's error_fields), cause")
     .option("--tool <name>", "the call's tool, for rules that match on `tool`")
     .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
     .addHelpText(
@@ -42,7 +45,13 @@ does not parse, or is not an adapter error).
 Examples:
   failbook classify ${EXAMPLE}
   failbook classify --error '{"kind":"403_forbidden","provider_code":"insufficient_scope"}' --tool github.create_issue
-  failbook classify --error '{"kind":"timeout"}' --format json`,
+  failbook classify --error '{"kind":"timeout"}' --format json
+  failbook classify --error '{"kind":"api_error","http_status":500,"headers":{"x-should-retry":"false"}}'
+  failbook classify --error '{"kind":"card_error","fields":{"decline_code":"insufficient_funds"}}'
+  failbook classify --error '{"kind":"sdk_error","cause":{"kind":"ECONNRESET"}}'
+
+Header names are compared in any case. A field under "fields" that the registry does not
+declare in error_fields is ignored, with a warning on stderr.`,
     )
     .action(run((io, globals, flags: ClassifyFlags) => classifyCommand(io, globals, flags)));
 };
@@ -58,11 +67,14 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
     io.err("failbook: cannot classify until the registry and playbook load; fix the errors above\n");
     return 1;
   }
+  const fieldsAt = registry.doc.locate(registry.value.error_fields ? ["error_fields"] : [], "key");
+  for (const warning of fieldWarnings(error, registry.value.error_fields, `${fieldsAt.file}:${fieldsAt.line}:${fieldsAt.column}`)) io.err(`failbook: warning: --error ${inert(warning)}\n`);
   const result = classify(registry.value, error, flags.tool);
   const verdict = verdictByCode(registry.value, result.verdict);
   const action = actionFor(playbook.value, result.verdict) ?? null;
   const rulePosition = result.rule ? registry.doc.locate(["verdicts", result.rule.verdict, "match", result.rule.index]) : null;
   const fallbackPosition = registry.doc.locate(["fallback"]);
+  const hint = retryAfterHint(playbook.value, action, error);
   const actionPosition = action ? playbook.doc.locate(["verdicts", result.verdict], "key") : null;
 
   if (format === "json") {
@@ -81,6 +93,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
           recovery: verdict?.recovery ?? null,
           action,
           action_at: actionPosition ? located(actionPosition) : null,
+          retry_after: hint,
         },
         2,
       ) + "\n",
@@ -111,10 +124,33 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   } else {
     lines.push(`${"action".padEnd(9)} ${c.red("none")}: the playbook has no action for ${code} (the runtime escalates to ${inert(playbook.value.escalation_queue ?? "default")})`);
   }
+  if (hint !== null) {
+    const unreadable = hint.unreadable.map((u) => `${inert(u.header)}: ${flow(u.value)} is neither a number nor an HTTP date (counted as absent)`);
+    const read = hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms`;
+    const policy = hint.honored ? inert(retryAfterText(hint.policy)) : "honor_retry_after: false, so hints are ignored";
+    lines.push(`${"hint".padEnd(9)} ${[read, ...unreadable].join("; ")}  ${c.dim(`(${policy})`)}`);
+  }
   if (verdict?.summary) lines.push(para("summary", verdict.summary));
   if (verdict?.recovery) lines.push(para("recovery", verdict.recovery));
   io.out(lines.join("\n") + "\n");
   return 0;
+}
+
+interface HintReport {
+  hint_ms: number | null;
+  unreadable: { header: string; value: string }[];
+  honored: boolean;
+  policy: RetryAfterPolicy;
+}
+
+/** For a retry action, the Retry-After hint the error carries as the policy in force reads it (SPEC 12). */
+function retryAfterHint(playbook: Playbook, action: CompensationAction | null, error: AdapterError | undefined): HintReport | null {
+  if (action === null || !isRetryAction(action) || error === undefined) return null;
+  const policy = ("retry_after" in action ? action.retry_after : undefined) ?? playbook.retry_after ?? {};
+  const reading = readRetryAfter(error, policy, Date.now());
+  const honored = playbook.honor_retry_after ?? true;
+  if (reading.hintMs === undefined && reading.unreadable.length === 0) return null;
+  return { hint_ms: reading.hintMs ?? null, unreadable: reading.unreadable, honored, policy };
 }
 
 const located = (p: Position) => ({ file: p.file, line: p.line, column: p.column });
@@ -136,18 +172,57 @@ export function parseAdapterError(text: string): AdapterError | undefined {
   return o as unknown as AdapterError;
 }
 
-function adapterErrorProblem(o: Record<string, unknown>): string | undefined {
-  if (typeof o.kind !== "string") return `needs "kind", a string (the adapter's own error kind)`;
-  const strings = ["message", "provider_code"] as const;
-  for (const key of strings) if (o[key] !== undefined && typeof o[key] !== "string") return `field "${key}" must be a string`;
-  for (const key of ["http_status", "retry_after_ms"] as const) {
-    if (o[key] !== undefined && !Number.isInteger(o[key])) return `field "${key}" must be a whole number`;
+const KNOWN_FIELDS = ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"];
+/** How deep `cause` may nest (SPEC 12). */
+const CAUSE_DEPTH = 8;
+
+/** What is wrong with an adapter error given on the command line, naming the path to it; undefined when nothing is. */
+function adapterErrorProblem(o: Record<string, unknown>, at = "", depth = 0): string | undefined {
+  const field = (key: string) => `field "${at}${key}"`;
+  if (typeof o.kind !== "string") return `needs "${at}kind", a string (the adapter's own error kind)`;
+  for (const key of ["message", "provider_code"]) if (o[key] !== undefined && typeof o[key] !== "string") return `${field(key)} must be a string`;
+  for (const key of ["http_status", "retry_after_ms"]) {
+    if (o[key] !== undefined && !Number.isInteger(o[key])) return `${field(key)} must be a whole number`;
   }
+  if (o.http_status !== undefined && ((o.http_status as number) < 100 || (o.http_status as number) > 999)) return `${field("http_status")} must be from 100 to 999`;
   if (o.side_effect_state !== undefined && !SIDE_EFFECT_STATES.includes(String(o.side_effect_state))) {
-    return `field "side_effect_state" must be one of ${SIDE_EFFECT_STATES.join(", ")}`;
+    return `${field("side_effect_state")} must be one of ${SIDE_EFFECT_STATES.join(", ")}`;
   }
-  const known = new Set(["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms"]);
-  const unknown = Object.keys(o).filter((k) => !known.has(k));
-  if (unknown.length > 0) return `has unknown field "${unknown[0]}" (an adapter error has ${[...known].join(", ")})`;
+  for (const key of ["headers", "fields"]) {
+    const map = o[key];
+    if (map === undefined) continue;
+    if (map === null || typeof map !== "object" || Array.isArray(map)) return `${field(key)} must be an object`;
+    for (const [name, value] of Object.entries(map)) {
+      const ok = key === "headers" ? typeof value === "string" : ["string", "number", "boolean"].includes(typeof value);
+      if (!ok) return `${field(`${key}.${name}`)} must be ${key === "headers" ? "a string (header values are text)" : "a string, number or boolean"}`;
+    }
+  }
+  if (o.cause !== undefined) {
+    if (o.cause === null || typeof o.cause !== "object" || Array.isArray(o.cause)) return `${field("cause")} must be an adapter error (an object)`;
+    if (depth + 1 >= CAUSE_DEPTH) return `${field("cause")} nests deeper than ${CAUSE_DEPTH} errors`;
+    const inner = adapterErrorProblem(o.cause as Record<string, unknown>, `${at}cause.`, depth + 1);
+    if (inner) return inner;
+  }
+  const unknown = Object.keys(o).filter((k) => !KNOWN_FIELDS.includes(k));
+  if (unknown.length > 0) return `has unknown field "${at}${unknown[0]}" (an adapter error has ${KNOWN_FIELDS.join(", ")}; the registry's error_fields go under "fields")`;
   return undefined;
+}
+
+/**
+ * Fields of the error (and its causes) the registry does not declare, or whose value is not
+ * of the declared type: classify ignores the first and no rule can match the second.
+ */
+export function fieldWarnings(error: AdapterError | undefined, declared: Registry["error_fields"], where: string): string[] {
+  const out: string[] = [];
+  for (let e = error, at = ""; e !== undefined; e = e.cause, at += "cause.") {
+    for (const [name, value] of Object.entries(e.fields ?? {})) {
+      const declaration = declared !== undefined && Object.hasOwn(declared, name) ? declared[name] : undefined;
+      if (declaration === undefined) {
+        out.push(`field "${at}fields.${name}" is not declared in the registry's error_fields, so classify ignores it; declare it under error_fields (${where}) or drop it`);
+      } else if (!hasFieldType(value, declaration.type)) {
+        out.push(`field "${at}fields.${name}" is ${JSON.stringify(value)}, but the registry declares ${name} as ${declaration.type}: no rule can match it; send a ${declaration.type}`);
+      }
+    }
+  }
+  return out;
 }

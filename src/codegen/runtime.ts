@@ -13,7 +13,7 @@ import { CLASSIFIER_NAMES } from "./classifier-source.generated.js";
 /** Names the fixed parts export or declare; identifiers derived from codes must avoid them. */
 export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "REGISTRY", "FALLBACK_VERDICT", "VERDICTS", "FailureVerdict", "RESERVED_VERDICTS", "ReservedVerdict", "isFailureVerdict",
-  "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "SideEffectState", "AdapterError",
+  "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "ErrorFields", "ERROR_FIELDS", "ErrorFieldName", "SideEffectState", "AdapterError",
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
   "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
@@ -37,7 +37,7 @@ export interface AdapterErrorLike {
   /** Response headers: names in any case, values strings. */
   readonly headers?: { readonly [name: string]: string } | undefined;
   /** The registry's declared error fields. */
-  readonly fields?: { readonly [name: string]: string | number | boolean } | undefined;
+  readonly fields?: { readonly [name: string]: string | number | boolean | undefined } | undefined;
   /** The error this one was caused by. */
   readonly cause?: AdapterErrorLike | undefined;
 }
@@ -48,6 +48,8 @@ export interface AdapterErrorLike {
  */
 export interface AdapterError extends AdapterErrorLike {
   readonly kind: ErrorKind;
+  /** The registry's declared error fields, each with its declared type. */
+  readonly fields?: ErrorFields | undefined;
 }
 
 /** The call that failed, as far as classification cares. */

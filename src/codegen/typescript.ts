@@ -83,6 +83,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     registrySection(registry),
     verdictSection(verdicts, reserved, registry),
     kindSection(errorKinds),
+    fieldSection(registry),
     ERROR_TYPES,
     VERDICT_INFO_TYPE,
     factsSection(sortedUsable, ctx),
@@ -131,7 +132,12 @@ function redactProse(registry: Registry, redact: Redactor): Registry {
     const { code, class: cls, match, replaced_by, status, ...prose } = v;
     return { ...redactValue(prose, redact), code, class: cls, ...(match === undefined ? {} : { match }), ...(replaced_by === undefined ? {} : { replaced_by }), ...(status === undefined ? {} : { status }) } as Verdict;
   });
-  return { ...registry, name: redact(registry.name), verdicts };
+  const fields = registry.error_fields;
+  const error_fields: Registry["error_fields"] = fields === undefined ? undefined : {};
+  if (fields !== undefined && error_fields !== undefined) {
+    for (const [name, f] of Object.entries(fields)) setOwn(error_fields, name, f.description === undefined ? f : { ...f, description: redact(f.description) });
+  }
+  return { ...registry, name: redact(registry.name), verdicts, ...(error_fields === undefined ? {} : { error_fields }) };
 }
 
 function redactActions(playbook: Playbook, redact: Redactor): Playbook {
@@ -239,6 +245,28 @@ function kindSection(kinds: string[]): string {
     "export function isErrorKind(value: unknown): value is ErrorKind {",
     "  return typeof value === \"string\" && ERROR_KIND_SET.has(value);",
     "}",
+  ].join("\n");
+}
+
+const FIELD_TYPES = { string: "string", integer: "number", number: "number", boolean: "boolean" } as const;
+
+/**
+ * The registry's declared error fields (SPEC 12): AdapterError.fields is typed by them, and
+ * ERROR_FIELDS lists their names as ERROR_KINDS lists the kinds.
+ */
+function fieldSection(registry: Registry): string {
+  const fields = Object.entries(registry.error_fields ?? {}).sort(([a], [b]) => byText(a, b));
+  const members = fields.map(([name, f]) => {
+    const doc = jsDoc([f.description ?? "", `Declared ${f.type}.`].filter((p) => p !== ""), "  ");
+    return `${doc}\n  readonly ${propertyKey(name)}?: ${FIELD_TYPES[f.type]} | undefined;`;
+  });
+  const body = members.length === 0 ? "{ readonly [name: string]: never }" : `{\n${members.join("\n")}\n}`;
+  return [
+    "/** The error fields the registry declares: what an adapter reports under `fields`, each with its type. */",
+    `export type ErrorFields = ${body};`,
+    "",
+    "/** The names of the declared error fields. */",
+    stringSet("ERROR_FIELDS", "ErrorFieldName", fields.map(([name]) => name)),
   ].join("\n");
 }
 

@@ -50,7 +50,8 @@ export interface ClassifierInput {
   readonly provider_code?: string | null | undefined;
   readonly side_effect_state?: string | null | undefined;
   readonly headers?: { readonly [name: string]: string } | null | undefined;
-  readonly fields?: { readonly [name: string]: FieldValue } | null | undefined;
+  /** Declared fields; a field present as undefined counts as absent. */
+  readonly fields?: { readonly [name: string]: FieldValue | undefined } | null | undefined;
   readonly cause?: ClassifierInput | null | undefined;
 }
 
@@ -517,7 +518,7 @@ function statusHolds(c: CompiledConditions, status: number): boolean {
   return false;
 }
 
-type FieldsInput = { readonly [name: string]: FieldValue };
+type FieldsInput = { readonly [name: string]: FieldValue | undefined };
 
 /**
  * One error being classified, its fields read once into one fixed shape: adapter errors

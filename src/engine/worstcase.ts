@@ -3,12 +3,34 @@
  * total backoff (jitter at its maximum, Retry-After aside), and which limits cut it short.
  * Used by `explain` and by the `retry-budget` lint rule.
  */
-import { isRetryAction, type ActionName, type Playbook, type RetryAction } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import { isRetryAction, type ActionName, type Playbook, type RetryAction, type RetryQuota } from "../model/playbook.js";
+import type { Registry, Verdict } from "../model/registry.js";
+import { DEFAULT_RETRY_COST } from "./quota.js";
 import { retryDelay } from "./backoff.js";
 import { maxRandom } from "./random.js";
 
-export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "same_verdict_ceiling";
+export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "same_verdict_ceiling" | "retry_quota";
+
+/** How far a server's Retry-After hint can stretch one wait (SPEC 12). */
+export interface RetryAfterBound {
+  /** False when the playbook sets honor_retry_after: false (hints are ignored). */
+  honored: boolean;
+  /** The longest one wait can become because of a hint; null when nothing bounds it. */
+  maxWaitMs: number | null;
+  mode: "max" | "replace";
+  aboveMax: "ignore" | "cap" | "give_up";
+  /** `max_over_backoff_ms`: the hint is first clamped to the backoff plus this. */
+  overBackoffMs: number | null;
+}
+
+/** What a full retry quota allows this verdict (SPEC 12). */
+export interface QuotaBound {
+  capacity: number;
+  /** The cheapest a retry of this verdict can cost (its class's cost, else its kinds', else `cost`). */
+  cost: number;
+  /** Retries a full bucket pays for, when nothing refills it. */
+  retries: number;
+}
 
 export interface WorstCase {
   verdict: string;
@@ -23,6 +45,10 @@ export interface WorstCase {
   limitedBy?: RetryLimit;
   /** Budgets that the schedule, run to its end, would exceed. */
   exceeds: { budget: "retry_seconds" | "wall_ms"; limitMs: number }[];
+  /** For a retry action: what Retry-After can do to each wait. */
+  retryAfter?: RetryAfterBound;
+  /** For a retry action under a playbook retry_quota. */
+  quota?: QuotaBound;
 }
 
 export function worstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
@@ -51,12 +77,47 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
       limitedBy = name;
     }
   }
+  const quota = playbook.retry_quota === undefined ? undefined : quotaBound(playbook.retry_quota, verdict);
+  if (quota !== undefined && quota.retries < retries) {
+    retries = quota.retries;
+    limitedBy = "retry_quota";
+  }
   if (verdict && !verdict.retryable) retries = 0;
   const { delays, totalBackoffMs } = schedule(action, retries);
   const exceeds: WorstCase["exceeds"] = [];
   if (budgets.retry_seconds !== undefined && totalBackoffMs > budgets.retry_seconds * 1000) exceeds.push({ budget: "retry_seconds", limitMs: budgets.retry_seconds * 1000 });
   if (budgets.wall_ms !== undefined && totalBackoffMs > budgets.wall_ms) exceeds.push({ budget: "wall_ms", limitMs: budgets.wall_ms });
-  return { ...base, attempts: retries + 1, retries, delays, totalBackoffMs, limitedBy, exceeds };
+  const retryAfter = retryAfterBound(playbook, action, delays);
+  return { ...base, attempts: retries + 1, retries, delays, totalBackoffMs, limitedBy, exceeds, retryAfter, ...(quota ? { quota } : {}) };
+}
+
+/** The cheapest cost a retry of the verdict can take, and what a full bucket pays for. */
+function quotaBound(policy: RetryQuota, verdict: Verdict | undefined): QuotaBound {
+  const byClass = policy.cost_by_class ?? {};
+  let cost: number;
+  if (verdict !== undefined && Object.hasOwn(byClass, verdict.class)) cost = byClass[verdict.class];
+  else {
+    // The error's kind decides: one of the kinds every rule of the verdict names, or any kind.
+    const byKind = policy.cost_by_kind ?? {};
+    const fallback = policy.cost ?? DEFAULT_RETRY_COST;
+    const rules = verdict?.match ?? [];
+    const kinds = rules.length > 0 && rules.every((r) => r.kind !== undefined) ? rules.flatMap((r) => (Array.isArray(r.kind) ? r.kind : [r.kind as string])) : null;
+    const costs = kinds === null ? [fallback, ...Object.values(byKind)] : kinds.map((k) => (Object.hasOwn(byKind, k) ? byKind[k] : fallback));
+    cost = Math.min(...costs);
+  }
+  const retries = cost <= 0 ? Number.MAX_SAFE_INTEGER : Math.floor(policy.capacity / cost);
+  return { capacity: policy.capacity, cost, retries };
+}
+
+/** The longest wait a Retry-After hint can cause, given the policy in force for this action. */
+function retryAfterBound(playbook: Playbook, action: RetryAction, delays: readonly number[]): RetryAfterBound {
+  const policy = action.retry_after ?? playbook.retry_after ?? {};
+  const longest = delays.reduce((a, b) => Math.max(a, b), 0);
+  const over = policy.max_over_backoff_ms ?? null;
+  let maxWaitMs: number | null = over === null ? null : longest + over;
+  if (policy.max_ms !== undefined) maxWaitMs = maxWaitMs === null ? policy.max_ms : Math.min(maxWaitMs, policy.max_ms);
+  if (maxWaitMs !== null) maxWaitMs = Math.max(maxWaitMs, longest);
+  return { honored: playbook.honor_retry_after ?? true, maxWaitMs, mode: policy.mode ?? "max", aboveMax: policy.above_max ?? "cap", overBackoffMs: over };
 }
 
 /**

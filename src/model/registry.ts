@@ -78,5 +78,19 @@ export interface Registry {
   fallback: string;
 }
 
+/** Does a value have the declared type? `integer` wants a whole number, `number` any number. */
+export function hasFieldType(value: unknown, type: ErrorField["type"]): value is FieldValue {
+  switch (type) {
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+  }
+}
+
 export const statusOf = (v: Verdict): VerdictStatus => v.status ?? "active";
 export const sideEffectOf = (v: Verdict): SideEffectState => v.side_effect ?? "unknown";

@@ -8,7 +8,7 @@ import { inert, inertJson, inertValue } from "../util/inert.js";
 import { nearest } from "../util/text.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
 import type { Exercise } from "./exercises.js";
-import { matchText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
+import { matchText, quotaText, retryAfterText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
 export type CodeLookup =
   | { found: CodeRow }
@@ -82,6 +82,14 @@ export function explainCode(raw: CodeRow, model: RegistryModel, rawExercises: re
   if (row.action) {
     out.push(`  ${c.cyan(row.action.name)}${row.action.detail ? `: ${row.action.detail}` : ""}`);
     out.push(wrap(`worst case: ${worstCaseText(row)}`, "  "));
+    const params = raw.action?.params;
+    if (params !== undefined && (params.action === "retry_with_backoff" || params.action === "retry_with_hint") && row.retryable) {
+      const policy = params.retry_after ?? model.playbook.retry_after;
+      const own = params.retry_after !== undefined ? " (this action's own)" : "";
+      out.push(wrap(model.playbook.honor_retry_after ? `retry after${own}: ${inert(retryAfterText(policy ?? {}))}` : "retry after: ignored (honor_retry_after: false)", "  "));
+      if (model.playbook.backoff_index === "per_call") out.push(wrap("backoff index: per call (the n-th retry of the call waits the n-th delay, whatever its verdict)", "  "));
+      if (model.playbook.retry_quota !== null) out.push(wrap(`retry quota: ${inert(quotaText(model.playbook.retry_quota))}`, "  "));
+    }
   } else {
     out.push(row.status === "reserved" ? "  none (reserved codes need none)" : "  none: the playbook has no action for this code (lint reports playbook-exhaustive)");
   }

@@ -27,6 +27,16 @@ export function renderMarkdown(model: RegistryModel): string {
       model.classes.map((c) => [mdCode(c.name, true), mdCell(c.description ?? ""), c.max_retries === null ? "" : String(c.max_retries)]),
     ),
   ];
+  if (model.error_fields.length > 0) {
+    out.push(
+      "",
+      "## Error fields",
+      "",
+      "Fields the adapters report under an adapter error's `fields`, which match rules may test.",
+      "",
+      table(["Field", "Type", "Description"], model.error_fields.map((f) => [mdCode(f.name, true), f.type, mdCell(f.description ?? "")])),
+    );
+  }
   if (reserved.length > 0) {
     out.push(
       "",

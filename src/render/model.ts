@@ -3,7 +3,9 @@
  * the action's static worst case. Markdown, HTML, JSON and `explain` all print this model, so
  * every format says the same thing about a code.
  */
-import type { ActionName, Budgets, CompensationAction, Playbook } from "../model/playbook.js";
+import type { ActionName, Budgets, CompensationAction, Playbook, RetryAfterPolicy, RetryQuota } from "../model/playbook.js";
+import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "../engine/quota.js";
+import { DEFAULT_RETRY_AFTER_HEADERS } from "../engine/retry-after.js";
 import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "../model/registry.js";
 import { worstCase, type RetryLimit } from "../engine/worstcase.js";
 import { redactValue, type Redactor } from "../engine/redact.js";
@@ -33,6 +35,10 @@ export interface WorstCaseView {
   limited_by: RetryLimit | null;
   /** Budgets the full schedule would exceed: the runtime cuts the dispatch short there. */
   exceeds: { budget: "retry_seconds" | "wall_ms"; limit_ms: number }[];
+  /** For a retry action: how far a server's Retry-After hint can stretch one wait. */
+  retry_after: { honored: boolean; max_wait_ms: number | null; mode: "max" | "replace"; above_max: "ignore" | "cap" | "give_up"; over_backoff_ms: number | null } | null;
+  /** For a retry action under the playbook's retry_quota: what a full bucket pays for. */
+  quota: { capacity: number; cost: number; retries: number } | null;
 }
 
 export interface CodeRow {
@@ -64,8 +70,17 @@ export interface CodeRow {
 
 export interface RegistryModel {
   registry: { name: string; revision: number; fallback: string };
-  playbook: { name: string; budgets: Budgets; honor_retry_after: boolean };
+  playbook: {
+    name: string;
+    budgets: Budgets;
+    honor_retry_after: boolean;
+    retry_after: RetryAfterPolicy | null;
+    backoff_index: "per_verdict" | "per_call";
+    retry_quota: RetryQuota | null;
+  };
   classes: ClassRow[];
+  /** The registry's declared error fields (SPEC 12), in the order written. */
+  error_fields: { name: string; type: string; description: string | null }[];
   /** Every code, sorted by code; `status` tells active, deprecated and reserved apart. */
   codes: CodeRow[];
 }
@@ -81,8 +96,16 @@ export function buildModel(registry: Registry, playbook: Playbook, options: Mode
     .map((v) => codeRow(v, registry, playbook));
   const model: RegistryModel = {
     registry: { name: registry.name, revision: registry.revision, fallback: registry.fallback },
-    playbook: { name: playbook.name, budgets: playbook.budgets ?? {}, honor_retry_after: playbook.honor_retry_after ?? true },
+    playbook: {
+      name: playbook.name,
+      budgets: playbook.budgets ?? {},
+      honor_retry_after: playbook.honor_retry_after ?? true,
+      retry_after: playbook.retry_after ?? null,
+      backoff_index: playbook.backoff_index ?? "per_verdict",
+      retry_quota: playbook.retry_quota ?? null,
+    },
     classes: Object.entries(registry.classes).map(([name, c]) => ({ name, description: c.description ?? null, max_retries: c.max_retries ?? null, adr: c.adr ?? null })),
+    error_fields: Object.entries(registry.error_fields ?? {}).map(([name, f]) => ({ name, type: f.type, description: f.description ?? null })),
     codes,
   };
   return options.redact ? redactValue(model, options.redact) : model;
@@ -126,6 +149,10 @@ function codeRow(v: Verdict, registry: Registry, playbook: Playbook): CodeRow {
           total_backoff_ms: worst.totalBackoffMs,
           limited_by: worst.limitedBy ?? null,
           exceeds: worst.exceeds.map((e) => ({ budget: e.budget, limit_ms: e.limitMs })),
+          retry_after: worst.retryAfter
+            ? { honored: worst.retryAfter.honored, max_wait_ms: worst.retryAfter.maxWaitMs, mode: worst.retryAfter.mode, above_max: worst.retryAfter.aboveMax, over_backoff_ms: worst.retryAfter.overBackoffMs }
+            : null,
+          quota: worst.quota ? { capacity: worst.quota.capacity, cost: worst.quota.cost, retries: worst.quota.retries } : null,
         }
       : null,
   };
@@ -189,6 +216,7 @@ const LIMIT_NAMES: Record<RetryLimit, string> = {
   class_max_retries: "the class's max_retries",
   "budgets.retries": "budgets.retries",
   same_verdict_ceiling: "budgets.same_verdict_ceiling",
+  retry_quota: "the retry quota (a full bucket)",
 };
 
 /** The static worst case in one sentence, for people. */
@@ -203,7 +231,35 @@ export function worstCaseText(row: CodeRow): string {
     parts.push(row.retryable ? "no retry allowed by the limits" : "no retry: the verdict is not retryable");
   }
   for (const e of w.exceeds) parts.push(`exceeds budgets.${e.budget} (${duration(e.limit_ms)}), which cuts the dispatch short`);
+  if (w.retries > 0 && w.retry_after) parts.push(retryAfterWorst(w.retry_after));
+  if (w.quota) parts.push(`each retry takes ${plural(w.quota.cost, "token")} of a shared quota of ${w.quota.capacity}, enough for ${w.quota.retries >= Number.MAX_SAFE_INTEGER ? "any number of" : w.quota.retries} retries when nothing refills it`);
   return parts.join("; ");
+}
+
+function retryAfterWorst(r: NonNullable<WorstCaseView["retry_after"]>): string {
+  if (!r.honored) return "Retry-After hints are ignored (honor_retry_after: false)";
+  if (r.max_wait_ms === null) return "a server's Retry-After hint can stretch each wait without bound (set retry_after.max_ms)";
+  const above = r.above_max === "give_up" ? "a longer hint gives up" : r.above_max === "ignore" ? "a longer hint is ignored" : "a longer hint is capped";
+  return `a server's Retry-After hint can stretch each wait to ${duration(r.max_wait_ms)} (${above})`;
+}
+
+/** A Retry-After policy in a few words, e.g. "retry-after-ms, then retry-after; the longer of hint and backoff; at most 1 min, above it give up". */
+export function retryAfterText(policy: RetryAfterPolicy): string {
+  const parts = [(policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).join(", then ") + ", then the error's retry_after_ms"];
+  parts.push(policy.mode === "replace" ? "the hint replaces the backoff" : "the longer of hint and backoff");
+  if (policy.max_over_backoff_ms !== undefined) parts.push(`hint at most backoff + ${duration(policy.max_over_backoff_ms)}`);
+  if (policy.max_ms !== undefined) parts.push(`at most ${duration(policy.max_ms)}, above it ${policy.above_max === "give_up" ? "give up" : policy.above_max === "ignore" ? "ignore the hint" : "wait the maximum"}`);
+  return parts.join("; ");
+}
+
+/** The playbook's retry quota in one sentence. */
+export function quotaText(q: RetryQuota): string {
+  const costs = [`a retry costs ${q.cost ?? DEFAULT_RETRY_COST}`];
+  for (const [name, cost] of Object.entries(q.cost_by_class ?? {})) costs.push(`${cost} for class ${name}`);
+  for (const [name, cost] of Object.entries(q.cost_by_kind ?? {})) costs.push(`${cost} for kind ${name}`);
+  const recovery = q.refund_on_recovery ?? "last";
+  const back = recovery === "none" ? "nothing on recovery" : recovery === "all" ? "every retry's cost on recovery" : "the last retry's cost on recovery";
+  return `${q.capacity} tokens shared by every call; ${costs.join(", ")}; gives back ${q.refund ?? DEFAULT_REFUND} on a first-try success and ${back}`;
 }
 
 /** A match rule in one line, e.g. "kind 409_conflict and message contains idempotency". */
@@ -216,6 +272,10 @@ export function matchText(rule: MatchRule): string {
     field("message contains", rule.message_contains),
     field("tool", rule.tool),
     field("side_effect_state", rule.side_effect_state),
+    field("message matches", rule.message_matches),
+    ...Object.entries(rule.headers ?? {}).map(([name, v]) => (v === "*" || (Array.isArray(v) && v.includes("*")) ? `header ${name} present` : field(`header ${name}`, v))),
+    ...Object.entries(rule.fields ?? {}).map(([name, v]) => field(`field ${name}`, v)),
+    rule.cause === undefined ? undefined : `a cause with ${matchText(rule.cause)}`,
   ]
     .filter((s): s is string => s !== undefined);
   return parts.length === 0 ? "any error" : parts.join(" and ");

@@ -12,6 +12,8 @@ import { actionWithoutGolden } from "./action-without-golden.js";
 import { revisionNotBumped } from "./revision-not-bumped.js";
 import { kindRemoved } from "./kind-removed.js";
 import { outcomeChanged } from "./outcome-changed.js";
+import { fieldRemoved } from "./field-removed.js";
+import { quotaLoosened } from "./quota-loosened.js";
 
 export const CHANGE_RULES: ChangeRule[] = [
   codeRemoved,
@@ -24,6 +26,8 @@ export const CHANGE_RULES: ChangeRule[] = [
   actionWithoutGolden,
   revisionNotBumped,
   kindRemoved,
+  fieldRemoved,
+  quotaLoosened,
   outcomeChanged,
 ];
 

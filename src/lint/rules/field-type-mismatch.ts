@@ -1,20 +1,6 @@
-import type { ErrorField, FieldValue } from "../../model/registry.js";
+import { hasFieldType } from "../../model/registry.js";
 import type { LintRule } from "../rule.js";
 import { matchRules } from "./field-undeclared.js";
-
-/** Does a value have the declared type? `integer` wants a whole number, `number` any number. */
-export function hasFieldType(value: unknown, type: ErrorField["type"]): value is FieldValue {
-  switch (type) {
-    case "integer":
-      return typeof value === "number" && Number.isInteger(value);
-    case "number":
-      return typeof value === "number";
-    case "string":
-      return typeof value === "string";
-    case "boolean":
-      return typeof value === "boolean";
-  }
-}
 
 export const fieldTypeMismatch: LintRule = {
   id: "field-type-mismatch",

@@ -105,7 +105,7 @@ export function describe(e: DispatchEvent): [string, string] {
     case "budget_exhausted":
       return ["budget", `${e.budget} (${e.limit}) exhausted`];
     case "retry_quota_exhausted":
-      return ["quota", `retry quota exhausted: the retry costs ${e.cost}, ${e.tokens} tokens left`];
+      return ["quota", `retry quota exhausted: the retry costs ${e.cost}, ${plural(e.tokens, "token")} left`];
     case "retry_after_unreadable":
       return ["retry-after", `${e.header}: ${JSON.stringify(e.value)} is neither a number nor an HTTP date; ignored`];
     case "evidence_refreshed":
