@@ -13,11 +13,12 @@ import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeProject } from "./bench/generate.mjs";
+import { replayRows, replayTable } from "./bench/replay.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 if (args.includes("--help")) {
-  console.log("usage: node scripts/bench.mjs [--runs N] [--quick]\n  --runs N  runs per command, median reported (default 5; 1 with --quick)\n  --quick   one run each, fewer micro-benchmark iterations: a smoke test of the benchmark itself");
+  console.log("usage: node scripts/bench.mjs [--runs N] [--quick] [--replay-only]\n  --replay-only  only the failbook replay rows (SPEC 14; a 1M-record corpus under .bench/replay/)\n  --runs N  runs per command, median reported (default 5; 1 with --quick)\n  --quick   one run each, fewer micro-benchmark iterations: a smoke test of the benchmark itself");
   process.exit(0);
 }
 const quick = args.includes("--quick");
@@ -110,6 +111,13 @@ function ensureBuild() {
 const started = Date.now();
 const loadAtStart = os.loadavg()[0];
 ensureBuild();
+const replayBench = () => replayRows({ root, bin, measure, quick, log, fmtMs });
+if (args.includes("--replay-only")) {
+  const { rows } = await replayBench();
+  const header = `failbook bench --replay-only, ${new Date().toISOString().slice(0, 10)}: node ${process.version}, ${os.cpus()[0]?.model?.trim()}, ${os.cpus().length} cores (load ${loadAtStart.toFixed(1)} at start); median of ${RUNS} run${RUNS > 1 ? "s" : ""}`;
+  console.log(replayTable(rows, header));
+  process.exit(0);
+}
 const dirs = {};
 for (const n of [SMALL, LARGE]) {
   const t = Date.now();
@@ -137,6 +145,7 @@ for (const n of [SMALL, LARGE]) {
 const classifyLib = micro("classify-library", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs });
 const classifyGen = micro("classify-generated", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs, bindings: bindings(LARGE) });
 const dispatch = micro("dispatch", { iterations: MICRO.iterations });
+const replay = await replayBench();
 
 // ---------------------------------------------------------------------------------------
 // The table
@@ -199,6 +208,8 @@ for (const [label, key, limit] of [
   rows.push({ row: label, value: r?.overheadUs ?? null, figure: r ? fmtUs(r.overheadUs) : `failed: ${dispatch.failed.slice(0, 120)}`, target: `≤ ${limit} µs`, pass: r !== undefined && r.overheadUs <= limit });
 }
 
+rows.push(...replay.rows);
+
 const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
 const date = new Date().toISOString().slice(0, 10);
 const header = `failbook bench, ${date}: node ${process.version}, ${process.platform}/${process.arch}, ${cpu}, ${os.cpus().length} cores (load ${loadAtStart.toFixed(1)} at start); median of ${RUNS} run${RUNS > 1 ? "s" : ""}${quick ? ", --quick" : ""}`;
@@ -224,4 +235,4 @@ console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)
 
 mkdirSync(join(root, ".bench"), { recursive: true });
 const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
-writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch } }, null, 2) + "\n");
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: replay.raw } }, null, 2) + "\n");

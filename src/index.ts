@@ -70,6 +70,16 @@ export { explainCode } from "./render/explain.js";
 export { actionReference, actionReferenceMarkdown, explainActionText, type ActionReference } from "./render/actions.js";
 export { scaffoldFixture, ScaffoldError, type Scaffold } from "./simulate/scaffold.js";
 
+// Agents and telemetry
+export { toMcpToolResult, type McpToolResult } from "./mcp/result.js";
+export { recordOutcome, type OutcomeSpan, type RecordOptions } from "./telemetry/otel.js";
+
+// Replay (SPEC 14): records, the production sink's file, OpenTelemetry import
+export type { DispatchRecord, RecordedOutcome, RecordSink } from "./model/record.js";
+export { createRecordWriter, type RecordWriter } from "./replay/writer.js";
+export { Replayer, type Replayed, type ReplayRules } from "./replay/replayer.js";
+export { importOtlp, type ImportResult, type ImportProblem } from "./replay/otlp.js";
+
 // Change control
 export { loadBaseline } from "./change/baseline.js";
 export { checkChanges, sideOf, type ChangeReport } from "./change/check.js";

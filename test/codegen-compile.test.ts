@@ -212,7 +212,7 @@ export function nextStep(a: CompensationAction): string {
 }
 `;
 
-const FIXED_VALUES = ["ERROR_FIELDS", "ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "isErrorKind", "isFailureVerdict"];
+const FIXED_VALUES = ["ERROR_FIELDS", "ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "isErrorKind", "isFailureVerdict", "toMcpToolResult"];
 
 describe("generated TypeScript", () => {
   const hostile = hostileProject();

@@ -38,6 +38,15 @@ describe("reading a hint", () => {
     expect(readRetryAfter(error, { headers: ["x-other"] }, 0).hintMs).toBe(9000);
   });
 
+  it("reads ms_headers as milliseconds although their names do not end in -ms (AWS's x-amz-retry-after)", () => {
+    const error = { kind: "throttled", headers: { "X-Amz-Retry-After": "1500" } };
+    expect(readRetryAfter(error, { headers: ["retry-after", "x-amz-retry-after"] }, 0).hintMs).toBe(1_500_000);
+    expect(readRetryAfter(error, { headers: ["retry-after", "x-amz-retry-after"], ms_headers: ["x-amz-retry-after"] }, 0).hintMs).toBe(1500);
+    // Milliseconds are a number, never a date.
+    const dated = { kind: "throttled", headers: { "x-amz-retry-after": "Wed, 21 Oct 2026 07:28:30 GMT" } };
+    expect(readRetryAfter(dated, { headers: ["x-amz-retry-after"], ms_headers: ["x-amz-retry-after"] }, 0).hintMs).toBeUndefined();
+  });
+
   it("reads a date against the error's own date header first", () => {
     const error = { kind: "busy", headers: { date: "Wed, 21 Oct 2026 07:28:00 GMT", "retry-after": "Wed, 21 Oct 2026 07:28:10 GMT" } };
     expect(readRetryAfter(error, undefined, 0).hintMs).toBe(10_000);
@@ -115,6 +124,15 @@ describe("in a dispatch", () => {
     const perCall = await dispatchScenario({ playbook: playbook({ timeout: action, server: action }, { backoff_index: "per_call" }), responses });
     expect(delays(perVerdict.events)).toEqual([100, 100, 200]);
     expect(delays(perCall.events)).toEqual([100, 200, 400]);
+  });
+
+  it("budgets.retries_per_call caps a call's retries whatever their verdicts, each call afresh", async () => {
+    const responses = [err("timeout"), err("x", { http_status: 503 }), err("timeout"), ok()];
+    const perVerdict = await dispatchScenario({ playbook: playbook({ timeout: retry(2), server: retry(2) }), responses });
+    expect(perVerdict.outcome).toMatchObject({ kind: "recovered", retried: 3 });
+    const { outcome, events } = await dispatchScenario({ playbook: playbook({ timeout: retry(2), server: retry(2) }, { budgets: { retries_per_call: 2 } }), responses });
+    expect(outcome).toMatchObject({ kind: "exhausted", reason: "budget_retries_per_call", retried: 2, attempts: 3, exhausted: true });
+    expect(events.at(-1)).toMatchObject({ type: "budget_exhausted", budget: "retries_per_call", limit: 2, verdict: "timeout" });
   });
 });
 

@@ -58,9 +58,9 @@ describe("examples", () => {
       expect(code).toBe(0);
     });
 
-    it("has a README that says which seed it models", () => {
+    it("has a README that says which seed or which SDK it models", () => {
       const readme = readFileSync(join(EXAMPLES, project, "README.md"), "utf8");
-      expect(readme).toMatch(/seed 00[0-4]/);
+      expect(readme).toMatch(/seed 00[0-4]|Models \*\*the (AWS|OpenAI) SDK/);
     });
   });
 

@@ -200,6 +200,18 @@ describe("explain and the worst case show Retry-After and the quota (SPEC 12)", 
     expect(r.stdout).toContain("enough for 4 retries");
   });
 
+  it("budgets.retries_per_call caps the worst case, and ms_headers are read as milliseconds", () => {
+    const playbook = PLAYBOOK.replace("backoff_index: per_call", "backoff_index: per_call\nbudgets: { retries_per_call: 1 }").replace(
+      "retry_after: { headers: [retry-after-ms, retry-after],",
+      "retry_after: { headers: [x-amz-retry-after, retry-after], ms_headers: [x-amz-retry-after],",
+    );
+    const r = failbook(["explain", "socket_reset"], { cwd: project({ "playbook.yaml": playbook }) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("at most 2 attempts");
+    expect(r.stdout).toContain("retries capped by budgets.retries_per_call");
+    expect(r.stdout).toContain("retry after: x-amz-retry-after (ms), then retry-after, then the error's retry_after_ms");
+  });
+
   it("render json carries the error fields, the policies and the bounds; markdown and HTML list the fields", () => {
     const json = JSON.parse(failbook(["render", "--format", "json"], { cwd: dir }).stdout);
     const validate = new Ajv.default({ allErrors: true, strict: true, strictTypes: false }).compile(JSON.parse(readFileSync(join(REPO, "schemas/render.schema.json"), "utf8")) as object);

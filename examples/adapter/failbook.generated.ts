@@ -1209,4 +1209,21 @@ export function writeCommittedEnvelope(input: EnvelopeInput = {}): FailureEnvelo
   return makeEnvelope("write_committed", input, undefined);
 }
 
+/** A Model Context Protocol tool result (the shape of the SDK's CallToolResult) for one failure. */
+export interface McpToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent: { [key: string]: unknown };
+  isError: true;
+}
+
+/**
+ * What an MCP tool returns to the agent when its call failed: isError true, the envelope as
+ * structuredContent, and the same JSON as text for clients that read only text.
+ */
+export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
+  const structuredContent: { [key: string]: unknown } = { ...envelope };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }], structuredContent, isError: true };
+}
+
 // failbook-manifest: {"verdicts":{"approval_denied":"db3c799d6036","approval_timeout":"afb1a856ad55","credential_invalid":"300c30c70d06","evidence_stale":"e04321685601","idempotency_conflict":"49710e6061e0","network_unreachable":"c757fff346fd","permission_denied":"8bf1cc5c3380","policy_denied":"8a3db6177961","rate_limited":"d0756e2482a6","schema_mismatch":"9ab30f3a3924","server_error_5xx":"93236fe5a1be","transient_timeout":"b4dd5cd3dd5c","unknown_error":"b83f758ca984","write_committed":"522a79f6c75b"},"registry":{"apiVersion":"36d13ae939b9","classes":"6eedcf019fa9","fallback":"1a39ec7a92c7","kind":"c8c3e12be534","name":"697e4c7f3c05","revision":"4e07408562be","verdicts.order":"47358c140737"},"playbook":{"apiVersion":"36d13ae939b9","budgets":"f3008203b584","empty_response_is_failure":"b5bea41b6c62","escalation_queue":"14333dc05073","honor_retry_after":"b5bea41b6c62","kind":"ac673cd417d7","name":"1080a60800d9","on_exhausted":"290efb4e0f83","on_unknown_side_effect":"9650486e6dbf","saga":"041118b45b79","throttle":"fb38b16d9be8","tools":"09900e90cbd7"}}

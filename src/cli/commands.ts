@@ -19,6 +19,9 @@ export const COMMANDS: CommandEntry[] = [
   { name: "explain", load: async () => (await import("./explain.js")).registerExplain },
   { name: "diff", load: async () => (await import("./diff.js")).registerDiff },
   { name: "explore", load: async () => (await import("./explore.js")).registerExplore },
+  { name: "mcp", load: async () => (await import("./mcp.js")).registerMcp },
+  { name: "replay", load: async () => (await import("./replay.js")).registerReplay },
+  { name: "import", load: async () => (await import("./import.js")).registerImport },
   { name: "new", load: async () => (await import("./new.js")).registerNew },
 ];
 

@@ -17,7 +17,7 @@ export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
   "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
-  "EXAMPLES", "VerdictExample",
+  "McpToolResult", "toMcpToolResult", "EXAMPLES", "VerdictExample",
   ...CLASSIFIER_NAMES,
 ]);
 
@@ -194,5 +194,24 @@ function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, d
     details,
   };
   return Object.freeze(envelope) as unknown as FailureEnvelopeOf<V>;
+}
+`;
+
+export const MCP_RESULT_RUNTIME = String.raw`
+/** A Model Context Protocol tool result (the shape of the SDK's CallToolResult) for one failure. */
+export interface McpToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent: { [key: string]: unknown };
+  isError: true;
+}
+
+/**
+ * What an MCP tool returns to the agent when its call failed: isError true, the envelope as
+ * structuredContent, and the same JSON as text for clients that read only text.
+ */
+export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
+  const structuredContent: { [key: string]: unknown } = { ...envelope };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }], structuredContent, isError: true };
 }
 `;

@@ -18,7 +18,7 @@ import { schemaToType } from "./details.js";
 import { commentSafe, jsDoc, jsonData, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
 import { assignVerdictNames, type VerdictNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
-import { ACTION_TYPES, CLASSIFY_ENTRY, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, VERDICT_INFO_TYPE } from "./runtime.js";
+import { ACTION_TYPES, CLASSIFY_ENTRY, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, MCP_RESULT_RUNTIME, VERDICT_INFO_TYPE } from "./runtime.js";
 
 export interface GenerateOptions {
   /** Paths named in the banner, relative to the config file. */
@@ -97,6 +97,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     detailsSection(sortedUsable, ctx),
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
+    MCP_RESULT_RUNTIME,
     `${manifestLine(manifest)}\n`,
   ];
   const text = sections.map(trimToOneNewline).join("\n");

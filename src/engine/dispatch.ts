@@ -9,6 +9,7 @@
 import type { Call, Response } from "../model/fixture.js";
 import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, RecoveryPacket } from "../model/outcome.js";
 import type { Playbook } from "../model/playbook.js";
+import type { RecordSink } from "../model/record.js";
 import type { Registry } from "../model/registry.js";
 import type { ActionEffects } from "./call.js";
 import type { Clock } from "./clock.js";
@@ -16,6 +17,7 @@ import { RetryQuotaBucket } from "./quota.js";
 import type { Random } from "./random.js";
 import { createRedactor, redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
+import { startRecording } from "./record.js";
 import { DispatchRun } from "./run.js";
 
 export type { BudgetLedger } from "./retry.js";
@@ -62,6 +64,8 @@ export interface DispatchOptions {
   ledger?: BudgetLedger;
   /** Put the call's id on every event (multi-call runs). */
   label?: boolean;
+  /** Hand the finished dispatch, as one redacted record (SPEC 14), to this sink: production's corpus for `failbook replay`. */
+  record?: RecordSink;
 }
 
 export interface DispatchResult {
@@ -99,8 +103,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async dispatch(call, attempt, dispatchOptions = {}) {
       const ledger = dispatchOptions.ledger ?? dispatcher.newLedger();
       const run = new DispatchRun(options, shown, ledger, dispatcher.quota, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
-      const result = run.finish(await run.call(call, attempt, 0));
+      const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
+      const result = run.finish(await run.call(call, recording?.attempt ?? attempt, 0));
       if (options.effects !== undefined) await run.applyEffects(result.outcome);
+      if (recording !== undefined) await dispatchOptions.record!(recording.finish(call, dispatchOptions.runId, result.outcome, shown));
       return result;
     },
     async deadLetter(entry) {

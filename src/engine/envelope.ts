@@ -50,7 +50,12 @@ export function buildEnvelope(registry: Registry, facts: EndFacts, redact: Redac
 const texts = (list: readonly string[] | undefined, redact: Redactor): string[] => (list === undefined ? [] : list.map(redact));
 const text = (value: string | undefined, redact: Redactor): string | null => (value === undefined ? null : redact(value));
 
-function envelopeError(registry: Registry, facts: EndFacts, redact: Redactor): EnvelopeError {
+/**
+ * The envelope's error for one failure of a verdict: what `failbook mcp`'s classify tool
+ * returns for a single adapter error too. The error arrives redacted; the registry's texts
+ * are redacted here.
+ */
+export function envelopeError(registry: Registry, facts: Pick<EndFacts, "verdict" | "error" | "idempotent">, redact: Redactor): EnvelopeError {
   const code = facts.verdict ?? registry.fallback;
   const verdict = verdictByCode(registry, code);
   const state = sideEffectState(verdict, facts.error);

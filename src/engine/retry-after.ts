@@ -29,7 +29,7 @@ export function readRetryAfter(error: AdapterError | null, policy: RetryAfterPol
     for (const name of policy?.headers ?? DEFAULT_RETRY_AFTER_HEADERS) {
       const value = headerValue(headers, name);
       if (value === undefined) continue;
-      const ms = parseHint(name, value, () => dateOf(headers) ?? nowMs);
+      const ms = parseHint(name, value, () => dateOf(headers) ?? nowMs, isMillisecondHeader(name, policy));
       if (ms !== undefined) return { hintMs: ms, unreadable };
       unreadable.push({ header: name.toLowerCase(), value });
     }
@@ -78,18 +78,24 @@ const MAX_HINT_MS = 2_592_000_000;
 
 const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/;
 
+/** A header read as milliseconds: its name ends in `-ms`, or the policy lists it in `ms_headers` (AWS's x-amz-retry-after). */
+export function isMillisecondHeader(name: string, policy: RetryAfterPolicy | undefined): boolean {
+  const lower = name.toLowerCase();
+  return lower.endsWith("-ms") || (policy?.ms_headers ?? []).some((h) => h.toLowerCase() === lower);
+}
+
 /**
- * One header's value in whole milliseconds: `*-ms` headers are milliseconds; any other is
- * seconds (fractions allowed) or an HTTP date. Negative values and past dates mean now.
+ * One header's value in whole milliseconds: `*-ms` headers (and `ms_headers`) are
+ * milliseconds; any other is seconds (fractions allowed) or an HTTP date. Negative values
+ * and past dates mean now.
  */
-export function parseHint(name: string, value: string, now: () => number): number | undefined {
+export function parseHint(name: string, value: string, now: () => number, ms = name.toLowerCase().endsWith("-ms")): number | undefined {
   if (value.length > 100) return undefined;
   if (NUMBER.test(value)) {
     const n = Number(value.trim());
-    const ms = name.toLowerCase().endsWith("-ms") ? n : n * 1000;
-    return clampHint(ms);
+    return clampHint(ms ? n : n * 1000);
   }
-  if (name.toLowerCase().endsWith("-ms")) return undefined;
+  if (ms) return undefined;
   const date = parseHttpDate(value);
   return date === undefined ? undefined : clampHint(date - now());
 }

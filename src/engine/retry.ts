@@ -30,6 +30,8 @@ export interface RetryInput {
   error: AdapterError | null;
   /** Retries this call has already made for this verdict. */
   retriesOfVerdict: number;
+  /** Retries this call has already made, whatever their verdicts. */
+  retriesOfCall: number;
   /** Which retry this is in the backoff schedule (0 for the first): per verdict or per call. */
   backoffIndex: number;
   /** The delay before the previous retry that counts for `backoffIndex` (decorrelated jitter). */
@@ -64,6 +66,9 @@ export function decideRetry(input: RetryInput): RetryDecision {
   } else if (input.retriesOfVerdict >= action.max_retries) {
     return { kind: "suppressed", reason: "max_retries", end: "exhausted" };
   }
+  if (budgets.retries_per_call !== undefined && input.retriesOfCall >= budgets.retries_per_call) {
+    return { kind: "budget", budget: "retries_per_call", limit: budgets.retries_per_call };
+  }
   if (budgets.retries !== undefined && ledger.retries >= budgets.retries) return { kind: "budget", budget: "retries", limit: budgets.retries };
   let quotaCost: number | undefined;
   if (input.quota !== undefined) {
@@ -88,6 +93,8 @@ export const budgetReason = (budget: Exclude<BudgetName, "same_verdict_ceiling">
   switch (budget) {
     case "retries":
       return "budget_retries";
+    case "retries_per_call":
+      return "budget_retries_per_call";
     case "retry_seconds":
       return "budget_retry_seconds";
     case "wall_ms":

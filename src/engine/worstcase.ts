@@ -9,7 +9,7 @@ import { DEFAULT_RETRY_COST } from "./quota.js";
 import { retryDelay } from "./backoff.js";
 import { maxRandom } from "./random.js";
 
-export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "same_verdict_ceiling" | "retry_quota";
+export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "budgets.retries_per_call" | "same_verdict_ceiling" | "retry_quota";
 
 /** How far a server's Retry-After hint can stretch one wait (SPEC 12). */
 export interface RetryAfterBound {
@@ -67,6 +67,7 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
     ["max_retries", action.max_retries],
     ["class_max_retries", classMax],
     ["budgets.retries", budgets.retries],
+    ["budgets.retries_per_call", budgets.retries_per_call],
     ["same_verdict_ceiling", budgets.same_verdict_ceiling === undefined ? undefined : budgets.same_verdict_ceiling - 1],
   ];
   let retries = action.max_retries;

@@ -36,7 +36,7 @@ export const isSuccess = (kind: OutcomeKind): boolean => kind === "succeeded" ||
 
 /** Why the runtime refused to retry, or why a dispatch ended the way it did. */
 export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries" | "retry_after_too_long";
-export type BudgetName = "retries" | "retry_seconds" | "wall_ms" | "same_verdict_ceiling";
+export type BudgetName = "retries" | "retries_per_call" | "retry_seconds" | "wall_ms" | "same_verdict_ceiling";
 
 /** What the agent is shown at the end of a dispatch (seed 004's envelope, snake_case). */
 export interface Envelope {

@@ -15,6 +15,8 @@ export type BackoffFormula =
 export interface RetryAfterPolicy {
   /** Read in order, the first present wins; a name ending in `-ms` is milliseconds. */
   headers?: string[];
+  /** Listed headers read as milliseconds although their names do not end in `-ms`. */
+  ms_headers?: string[];
   max_ms?: number;
   above_max?: "ignore" | "cap" | "give_up";
   mode?: "max" | "replace";
@@ -114,6 +116,8 @@ export const isRetryAction = (a: CompensationAction): a is RetryAction =>
 
 export interface Budgets {
   retries?: number;
+  /** Retries of one call, whatever their verdicts (the SDKs' maxRetries); a fallback call counts afresh. */
+  retries_per_call?: number;
   retry_seconds?: number;
   wall_ms?: number;
   same_verdict_ceiling?: number;

@@ -215,6 +215,7 @@ const LIMIT_NAMES: Record<RetryLimit, string> = {
   max_retries: "the action's max_retries",
   class_max_retries: "the class's max_retries",
   "budgets.retries": "budgets.retries",
+  "budgets.retries_per_call": "budgets.retries_per_call",
   same_verdict_ceiling: "budgets.same_verdict_ceiling",
   retry_quota: "the retry quota (a full bucket)",
 };
@@ -245,7 +246,9 @@ function retryAfterWorst(r: NonNullable<WorstCaseView["retry_after"]>): string {
 
 /** A Retry-After policy in a few words, e.g. "retry-after-ms, then retry-after; the longer of hint and backoff; at most 1 min, above it give up". */
 export function retryAfterText(policy: RetryAfterPolicy): string {
-  const parts = [(policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).join(", then ") + ", then the error's retry_after_ms"];
+  const ms = new Set((policy.ms_headers ?? []).map((h) => h.toLowerCase()));
+  const headers = (policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => (ms.has(h.toLowerCase()) ? `${h} (ms)` : h));
+  const parts = [headers.join(", then ") + ", then the error's retry_after_ms"];
   parts.push(policy.mode === "replace" ? "the hint replaces the backoff" : "the longer of hint and backoff");
   if (policy.max_over_backoff_ms !== undefined) parts.push(`hint at most backoff + ${duration(policy.max_over_backoff_ms)}`);
   if (policy.max_ms !== undefined) parts.push(`at most ${duration(policy.max_ms)}, above it ${policy.above_max === "give_up" ? "give up" : policy.above_max === "ignore" ? "ignore the hint" : "wait the maximum"}`);

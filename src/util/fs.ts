@@ -178,11 +178,12 @@ export interface WriteOptions {
  * either the old content or the new one. A symbolic link stays a link and its target is
  * replaced; an existing file keeps its mode and, when all its lines end in CRLF, its CRLF.
  */
-export function writeFileAtomic(path: string, content: string, options: WriteOptions = {}): void {
+export function writeFileAtomic(path: string, content: string | Uint8Array, options: WriteOptions = {}): void {
   const shown = options.shown ?? path;
   const target = throughLinks(resolve(path), shown);
-  const existing = currentFile(target, shown);
-  const text = existing?.crlf ? content.replace(/(?<!\r)\n/g, "\r\n") : content;
+  // Bytes (a gzip file) are replaced whole: only the old file's mode carries over.
+  const existing = typeof content === "string" ? currentFile(target, shown) : currentMode(target);
+  const text = typeof content !== "string" ? content : existing?.crlf ? content.replace(/(?<!\r)\n/g, "\r\n") : content;
   const dir = dirname(target);
   const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
@@ -193,7 +194,7 @@ export function writeFileAtomic(path: string, content: string, options: WriteOpt
     try {
       // open() applies the umask; the old file's mode is restored exactly.
       if (existing) fchmodSync(fd, existing.mode);
-      const bytes = Buffer.from(text, "utf8");
+      const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
       for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
       fsyncSync(fd);
     } finally {
@@ -247,6 +248,14 @@ function currentFile(target: string, shown: string): { mode: number; crlf: boole
   }
   const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
   return { mode: lstatSync(target).mode & 0o7777, crlf };
+}
+
+function currentMode(target: string): { mode: number; crlf: boolean } | undefined {
+  try {
+    return { mode: lstatSync(target).mode & 0o7777, crlf: false };
+  } catch {
+    return undefined;
+  }
 }
 
 function syncDirectory(dir: string): void {

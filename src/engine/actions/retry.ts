@@ -29,6 +29,7 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     idempotent: turn.idempotent,
     error,
     retriesOfVerdict: turn.retriesOf?.get(code) ?? 0,
+    retriesOfCall: turn.retries,
     backoffIndex: perCall ? turn.retries : (turn.retriesOf?.get(code) ?? 0),
     previousDelay: perCall ? turn.lastDelay : turn.previousDelay?.get(code),
     ledger: run.ledger,

@@ -1,0 +1,192 @@
+/**
+ * `failbook replay`: production records replayed against the current playbook (or a
+ * baseline, `--against`), with the transitions a reviewer needs; `failbook replay merge`
+ * adds up the JSON reports of shards.
+ */
+import { Option } from "commander";
+import { readFileSync } from "node:fs";
+import { loadBaseline } from "../change/baseline.js";
+import { UsageError } from "../model/errors.js";
+import type { Project } from "../load/project.js";
+import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
+import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
+import { sharesQuota, type RulesData, type SetupData } from "../replay/setup.js";
+import { parseShard } from "../replay/shard.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
+import type { Io } from "./io.js";
+
+const FORMATS = ["text", "json", "md"] as const;
+const MAX_WORKERS = 64;
+const MAX_EXAMPLES = 100;
+
+interface ReplayFlags {
+  against?: string;
+  format?: string;
+  shard?: string;
+  workers?: string;
+  examples?: string;
+  maxChanged?: string;
+  seed?: string;
+}
+
+const HELP = `
+A record is one call as production saw it: one JSON object a line (schemas/record.schema.json),
+in .jsonl files, or .jsonl.gz read as gzip. The library's dispatcher writes them
+(dispatch(call, attempt, { record })); failbook import otlp makes them from traces.
+
+Each record is dispatched as a one-call fixture under the current registry and playbook, by
+the same dispatcher simulate runs (virtual clock, seeded jitter). Attempt n reads the n-th
+recorded response; when the playbook asks for an attempt production never made, the outcome
+is unknown (beyond the recording): counted apart, never guessed. The playbook's retry_quota
+is shared by every record, in file order (so such a replay runs on one thread, unsharded).
+
+Without --against, each replayed outcome is compared with the record's recorded outcome;
+with --against REF (a config file, a directory holding one, or git:REV), every record is
+replayed under both versions and the two are compared.
+
+The report: records replayed, changed and unknown records, invalid lines, the transitions
+"old kind -> new kind" with the replayed verdict, their counts, share and the first
+--examples locations (file:line), largest first; then records per verdict and the invalid
+lines (file:line: what is wrong). An invalid line is counted and the replay goes on.
+
+Output formats:
+  text  for a terminal (a progress line on an interactive one)
+  md    Markdown for a pull-request comment
+  json  { records, invalid, unknown, changed, unrecorded, against, files,
+          examples_per_transition, verdicts: {code: n},
+          transitions: [{ from, to, verdict, count, percent, examples: ["file:line"] }],
+          invalid_lines: [{ location, message }], shard? }
+
+Beyond one machine: --shard I/N replays only the records whose stable hash of (run_id,
+call.id) falls in shard I of N; run N jobs with I = 1..N and the same files, then
+failbook replay merge REPORT.json... adds their JSON reports up into the unsharded report.
+
+Exit status: 0 clean; 1 an invalid line, or more than --max-changed percent of records
+changed; 2 replay could not run (a missing file, a bad --shard or flag, no config, a bad REF).
+
+Examples:
+  failbook replay records/2026-11.jsonl.gz
+  failbook replay records/*.jsonl.gz --against git:origin/main --format md > comment.md
+  failbook replay records/*.jsonl.gz --against git:origin/main --max-changed 5
+  failbook replay records/*.jsonl.gz --shard 2/4 --format json > shard-2.json
+  failbook replay merge shard-*.json --format md`;
+
+export const registerReplay: CommandRegistrar = (program, run) => {
+  const replay = program
+    .command("replay")
+    .description("replay production records (JSON Lines) against the playbook, or against a baseline: what would this change have done?")
+    .argument("[files...]", "record files: .jsonl, or .jsonl.gz read as gzip")
+    .option("--against <ref>", "replay under this baseline too and compare: a config file, a directory holding one, or git:REV")
+    .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
+    .option("--shard <i/n>", "replay only shard I of N (1-based), by a stable hash of (run_id, call.id)")
+    .option("--workers <n>", `worker threads (default: the number of cores, here ${defaultWorkers()})`)
+    .option("--examples <k>", "example locations per transition (default 3)")
+    .option("--max-changed <pct>", "exit 1 when more than this percent of records changed")
+    .option("--seed <n>", "jitter seed (default 0)")
+    .addHelpText("after", HELP)
+    .action(run((io, globals, files: string[], flags: ReplayFlags) => replayCommand(io, globals, files, flags)));
+  replay
+    .command("merge")
+    .description("add up the JSON reports of the shards of one replay into the unsharded report")
+    .argument("<reports...>", "the JSON reports of failbook replay --shard I/N --format json, one per shard")
+    .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("json"))
+    .option("--max-changed <pct>", "exit 1 when more than this percent of records changed")
+    .addHelpText(
+      "after",
+      `
+The reports must be all N shards of one replay (the same files, --against and --examples),
+each once. The merged JSON is byte for byte the report of the unsharded replay.
+
+Exit status: 0 clean; 1 an invalid line or too many changed; 2 a report is missing,
+repeated, unreadable or from another replay.
+
+Example:
+  failbook replay merge shard-1.json shard-2.json shard-3.json shard-4.json --format md`,
+    )
+    .action(run((io, _globals, reports: string[], flags: ReplayFlags) => mergeCommand(io, reports, flags)));
+};
+
+async function replayCommand(io: Io, globals: Globals, files: string[], flags: ReplayFlags): Promise<number> {
+  const format = choiceFlag("--format", flags.format, FORMATS, "text");
+  if (files.length === 0) throw new UsageError("replay needs record files (.jsonl or .jsonl.gz), e.g. failbook replay records.jsonl.gz");
+  const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
+  const workers = intFlag("--workers", flags.workers);
+  if (workers !== undefined && (workers < 1 || workers > MAX_WORKERS)) throw new UsageError(`--workers takes 1 to ${MAX_WORKERS}, not ${workers}`);
+  const examples = intFlag("--examples", flags.examples) ?? 3;
+  if (examples > MAX_EXAMPLES) throw new UsageError(`--examples takes 0 to ${MAX_EXAMPLES}, not ${examples}`);
+  const maxChanged = percentFlag(flags.maxChanged);
+  const seed = intFlag("--seed", flags.seed) ?? 0;
+  if (seed > 0xffffffff) throw new UsageError(`--seed takes a 32-bit unsigned integer, not ${seed}`);
+
+  const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
+  const current = rulesOf(project);
+  if (!current) {
+    io.err(findingsText(io, findings, project.sources));
+    io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
+    return 1;
+  }
+  const baseline = flags.against === undefined ? undefined : rulesOf(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
+  const setup: SetupData = { current, baseline, seed, shard, examples };
+  if (sharesQuota(setup)) {
+    if (shard) throw new UsageError("--shard cannot split this replay: the playbook's retry_quota is shared by every record in order, so a shard would replay with another quota than the whole corpus; replay unsharded");
+    if (workers !== undefined && workers > 1) io.err("failbook: note: the playbook's retry_quota is shared by every record in order, so the replay runs on one thread\n");
+  }
+
+  const progress = io.interactive && format === "text" && process.stderr.isTTY ? progressLine() : undefined;
+  const result = await replayFiles({ files, setup, ...(workers === undefined ? {} : { workers }), ...(progress ? { onProgress: progress.update } : {}) }).finally(() => progress?.close());
+  const report = buildReport(result.tally, { files, against: flags.against ?? null, shard });
+  return print(io, report, format, maxChanged);
+}
+
+async function mergeCommand(io: Io, files: string[], flags: ReplayFlags): Promise<number> {
+  const format = choiceFlag("--format", flags.format, FORMATS, "json");
+  const maxChanged = percentFlag(flags.maxChanged);
+  const reports = files.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook replay --shard I/N --format json`);
+    }
+    return { file, report: parseReport(text, file) };
+  });
+  return print(io, mergeReports(reports), format, maxChanged);
+}
+
+function print(io: Io, report: ReplayReport, format: (typeof FORMATS)[number], maxChanged: number | undefined): number {
+  io.out(format === "json" ? formatReplayJson(report) : format === "md" ? formatReplayMarkdown(report) : formatReplayText(report, io.c));
+  const tooMany = maxChanged !== undefined && changedPercent(report) > maxChanged;
+  if (tooMany && format !== "json") io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
+  return report.invalid > 0 || tooMany ? 1 : 0;
+}
+
+function rulesOf(project: Project): RulesData | undefined {
+  if (!project.registry || !project.playbook) return undefined;
+  return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
+}
+
+function percentFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) > 100) throw new UsageError(`--max-changed takes a percentage from 0 to 100, not '${value}'`);
+  return Number(value);
+}
+
+/** One line on stderr, rewritten at most five times a second, erased at the end. */
+function progressLine(): { update: (p: ReplayProgress) => void; close: () => void } {
+  let last = 0;
+  let shown = false;
+  const mb = (n: number) => (n / 1048576).toFixed(0);
+  return {
+    update(p) {
+      const now = Date.now();
+      if (now - last < 200) return;
+      last = now;
+      shown = true;
+      const share = p.bytesTotal === 0 ? 100 : Math.floor((p.bytesRead * 100) / p.bytesTotal);
+      process.stderr.write(`\r\x1b[Kreplaying: ${p.lines.toLocaleString("en-US")} lines read, ${mb(p.bytesRead)} of ${mb(p.bytesTotal)} MB (${share} %)`);
+    },
+    close() {
+      if (shown) process.stderr.write("\r\x1b[K");
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * A chunk of a corpus, replayed: whole lines, split, parsed, checked against the record
+ * schema, filtered by shard, and replayed under the current files (and the baseline's).
+ * Workers and the single-threaded path run this same function.
+ */
+import type { DispatchRecord } from "../model/record.js";
+import { record as validateRecord } from "./record-validator.generated.js";
+import type { Replayer } from "./replayer.js";
+import { shardOfLine, shardOfRecord, type Shard } from "./shard.js";
+import { locate, Tally, type Before, type TallyData } from "./tally.js";
+
+export interface ChunkJob {
+  /** Index of the file in the replay's file list. */
+  file: number;
+  /** Line number of the chunk's first line (1-based). */
+  startLine: number;
+  /** Whole lines, UTF-8. */
+  bytes: Uint8Array;
+}
+
+export interface ReplaySetup {
+  current: Replayer;
+  /** `--against`: the baseline's replayer; else records are compared with their recorded outcome. */
+  baseline: Replayer | undefined;
+  shard: Shard | undefined;
+  examples: number;
+}
+
+const decoder = new TextDecoder("utf-8");
+
+export async function replayChunk(setup: ReplaySetup, job: ChunkJob): Promise<TallyData> {
+  const tally = new Tally(setup.examples);
+  const text = decoder.decode(job.bytes);
+  const shard = setup.shard;
+  let line = job.startLine;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    const raw = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
+    start = end + 1;
+    const here = line++;
+    if (raw.trim() === "") continue;
+    const parsed = parseRecord(raw);
+    if (typeof parsed === "string") {
+      if (shard === undefined || shardOfLine(job.file, here, shard.count) === shard.index) tally.addInvalid(locate(job.file, here), parsed);
+      continue;
+    }
+    if (shard !== undefined && shardOfRecord(parsed.run_id ?? "", parsed.call.id, shard.count) !== shard.index) continue;
+    const after = await setup.current.replay(parsed);
+    const before: Before = setup.baseline ? await setup.baseline.replay(parsed) : parsed.outcome ? { kind: parsed.outcome.kind, verdict: parsed.outcome.verdict ?? null } : { kind: "unrecorded", verdict: null };
+    tally.add(locate(job.file, here), before, after);
+  }
+  return tally.data();
+}
+
+/** A record, or what is wrong with the line (never quoting it: a production line may hold anything). */
+export function parseRecord(raw: string): DispatchRecord | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    const at = /position (\d+)/.exec((e as Error).message);
+    return at ? `not valid JSON (at column ${Number(at[1]) + 1})` : "not valid JSON";
+  }
+  let valid: boolean;
+  try {
+    valid = validateRecord(value);
+  } catch {
+    return "not a failbook/v1 Record: nested too deeply"; // the validator's recursion ran out of stack (a hostile cause chain)
+  }
+  if (valid) return value as DispatchRecord;
+  const error = validateRecord.errors?.[0];
+  if (!error) return "not a record";
+  if (error.instancePath === "/responses" && error.keyword === "minItems") return "names no responses: a record needs the attempts production made (at least one)";
+  const where = error.instancePath === "" ? "record" : error.instancePath;
+  const extra = error.keyword === "additionalProperties" ? ` (${String(error.params.additionalProperty).slice(0, 64)})` : error.keyword === "enum" ? ` (${(error.params.allowedValues as unknown[]).join(", ")})` : "";
+  return `not a failbook/v1 Record: ${where} ${error.message ?? "is invalid"}${extra}`;
+}

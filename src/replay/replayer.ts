@@ -1,0 +1,115 @@
+/**
+ * One record, replayed (SPEC 14): the engine's dispatcher, exactly as `simulate` runs it
+ * (virtual clock, seeded random), with an attempt function that reads the recorded
+ * responses. When the playbook asks for an attempt production never made, the replay stops
+ * and says `unknown`: what that attempt would have returned is not known, so it is not guessed.
+ *
+ * One replayer serves a whole corpus: the dispatcher (and with it the playbook's retry quota,
+ * shared by every record in order) lives as long as the replayer; the clock and the random
+ * source start afresh for each record, so a record's replay does not depend on the others.
+ */
+import type { Clock } from "../engine/clock.js";
+import { createDispatcher, type AttemptFn, type Dispatcher } from "../engine/dispatch.js";
+import { seededRandom, type Random } from "../engine/random.js";
+import type { Response } from "../model/fixture.js";
+import type { OutcomeKind } from "../model/outcome.js";
+import type { DispatchRecord } from "../model/record.js";
+import type { Playbook } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
+import type { Redactor } from "../engine/redact.js";
+
+/** What a replay decided: an outcome kind and its verdict, or `unknown` (beyond the recording). */
+export type Replayed = { kind: OutcomeKind; verdict: string | null } | { kind: "unknown"; verdict: string | null; reason: "beyond_recording" };
+
+export interface ReplayRules {
+  registry: Registry;
+  playbook: Playbook;
+  redact?: Redactor;
+}
+
+/** Virtual time that restarts at every record; its epoch is the record's `at` (for HTTP-date Retry-After), read only when asked. */
+class ReplayClock implements Clock {
+  private time = 0;
+  private at: string | undefined;
+  private epoch: number | undefined;
+
+  start(at: string | undefined): void {
+    this.time = 0;
+    this.at = at;
+    this.epoch = undefined;
+  }
+  now(): number {
+    return this.time;
+  }
+  epochMs(): number {
+    if (this.epoch === undefined) {
+      const parsed = this.at === undefined ? 0 : Date.parse(this.at);
+      this.epoch = Number.isFinite(parsed) ? parsed : 0;
+    }
+    return this.epoch + this.time;
+  }
+  sleep(ms: number): Promise<void> {
+    this.advance(ms);
+    return Promise.resolve();
+  }
+  advance(ms: number): void {
+    if (ms > 0) this.time += ms;
+  }
+}
+
+const REPLAY_KEY = "replay";
+
+/** Thrown by the attempt function when the playbook asks for an attempt that was not recorded (not an Error: no stack to capture). */
+const BEYOND_RECORDING = Symbol("beyond the recording");
+
+export class Replayer {
+  private readonly clock = new ReplayClock();
+  private random: Random;
+  private readonly dispatcher: Dispatcher;
+  private responses: readonly Response[] = [];
+  private fallbacks: readonly Response[] = [];
+  private readonly attempt: AttemptFn;
+  /** The verdict of the record's last failure: what an unknown replay was about to act on. */
+  private lastVerdict: string | null = null;
+
+  constructor(
+    rules: ReplayRules,
+    private readonly seed = 0,
+  ) {
+    this.random = seededRandom(seed);
+    this.dispatcher = createDispatcher({
+      registry: rules.registry,
+      playbook: rules.playbook,
+      clock: this.clock,
+      random: () => this.random(),
+      ...(rules.redact ? { redact: rules.redact } : {}),
+      onEvent: (event) => {
+        if (event.type === "failure_classified") this.lastVerdict = event.verdict;
+      },
+    });
+    this.attempt = (_call, n, _key, context) => {
+      const response = (context.fallback ? this.fallbacks : this.responses)[n - 1];
+      if (response === undefined) throw BEYOND_RECORDING;
+      this.clock.advance(response.latency_ms ?? 0);
+      return response;
+    };
+  }
+
+  async replay(record: DispatchRecord): Promise<Replayed> {
+    this.clock.start(record.at);
+    this.random = seededRandom(this.seed);
+    this.responses = record.responses;
+    this.fallbacks = record.fallback_responses ?? [];
+    this.lastVerdict = null;
+    try {
+      // The idempotency key decides nothing (it only labels events and the envelope, which a
+      // replay does not report): a fixed one spares a SHA-256 of canonical JSON per record.
+      const call = record.call.idempotency_key === undefined ? { ...record.call, idempotency_key: REPLAY_KEY } : record.call;
+      const { outcome } = await this.dispatcher.dispatch(call, this.attempt, { runId: record.run_id ?? "" });
+      return { kind: outcome.kind, verdict: outcome.verdict };
+    } catch (e) {
+      if (e === BEYOND_RECORDING) return { kind: "unknown", verdict: this.lastVerdict, reason: "beyond_recording" };
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * What a replay runs under, as plain data that crosses into a worker thread: the current
+ * rules, the baseline's (`--against`), the seed, the shard and the examples limit. Each
+ * thread builds its own replayers from it.
+ */
+import { createRedactor } from "../engine/redact.js";
+import type { Playbook } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
+import type { ReplaySetup } from "./chunk.js";
+import { Replayer } from "./replayer.js";
+import type { Shard } from "./shard.js";
+
+export interface RulesData {
+  registry: Registry;
+  playbook: Playbook;
+  /** The config's `redact:` patterns. */
+  redact: readonly string[];
+}
+
+export interface SetupData {
+  current: RulesData;
+  baseline: RulesData | undefined;
+  seed: number;
+  shard: Shard | undefined;
+  examples: number;
+}
+
+export function buildSetup(data: SetupData): ReplaySetup {
+  const replayer = (rules: RulesData) => new Replayer({ registry: rules.registry, playbook: rules.playbook, redact: createRedactor(rules.redact) }, data.seed);
+  return { current: replayer(data.current), baseline: data.baseline && replayer(data.baseline), shard: data.shard, examples: data.examples };
+}
+
+/** A retry quota is shared by every record in order (SPEC 12): such a replay cannot be split across threads or shards. */
+export const sharesQuota = (data: SetupData): boolean => data.current.playbook.retry_quota !== undefined || data.baseline?.playbook.retry_quota !== undefined;

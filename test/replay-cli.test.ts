@@ -1,0 +1,241 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { failbook, REPO, tempProject } from "./helpers/cli.js";
+import { editedProject, projectFiles, type ProjectData } from "./helpers/change-project.js";
+import { corpus, gz, record, SHAPES } from "./helpers/records.js";
+import type { ReplayReport } from "../src/replay/report.js";
+
+const escalateTimeouts = (p: ProjectData) => {
+  p.playbook.verdicts.timeout = { action: "escalate_to_human", queue: "oncall" };
+};
+
+/** A project (the change-control test project, edited) with record files beside it. */
+function project(files: Record<string, string>, edit: (p: ProjectData) => void = () => {}): string {
+  return tempProject({ ...projectFiles(editedProject(edit)), ...files });
+}
+
+const lines = (...records: Record<string, unknown>[]) => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+const json = (r: { stdout: string }) => JSON.parse(r.stdout) as ReplayReport;
+
+describe("failbook replay", () => {
+  it("documents the record format, formats, shards and exit codes in --help", () => {
+    const r = failbook(["replay", "--help"]);
+    expect(r.code).toBe(0);
+    for (const word of ["--against", "--shard", "--workers", "--examples", "--max-changed", "beyond the recording", "replay merge", "Exit status", "schemas/record.schema.json"]) expect(r.stdout).toContain(word);
+  });
+
+  it("compares each replayed record with its recorded outcome: transitions with counts, shares and locations", () => {
+    const dir = project({
+      "r.jsonl": lines(
+        record("r1", "c1", SHAPES.recovers().responses, SHAPES.recovers().outcome),
+        // Production escalated this one; the playbook retries it: a transition.
+        record("r1", "c2", SHAPES.recovers().responses, { kind: "escalated", verdict: "timeout" }),
+        record("r1", "c3", SHAPES.conflict().responses, SHAPES.conflict().outcome),
+        record("r1", "c4", SHAPES.recovers().responses, { kind: "escalated", verdict: "timeout" }),
+        record("r1", "c5", SHAPES.succeeds().responses),
+      ),
+    });
+    const r = failbook(["replay", "r.jsonl", "--format", "json", "--workers", "1"], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(json(r)).toMatchObject({
+      records: 5,
+      invalid: 0,
+      unknown: 0,
+      changed: 2,
+      unrecorded: 1,
+      against: null,
+      verdicts: { conflict: 1, timeout: 3 },
+      transitions: [{ from: "escalated", to: "recovered", verdict: "timeout", count: 2, percent: 40, examples: ["r.jsonl:2", "r.jsonl:4"] }],
+      invalid_lines: [],
+    });
+    const text = failbook(["replay", "r.jsonl"], { cwd: dir });
+    expect(text.stdout).toContain("escalated -> recovered  timeout");
+    expect(text.stdout).toContain("r.jsonl:2, r.jsonl:4");
+    const md = failbook(["replay", "r.jsonl", "--format", "md"], { cwd: dir });
+    expect(md.stdout).toContain("| escalated | recovered | `timeout` | 2 | 40.00 | `r.jsonl:2`, `r.jsonl:4` |");
+  });
+
+  it("says unknown, never guesses, when the playbook asks for an attempt production never made", () => {
+    const dir = project({ "r.jsonl": lines(record("r1", "c1", SHAPES.gaveUp().responses, SHAPES.gaveUp().outcome), record("r1", "c2", SHAPES.recovers().responses, SHAPES.recovers().outcome)) });
+    const r = failbook(["replay", "r.jsonl", "--format", "json"], { cwd: dir });
+    expect(r.code).toBe(0);
+    const out = json(r);
+    expect(out).toMatchObject({ records: 2, unknown: 1, changed: 0 });
+    // The verdict is the one the playbook was acting on when it ran past the recording.
+    expect(out.transitions).toEqual([{ from: "failed", to: "unknown", verdict: "timeout", count: 1, percent: 50, examples: ["r.jsonl:1"] }]);
+  });
+
+  it("--against a baseline replays every record under both versions; --max-changed fails the run above the share", () => {
+    const base = project({});
+    const dir = project({ "r.jsonl": corpus(400, 7) }, escalateTimeouts);
+    const r = failbook(["replay", "r.jsonl", "--against", base, "--format", "json", "--examples", "2"], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = json(r);
+    expect(out.against).toBe(base);
+    const [top] = out.transitions;
+    expect(top).toMatchObject({ from: "recovered", to: "escalated", verdict: "timeout" });
+    expect(top.examples).toHaveLength(2);
+    // Records production gave up on are unknown under the baseline (it retries them), and escalate now.
+    expect(out.unknown).toBeGreaterThan(0);
+    expect(out.changed).toBe(top.count);
+    expect(failbook(["replay", "r.jsonl", "--against", base, "--max-changed", "100"], { cwd: dir }).code).toBe(0);
+    const strict = failbook(["replay", "r.jsonl", "--against", base, "--max-changed", "1"], { cwd: dir });
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/% of records changed, more than --max-changed 1/);
+  });
+
+  it("--against git:REV reads the baseline as committed", () => {
+    const dir = project({ "r.jsonl": corpus(50, 3) });
+    const git = (...args: string[]) => expect(spawnSync("git", args, { cwd: dir, encoding: "utf8" }).status).toBe(0);
+    git("init", "-q");
+    git("-c", "user.name=t", "-c", "user.email=t@failbook.invalid", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", "empty");
+    git("add", "-A");
+    git("-c", "user.name=t", "-c", "user.email=t@failbook.invalid", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "base");
+    const same = failbook(["replay", "r.jsonl", "--against", "git:HEAD", "--format", "json"], { cwd: dir });
+    expect(same.code).toBe(0);
+    expect(json(same)).toMatchObject({ changed: 0, against: "git:HEAD", transitions: [] });
+    // The working tree's playbook now escalates timeouts; HEAD's retried them.
+    writeFileSync(join(dir, "playbooks/playbook.yaml"), projectFiles(editedProject(escalateTimeouts))["playbooks/playbook.yaml"]);
+    const edited = json(failbook(["replay", "r.jsonl", "--against", "git:HEAD", "--format", "json"], { cwd: dir }));
+    expect(edited.transitions[0]).toMatchObject({ from: "recovered", to: "escalated", verdict: "timeout" });
+    expect(edited.changed).toBeGreaterThan(0);
+    const missing = failbook(["replay", "r.jsonl", "--against", "git:HEAD~1"], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("not committed at HEAD~1");
+  });
+
+  it("locates every bad line (not JSON, fails the schema, no responses, truncated gzip), replays the rest, exits 1", () => {
+    const good = lines(record("r1", "c1", SHAPES.recovers().responses, SHAPES.recovers().outcome), record("r1", "c2", SHAPES.succeeds().responses, SHAPES.succeeds().outcome));
+    const bad = [
+      good.trimEnd(),
+      '{"apiVersion":"failbook/v1","kind":"Record",',
+      JSON.stringify({ apiVersion: "failbook/v1", kind: "Record", call: { id: "c3", tool: "t" }, responses: [{ status: "maybe" }] }),
+      JSON.stringify({ apiVersion: "failbook/v1", kind: "Record", call: { id: "c4", tool: "t" }, responses: [] }),
+      "",
+      JSON.stringify(record("r1", "c5", SHAPES.conflict().responses, SHAPES.conflict().outcome)),
+    ].join("\n");
+    const dir = project({ "bad.jsonl": bad + "\n" });
+    const whole = gz(corpus(2000, 5));
+    writeFileSync(join(dir, "cut.jsonl.gz"), whole.subarray(0, Math.floor(whole.length / 2)));
+    const r = failbook(["replay", "bad.jsonl", "cut.jsonl.gz", "--format", "json"], { cwd: dir });
+    expect(r.code).toBe(1);
+    const out = json(r);
+    expect(out.invalid).toBe(4);
+    expect(out.invalid_lines.slice(0, 3)).toEqual([
+      { location: "bad.jsonl:3", message: expect.stringMatching(/^not valid JSON/) },
+      { location: "bad.jsonl:4", message: expect.stringMatching(/^not a failbook\/v1 Record: \/responses\/0\/status/) },
+      { location: "bad.jsonl:5", message: "names no responses: a record needs the attempts production made (at least one)" },
+    ]);
+    expect(out.invalid_lines[3].location).toMatch(/^cut\.jsonl\.gz:\d+$/);
+    expect(out.invalid_lines[3].message).toMatch(/^truncated gzip/);
+    // Everything before the cut was replayed: the good lines of both files.
+    const cutAt = Number(out.invalid_lines[3].location.split(":")[1]);
+    expect(out.records).toBe(3 + cutAt - 1);
+    const text = failbook(["replay", "bad.jsonl"], { cwd: dir });
+    expect(text.stdout).toContain("bad.jsonl:5: names no responses");
+  });
+
+  it("reports a line longer than 64 MB and skips it without holding it, then goes on", () => {
+    const dir = project({});
+    const long = Buffer.alloc((64 << 20) + 1024, 0x61);
+    const after = lines(record("r1", "c1", SHAPES.recovers().responses, SHAPES.recovers().outcome));
+    writeFileSync(join(dir, "long.jsonl"), Buffer.concat([Buffer.from(after), long, Buffer.from("\n" + after)]));
+    const r = failbook(["replay", "long.jsonl", "--format", "json"], { cwd: dir });
+    expect(r.code).toBe(1);
+    const out = json(r);
+    expect(out).toMatchObject({ records: 2, invalid: 1, invalid_lines: [{ location: "long.jsonl:2", message: "longer than 64 MB: skipped" }] });
+  });
+
+  it.each([
+    { args: ["replay", "nope.jsonl"], says: "nope.jsonl: no such file" },
+    { args: ["replay", "r.jsonl", "--shard", "0/4"], says: "--shard takes I/N" },
+    { args: ["replay", "r.jsonl", "--shard", "5/4"], says: "--shard takes I/N" },
+    { args: ["replay", "r.jsonl", "--shard", "two"], says: "--shard takes I/N" },
+    { args: ["replay", "r.jsonl", "--workers", "0"], says: "--workers takes 1 to" },
+    { args: ["replay", "r.jsonl", "--max-changed", "lots"], says: "--max-changed takes a percentage" },
+    { args: ["replay"], says: "replay needs record files" },
+  ])("$args.1 $args.2 $args.3: one line, exit 2", ({ args, says }) => {
+    const dir = project({ "r.jsonl": corpus(10) });
+    const r = failbook(args, { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(says);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("workers and shards do not change the report: the merge of all shards is the unsharded JSON, byte for byte", () => {
+    const dir = project({ "a.jsonl": corpus(2500, 11, 97) });
+    writeFileSync(join(dir, "b.jsonl.gz"), gz(corpus(1500, 12, 89)));
+    const files = ["a.jsonl", "b.jsonl.gz"];
+    const whole = failbook(["replay", ...files, "--format", "json", "--workers", "2"], { cwd: dir });
+    expect(whole.code).toBe(1); // the corpus has invalid lines
+    const single = failbook(["replay", ...files, "--format", "json", "--workers", "1"], { cwd: dir });
+    expect(single.stdout).toBe(whole.stdout);
+    const out = json(whole);
+    expect(out.records + out.invalid).toBe(4000);
+    expect(out.invalid).toBeGreaterThan(0);
+    expect(out.transitions.length).toBeGreaterThan(0);
+
+    const shards = [1, 2, 3].map((i) => {
+      const r = failbook(["replay", ...files, "--format", "json", "--shard", `${i}/3`], { cwd: dir });
+      const path = join(dir, `shard-${i}.json`);
+      writeFileSync(path, r.stdout);
+      const report = JSON.parse(r.stdout) as ReplayReport;
+      expect(report.records).toBeLessThan(out.records);
+      return path;
+    });
+    const merged = failbook(["replay", "merge", ...shards.reverse()], { cwd: dir });
+    expect(merged.stderr).toBe("");
+    expect(merged.code).toBe(1);
+    expect(merged.stdout).toBe(whole.stdout);
+
+    const partial = failbook(["replay", "merge", shards[0], shards[1]], { cwd: dir });
+    expect(partial.code).toBe(2);
+    expect(partial.stderr).toMatch(/shard 1\/3 missing/);
+    const twice = failbook(["replay", "merge", shards[0], shards[0], shards[1]], { cwd: dir });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain("are both shard");
+  });
+
+  it("shares the playbook's retry quota across records in order, and refuses to shard such a replay", () => {
+    const quota = (p: ProjectData) => {
+      p.playbook.retry_quota = { capacity: 10, cost: 5, refund: 0, refund_on_recovery: "none" };
+    };
+    const twice = { responses: [{ status: "error", error: { kind: "timeout" } }, { status: "error", error: { kind: "timeout" } }, { status: "ok", value: true }] };
+    const dir = project({ "r.jsonl": lines(...[1, 2, 3].map((i) => record("r", `c${i}`, twice.responses, { kind: "recovered", verdict: "timeout" }))) }, quota);
+    const r = failbook(["replay", "r.jsonl", "--format", "json", "--workers", "2"], { cwd: dir });
+    expect(r.stderr).toContain("runs on one thread");
+    expect(json(r).transitions).toEqual([{ from: "recovered", to: "exhausted", verdict: "timeout", count: 2, percent: 66.67, examples: ["r.jsonl:2", "r.jsonl:3"] }]);
+    const sharded = failbook(["replay", "r.jsonl", "--shard", "1/2"], { cwd: dir });
+    expect(sharded.code).toBe(2);
+    expect(sharded.stderr).toContain("retry_quota");
+  });
+});
+
+describe("examples/replay-playbook-edit", () => {
+  it("replays its recorded month against the baseline exactly as its replay.md shows", () => {
+    const dir = join(REPO, "examples/replay-playbook-edit");
+    const r = failbook(["replay", "records/2026-11.jsonl.gz", "--against", "baseline", "--format", "md"], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(dir, "replay.md"), "utf8"));
+    expect(r.stdout).toContain("| recovered | exhausted | `upstream_timeout` |");
+  });
+});
+
+describe("replay on an interactive terminal", () => {
+  const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
+  it.skipIf(!hasScript)("shows a progress line while it reads, erased before the report; a pipe gets none", () => {
+    const dir = project({ "r.jsonl": corpus(300, 2) });
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(REPO, "bin/failbook.js"))} replay r.jsonl`;
+    // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
+    const tty = spawnSync("script", ["-qec", command, "/dev/null"], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TERM: "xterm" } });
+    expect(tty.stdout).toMatch(/\r\u001b\[Kreplaying: 300 lines read, 0 of 0 MB \(100 %\)\r\u001b\[K/);
+    expect(tty.stdout).toContain("300 records from 1 file");
+    const pipe = failbook(["replay", "r.jsonl"], { cwd: dir });
+    expect(pipe.stdout + pipe.stderr).not.toContain("replaying:");
+  });
+});
