@@ -33,8 +33,10 @@ const SMALL = 1000;
 const LARGE = 10000;
 const bin = join(root, "bin/failbook.js");
 const tsc = join(root, "node_modules/typescript/bin/tsc");
-// Reports the process's own peak RSS at exit, without touching failbook's code.
-const rssHook = `data:text/javascript,process.on("exit",()=>process.stderr.write("\\nbench-maxrss-kb="+process.resourceUsage().maxRSS+"\\n"))`;
+// Reports the process's own peak RSS and CPU time (user + system) at exit, without touching
+// failbook's code. On a shared machine the CPU time says what the command cost when the
+// wall-clock time says mostly how busy the other jobs kept the cores.
+const rssHook = `data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nbench-maxrss-kb="+u.maxRSS+" bench-cpu-us="+(u.userCPUTime+u.systemCPUTime)+"\\n")})`;
 const log = (line) => process.stderr.write(`bench: ${line}\n`);
 
 // ---------------------------------------------------------------------------------------
@@ -46,14 +48,15 @@ function spawnNode(argv, cwd, timeout) {
   const start = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ["--import", rssHook, ...argv], { cwd, encoding: "utf8", maxBuffer: 1 << 30, timeout, env: { ...process.env, NO_COLOR: "1" } });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  const m = /bench-maxrss-kb=(\d+)/.exec(r.stderr ?? "");
+  const m = /bench-maxrss-kb=(\d+) bench-cpu-us=(\d+)/.exec(r.stderr ?? "");
   const status = r.error?.code === "ETIMEDOUT" ? "timeout" : (r.status ?? r.signal ?? "?");
-  return { ms, rssMb: m ? Number(m[1]) / 1024 : undefined, status, stderr: r.stderr ?? "" };
+  return { ms, rssMb: m ? Number(m[1]) / 1024 : undefined, cpuMs: m ? Number(m[2]) / 1000 : undefined, status, stderr: r.stderr ?? "" };
 }
 
 /** Median of up to `runs` runs; `prepare` runs before each (untimed). */
 function measure(name, argv, cwd, { runs = RUNS, prepare, timeout } = {}) {
   const times = [];
+  const cpu = [];
   let rssMb = 0;
   let status = 0;
   let spent = 0;
@@ -61,14 +64,20 @@ function measure(name, argv, cwd, { runs = RUNS, prepare, timeout } = {}) {
     prepare?.();
     const r = spawnNode(argv, cwd, timeout);
     times.push(r.ms);
+    if (r.cpuMs !== undefined) cpu.push(r.cpuMs);
     spent += r.ms;
     rssMb = Math.max(rssMb, r.rssMb ?? 0);
     if (r.status !== 0) status = r.status;
   }
+  const median = (values) => {
+    const v = [...values].sort((a, b) => a - b);
+    return v.length === 0 ? undefined : v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
   times.sort((a, b) => a - b);
-  const median = times.length % 2 ? times[(times.length - 1) / 2] : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
-  log(`${name}: ${fmtMs(median)} (${times.length} run${times.length > 1 ? "s" : ""}), exit ${status}`);
-  return { ms: median, minMs: times[0], runs: times.length, rssMb, status };
+  const ms = median(times);
+  const cpuMs = median(cpu);
+  log(`${name}: ${fmtMs(ms)}${cpuMs === undefined ? "" : `, CPU ${fmtMs(cpuMs)}`} (${times.length} run${times.length > 1 ? "s" : ""}), exit ${status}`);
+  return { ms, minMs: times[0], cpuMs, runs: times.length, rssMb, status };
 }
 
 /** A micro-benchmark child; its JSON result, or the reason it failed. */
@@ -159,13 +168,13 @@ const mark = (ok) => (ok ? "✓" : "✗");
 const runsNote = (m) => (m.runs < RUNS ? ` (${m.runs} run${m.runs > 1 ? "s" : ""})` : "");
 const rows = [];
 
-rows.push({ row: "`node -e 0` (the base)", value: base.ms, figure: fmtMs(base.ms), target: "—", pass: null, rssMb: base.rssMb, exit: base.status });
+rows.push({ row: "`node -e 0` (the base)", value: base.ms, figure: fmtMs(base.ms), target: "—", pass: null, cpuMs: base.cpuMs, rssMb: base.rssMb, exit: base.status });
 for (const [label, m, limit] of [
   ["`failbook --version` ÷ base", version, 1.5],
   ["`failbook lint`, shipped project ÷ base", lintShipped, 2.0],
 ]) {
   const x = m.ms / base.ms;
-  rows.push({ row: label, value: x, figure: `${x.toFixed(2)}× (${fmtMs(m.ms)})`, target: `≤ ${limit.toFixed(1)}×`, pass: x <= limit && m.status === 0, rssMb: m.rssMb, exit: m.status });
+  rows.push({ row: label, value: x, figure: `${x.toFixed(2)}× (${fmtMs(m.ms)})`, target: `≤ ${limit.toFixed(1)}×`, pass: x <= limit && m.status === 0, cpuMs: m.cpuMs, rssMb: m.rssMb, exit: m.status });
 }
 for (const [key, label, limitMs, rssLimit] of [
   ["lint", "`failbook lint`, 10k codes / 20k rules + 10k fixtures", 1000, 300],
@@ -183,6 +192,7 @@ for (const [key, label, limitMs, rssLimit] of [
     pass: large.ms <= limitMs && rssOk && large.status === 0,
     at1k: fmtMs(small.ms),
     ratio: { value: ratio, pass: ratio <= 12 },
+    cpuMs: large.cpuMs,
     rssMb: large.rssMb,
     rssPass: rssLimit === undefined ? null : rssOk,
     exit: large.status,
@@ -190,14 +200,14 @@ for (const [key, label, limitMs, rssLimit] of [
 }
 {
   const [small, large] = [cmd.tsc[SMALL], cmd.tsc[LARGE]];
-  rows.push({ row: "`tsc --strict --noEmit`, 10k-code bindings (1 run)", value: large.ms, figure: fmtMs(large.ms), target: "≤ 10 s, exit 0", pass: large.ms <= 10_000 && large.status === 0, at1k: `${fmtMs(small.ms)}, exit ${small.status}`, rssMb: large.rssMb, exit: large.status });
+  rows.push({ row: "`tsc --strict --noEmit`, 10k-code bindings (1 run)", value: large.ms, figure: fmtMs(large.ms), target: "≤ 10 s, exit 0", pass: large.ms <= 10_000 && large.status === 0, at1k: `${fmtMs(small.ms)}, exit ${small.status}`, cpuMs: large.cpuMs, rssMb: large.rssMb, exit: large.status });
 }
 for (const [label, r, limit] of [
   ["library `classify()`, 10k codes, mean per call", classifyLib, 1],
   ["generated `classify()`, 10k codes, mean per call", classifyGen, 2],
 ]) {
   const covered = r.failed ? "" : r.truncated ? ` (${r.calls.toLocaleString("en-US")} of ${r.of.toLocaleString("en-US")} calls: time budget)` : ` (${r.calls.toLocaleString("en-US")} calls)`;
-  rows.push({ row: label, value: r.meanUs ?? null, figure: r.failed ? `failed: ${r.failed.slice(0, 120)}` : fmtUs(r.meanUs) + covered, target: `≤ ${limit} µs`, pass: !r.failed && r.meanUs <= limit });
+  rows.push({ row: label, value: r.meanUs ?? null, figure: r.failed ? `failed: ${r.failed.slice(0, 120)}` : fmtUs(r.meanUs) + covered, target: `≤ ${limit} µs`, pass: !r.failed && r.meanUs <= limit, cpuUs: r.cpuMeanUs });
 }
 for (const [label, key, limit] of [
   ["`dispatch()` overhead, call succeeds first time (shipped project)", "succeeds", 3],
@@ -205,7 +215,7 @@ for (const [label, key, limit] of [
   ["`dispatch()` overhead, one failure classified and retried (virtual clock)", "retried", 6],
 ]) {
   const r = dispatch.failed ? undefined : dispatch[key];
-  rows.push({ row: label, value: r?.overheadUs ?? null, figure: r ? fmtUs(r.overheadUs) : `failed: ${dispatch.failed.slice(0, 120)}`, target: `≤ ${limit} µs`, pass: r !== undefined && r.overheadUs <= limit });
+  rows.push({ row: label, value: r?.overheadUs ?? null, figure: r ? fmtUs(r.overheadUs) : `failed: ${dispatch.failed.slice(0, 120)}`, target: `≤ ${limit} µs`, pass: r !== undefined && r.overheadUs <= limit, cpuUs: r?.cpuOverheadUs });
 }
 
 rows.push(...replay.rows);
@@ -215,8 +225,8 @@ const date = new Date().toISOString().slice(0, 10);
 const header = `failbook bench, ${date}: node ${process.version}, ${process.platform}/${process.arch}, ${cpu}, ${os.cpus().length} cores (load ${loadAtStart.toFixed(1)} at start); median of ${RUNS} run${RUNS > 1 ? "s" : ""}${quick ? ", --quick" : ""}`;
 const line = (cols) => `| ${cols.join(" | ")} |`;
 const table = [
-  line(["figure", "measured", "target", "", "1k", "10k ÷ 1k (≤ 12)", "peak RSS", "exit"]),
-  line(["---", "---:", "---", ":-:", "---:", "---:", "---:", ":-:"]),
+  line(["figure", "measured", "target", "", "1k", "10k ÷ 1k (≤ 12)", "CPU", "peak RSS", "exit"]),
+  line(["---", "---:", "---", ":-:", "---:", "---:", "---:", "---:", ":-:"]),
   ...rows.map((r) =>
     line([
       r.row,
@@ -225,6 +235,7 @@ const table = [
       r.pass === null ? "" : mark(r.pass),
       r.at1k ?? "",
       r.ratio ? `${r.ratio.value.toFixed(1)} ${mark(r.ratio.pass)}` : "",
+      r.cpuMs === undefined ? (r.cpuUs === undefined ? "" : fmtUs(r.cpuUs)) : fmtMs(r.cpuMs),
       r.rssMb === undefined ? "" : `${r.rssMb.toFixed(0)} MB${r.rssPass == null ? "" : ` ${mark(r.rssPass)}`}`,
       r.exit === undefined ? "" : String(r.exit),
     ]),

@@ -65,6 +65,8 @@ export { computeCoverage, type Coverage } from "./simulate/coverage.js";
 
 // Generated bindings, the rendered registry
 export { generateTypeScript, CodegenError, type GenerateOptions, type GeneratedTypeScript } from "./codegen/typescript.js";
+export { generatePython, type GeneratedPython } from "./codegen/python.js";
+export { generateJsonSchema, type GeneratedJsonSchema } from "./codegen/jsonschema.js";
 export { renderRegistry, renderModel, projectModel, RENDER_FORMATS, type RenderFormat } from "./render/render.js";
 export { explainCode } from "./render/explain.js";
 export { actionReference, actionReferenceMarkdown, explainActionText, type ActionReference } from "./render/actions.js";

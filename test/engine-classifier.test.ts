@@ -135,7 +135,7 @@ describe("the classifier index", () => {
     for (let i = 0; i < 500; i++) rules.push({ verdict: `v${i}`, kind: ["invalid_request"], message_contains: [`parameter [E${i}] is invalid`] });
     rules.push({ verdict: "aaa", kind: ["invalid_request"], message_contains: ["aaab"] });
     const index = compileClassifier(rules);
-    expect(index.kind["invalid_request"] ?? []).toEqual([]);
+    expect(index.kind.get("invalid_request") ?? []).toEqual([]);
     const verdictOf = (message: string) => classifyIndex(index, { kind: "invalid_request", message }, undefined)?.source.verdict ?? null;
     expect(verdictOf("The PARAMETER [E417] IS INVALID here")).toBe("v417");
     expect(verdictOf("parameter [E9999] is invalid")).toBe(null);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseYaml } from "../src/load/yaml.js";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 const SRC = [
   "# a comment", //                                  1
@@ -90,5 +92,66 @@ describe("located YAML", () => {
 
   it("reads YAML 1.2 core scalars: `off` and `yes` stay strings", () => {
     expect(parseYaml("c.yaml", "a: off\nb: yes\nc: 3\nd: true\n").documents[0].value).toEqual({ a: "off", b: "yes", c: 3, d: true });
+  });
+});
+
+// The first parse records the top levels only; a deeper path parses the file again
+// (src/load/yaml.ts). Every path must land where a parse that records every node puts it.
+describe("positions recorded in part", () => {
+  const TRICKY = [
+    "name: x",
+    "list: [1, 2, {a: b, c: [d, e]}]",
+    "map: {k: v, \"q\": 'w', n: {deep: {deeper: [1, {x: y}]}}}",
+    "? complex key",
+    ": value",
+    "block:",
+    "  - - nested",
+    "    - seq",
+    "  - key: val",
+    "    other:",
+    "      - {flow: map}",
+    "      - [a, b]",
+    "  -",
+    "    late: 1",
+    "merged:",
+    "  <<: {m: 1}",
+    "  own: 2",
+    "empty:",
+    "---",
+    "- top",
+    "- [seq, [deeper, [deepest]]]",
+    "---",
+    "{flow: root, a: {b: {c: {d: e}}}}",
+    "---",
+    "base: &b {x: 1, y: [1, 2]}",
+    "other:",
+    "  <<: *b",
+    "  z: 3",
+    "list: [*b, &c {q: r}, *c]",
+  ].join("\n");
+
+  function* paths(v: unknown, prefix: (string | number)[]): Generator<(string | number)[]> {
+    yield prefix;
+    yield [...prefix, "absent"];
+    if (v === null || typeof v !== "object") return void (yield [...prefix, 0]);
+    for (const [k, child] of Object.entries(v)) yield* paths(child, [...prefix, Array.isArray(v) ? Number(k) : k]);
+  }
+
+  const sources = [TRICKY, readFileSync(fileURLToPath(new URL("../playbooks/registry.yaml", import.meta.url)), "utf8")];
+  it.each(sources.map((text, i) => ({ i, text })))("source $i: every key and value where the complete record puts it", ({ text }) => {
+    const lazy = parseYaml("f.yaml", text);
+    const full = parseYaml("f.yaml", text, { recordAll: true });
+    expect(lazy.documents.length).toBe(full.documents.length);
+    let checked = 0;
+    for (const [d, doc] of full.documents.entries()) {
+      const other = lazy.documents[d];
+      expect(other.value).toEqual(doc.value);
+      for (const path of paths(doc.value, [])) {
+        for (const target of ["value", "key"] as const) expect([path, target, other.locate(path, target)]).toEqual([path, target, doc.locate(path, target)]);
+        expect([path, other.has(path)]).toEqual([path, doc.has(path)]);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
   });
 });

@@ -12,6 +12,11 @@ const [which, json] = process.argv.slice(2);
 const opts = JSON.parse(json ?? "{}");
 const lib = await import(pathToFileURL(join(opts.root, "dist/index.js")).href);
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
+/** CPU time (user + system) of this process, µs: beside the wall clock on a shared machine. */
+const cpuNow = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 /**
  * Mean µs per call of `fn` over the errors, after a warm-up pass. A slow classifier at 10k
@@ -26,6 +31,7 @@ function timeClassifier(fn, errors, budgetMs) {
   // clock starts, so the figure is the classifier's, not a pause owed to the YAML parser.
   globalThis.gc?.();
   const start = now();
+  const cpuStart = cpuNow();
   let calls = 0;
   while (calls < errors.length) {
     const end = Math.min(errors.length, calls + 500);
@@ -33,7 +39,8 @@ function timeClassifier(fn, errors, budgetMs) {
     if (now() - start > budgetMs * 1000) break;
   }
   const elapsed = now() - start;
-  return { meanUs: elapsed / calls, calls, of: errors.length, truncated: calls < errors.length, sink };
+  const cpu = cpuNow() - cpuStart;
+  return { meanUs: elapsed / calls, cpuMeanUs: cpu / calls, calls, of: errors.length, truncated: calls < errors.length, sink };
 }
 
 async function classifyLibrary() {
@@ -83,15 +90,16 @@ async function dispatchOverhead() {
     for (let k = 0; k < Math.min(20000, iterations); k++) await body();
     globalThis.gc?.();
     const start = now();
+    const cpuStart = cpuNow();
     for (let k = 0; k < iterations; k++) await body();
-    return (now() - start) / iterations;
+    return { wall: (now() - start) / iterations, cpu: (cpuNow() - cpuStart) / iterations };
   }
   const n = opts.iterations;
   const bare1 = await mean(n, async () => { await succeeds(call, 1, "k", context); });
   const bare2 = await mean(n, async () => { await failsOnce(call, 1, "k", context); await failsOnce(call, 2, "k", context); });
   const row = async (c, attempt, bare) => {
     const total = await mean(n, () => dispatcher.dispatch(c, attempt));
-    return { dispatchUs: total, bareUs: bare, overheadUs: total - bare };
+    return { dispatchUs: total.wall, bareUs: bare.wall, overheadUs: total.wall - bare.wall, cpuOverheadUs: total.cpu - bare.cpu };
   };
   return {
     iterations: n,

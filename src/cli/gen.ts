@@ -1,4 +1,4 @@
-/** `failbook gen ts`: write, or check, the TypeScript bindings adapters import. */
+/** `failbook gen ts|py|jsonschema`: write, or check, the bindings adapters import and the registry's JSON Schema. */
 import { existsSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "../model/errors.js";
@@ -6,17 +6,78 @@ import type { Finding } from "../model/finding.js";
 import { findConfig } from "../load/config.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
-import { compareManifests, readManifest, type Staleness } from "../codegen/manifest.js";
-import { CodegenError, generateTypeScript, type GeneratedTypeScript } from "../codegen/typescript.js";
+import { compareManifests, readManifest, type Manifest, type Staleness } from "../codegen/manifest.js";
+import { CodegenError, generateTypeScript } from "../codegen/typescript.js";
+import { generatePython } from "../codegen/python.js";
+import { generateJsonSchema } from "../codegen/jsonschema.js";
+import type { Redactor } from "../engine/redact.js";
 import { FileRefused, readIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
-interface GenTsFlags {
+interface GenFlags {
   out?: string;
   check?: boolean;
 }
+
+/** What one `gen` subcommand writes. */
+interface Generated {
+  text: string;
+  /** What the file was made from (its last line), when the format has comments. */
+  manifest?: Manifest;
+  /** e.g. "12 verdicts, 18 error kinds". */
+  summary: string;
+}
+
+interface Target {
+  name: "ts" | "py" | "jsonschema";
+  /** What is generated, in messages. */
+  noun: string;
+  /** The line-comment token the manifest line starts with; none for JSON. */
+  comment?: string;
+  /** The example output path in messages, and the file name suggested in a directory. */
+  example: string;
+  fileName: string;
+  generate(project: Project, command: string, redact: Redactor): Generated;
+}
+
+const counts = (g: { verdicts: string[]; errorKinds: string[] }) => `${plural(g.verdicts.length, "verdict")}, ${plural(g.errorKinds.length, "error kind")}`;
+
+const TARGETS: Record<Target["name"], Target> = {
+  ts: {
+    name: "ts",
+    noun: "bindings",
+    comment: "//",
+    example: "src/generated/failbook.ts",
+    fileName: "failbook.generated.ts",
+    generate: (project, command, redact) => {
+      const g = generateTypeScript(project, { command, redact });
+      return { text: g.text, manifest: g.manifest, summary: counts(g) };
+    },
+  },
+  py: {
+    name: "py",
+    noun: "the Python module",
+    comment: "#",
+    example: "adapters/failbook_generated.py",
+    fileName: "failbook_generated.py",
+    generate: (project, command, redact) => {
+      const g = generatePython(project, { command, redact });
+      return { text: g.text, manifest: g.manifest, summary: counts(g) };
+    },
+  },
+  jsonschema: {
+    name: "jsonschema",
+    noun: "the JSON Schema",
+    example: "schemas/failbook.schema.json",
+    fileName: "failbook.schema.json",
+    generate: (project, command, redact) => {
+      const g = generateJsonSchema(project, { command, redact });
+      return { text: g.text, summary: counts(g) };
+    },
+  },
+};
 
 const HELP = `
 The module is self-contained (no runtime import of failbook) and compiles under tsc --strict.
@@ -49,10 +110,58 @@ Examples:
   failbook gen ts --out src/failbook.generated.ts
   failbook gen ts --check        # in CI: fails, naming the changed verdicts, when the file is stale`;
 
+const PY_HELP = `
+The module is self-contained: Python 3.9+, standard library only, clean under pyright --strict.
+It exports:
+  FailureVerdict (a Literal), VERDICTS   every active and deprecated verdict
+  ReservedVerdict, RESERVED_VERDICTS     reserved codes, kept apart
+  ErrorKind, ERROR_KINDS                 every adapter error kind the match rules recognise
+  ERROR_FIELDS, AdapterErrorFields       the registry's declared error_fields and their types
+  AdapterError, AdapterErrorLike         what an adapter reports (TypedDicts)
+  VERDICT_INFO, VerdictInfo              per verdict: class, retryable, side effect, status, summary...
+  PLAYBOOK, CompensationAction           the playbook's action per verdict (TypedDicts by action)
+  classify(error, tool=None)             the same verdict as failbook classify, from the same
+                                         compiled tables (first matching rule in file order wins)
+  make_envelope, <code>_envelope         an envelope per verdict (FailureEnvelope)
+  Envelope, RecoveryPacket               what failbook's dispatcher shows agents and people
+  is_failure_verdict, is_error_kind
+Names come from codes (net.timeout -> net_timeout_envelope); codes that would share one get a
+hash suffix. message_matches patterns are translated to Python's re so that they decide as
+JavaScript does; one that cannot be translated exactly (a backreference, a look-behind of
+varying width, \\p{...}, a non-ASCII letter under the i flag) stops generation, at its position.
+
+The output file is --out, else gen.py in failbook.yaml (relative to that file):
+  gen:
+    py: adapters/failbook_generated.py
+
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
+registry/playbook cannot make a module (the problems are listed); 2 no output file given,
+a missing file, a bad flag.
+
+Examples:
+  failbook gen py --out adapters/failbook_generated.py
+  failbook gen py --check        # in CI: fails, naming the changed verdicts, when the file is stale`;
+
+const JSONSCHEMA_HELP = `
+One JSON Schema (draft 2020-12) with these $defs: FailureVerdict, ReservedVerdict, FailureClass
+and ErrorKind (enums of this registry's codes, classes and kinds), SideEffectState,
+OutcomeKind, AdapterErrorFields (the declared error_fields), AdapterError, EnvelopeError,
+Envelope and RecoveryPacket (what failbook's dispatcher returns: simulate --format json shows
+them). Refer to one, e.g. "failbook.schema.json#/$defs/Envelope" as an MCP tool's outputSchema.
+
+The output file is --out, else gen.jsonschema in failbook.yaml (relative to that file).
+
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
+registry/playbook is invalid; 2 no output file given, a bad flag.
+
+Examples:
+  failbook gen jsonschema --out schemas/failbook.schema.json
+  failbook gen jsonschema --check`;
+
 export const registerGen: CommandRegistrar = (program, run) => {
   const gen = program
     .command("gen")
-    .description("generate code from the registry and playbook (see: failbook gen ts --help)")
+    .description("generate code from the registry and playbook: ts, py, jsonschema (see: failbook gen ts --help)")
     .addHelpCommand(false);
   gen
     .command("ts")
@@ -60,37 +169,51 @@ export const registerGen: CommandRegistrar = (program, run) => {
     .option("--out <file>", "where to write the module (default: gen.ts in failbook.yaml)")
     .option("--check", "write nothing; exit 1, naming what changed, when the file is missing or stale")
     .addHelpText("after", HELP)
-    .action(run((io, globals, flags: GenTsFlags) => genTs(io, globals, flags)));
+    .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.ts)));
+  gen
+    .command("py")
+    .description("write a typed, self-contained Python module: verdicts, error kinds, classify, playbook, envelopes")
+    .option("--out <file>", "where to write the module (default: gen.py in failbook.yaml)")
+    .option("--check", "write nothing; exit 1, naming what changed, when the file is missing or stale")
+    .addHelpText("after", PY_HELP)
+    .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.py)));
+  gen
+    .command("jsonschema")
+    .description("write a JSON Schema (2020-12) of this registry's adapter error, envelope and recovery packet")
+    .option("--out <file>", "where to write the schema (default: gen.jsonschema in failbook.yaml)")
+    .option("--check", "write nothing; exit 1 when the file is missing or stale")
+    .addHelpText("after", JSONSCHEMA_HELP)
+    .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.jsonschema)));
 };
 
-async function genTs(io: Io, globals: Globals, flags: GenTsFlags): Promise<number> {
+async function generate(io: Io, globals: Globals, flags: GenFlags, target: Target): Promise<number> {
   const cwd = process.cwd();
   // Bindings come from the registry and the playbook: the fixtures are not read.
   const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
-  const out = outputPath(project, flags.out, cwd);
+  const out = outputPath(project, flags.out, cwd, target);
   const shown = display(out, cwd);
-  const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", "ts", ...(flags.out ? ["--out", flags.out] : [])]);
+  const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", target.name, ...(flags.out ? ["--out", flags.out] : [])]);
 
   if (!project.registry || !project.playbook) {
-    return problems(io, project, findings.filter((f) => f.severity === "error"), "the registry or playbook is invalid");
+    return problems(io, project, findings.filter((f) => f.severity === "error"), target, "the registry or playbook is invalid");
   }
-  let generated: GeneratedTypeScript;
+  let generated: Generated;
   try {
-    generated = generateTypeScript(project, { command: bannerCommand(project, out), redact: (t) => io.redact(t) });
+    generated = target.generate(project, bannerCommand(project, out, target), (t) => io.redact(t));
   } catch (e) {
     if (!(e instanceof CodegenError)) throw e;
     const located = e.problems.map((p) =>
       findingAt({ rule: p.rule, severity: "error", message: p.message, doc: (p.document === "registry" ? project.registry : project.playbook)!.doc, path: p.path }),
     );
-    return problems(io, project, located, "the registry and playbook cannot make a valid module");
+    return problems(io, project, located, target, "the registry and playbook cannot make a valid module");
   }
 
   const existing = readIfExists(out, { shown });
   const current = existing !== undefined && existing.replace(/\r\n/g, "\n") === generated.text;
-  return flags.check ? check(io, shown, existing, current, generated, userCommand) : write(io, out, shown, existing, current, generated);
+  return flags.check ? check(io, shown, existing, current, generated, target, userCommand) : write(io, out, shown, existing, current, generated, target);
 }
 
-function check(io: Io, shown: string, existing: string | undefined, current: boolean, generated: GeneratedTypeScript, userCommand: string): number {
+function check(io: Io, shown: string, existing: string | undefined, current: boolean, generated: Generated, target: Target, userCommand: string): number {
   if (existing === undefined) {
     io.out(`${shown} does not exist; generate it with: ${userCommand}\n`);
     return 1;
@@ -99,14 +222,14 @@ function check(io: Io, shown: string, existing: string | undefined, current: boo
     io.out(`${shown} is up to date\n`);
     return 0;
   }
-  io.out(`${shown} is stale:\n${describeStaleness(existing, generated).map((l) => `  ${l}\n`).join("")}regenerate it with: ${userCommand}\n`);
+  io.out(`${shown} is stale:\n${describeStaleness(existing, generated, target).map((l) => `  ${l}\n`).join("")}regenerate it with: ${userCommand}\n`);
   return 1;
 }
 
 /** Write atomically, and only when the content changes. */
-function write(io: Io, out: string, shown: string, existing: string | undefined, current: boolean, generated: GeneratedTypeScript): number {
+function write(io: Io, out: string, shown: string, existing: string | undefined, current: boolean, generated: Generated, target: Target): number {
   if (current) {
-    io.out(`${shown} is up to date (${summary(generated)})\n`);
+    io.out(`${shown} is up to date (${generated.summary})\n`);
     return 0;
   }
   try {
@@ -115,41 +238,42 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
     if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     throw new UsageError(`cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; pass a writable file path with --out`);
   }
-  const before = existing === undefined ? undefined : readManifest(existing);
-  const changes = before ? changeLines(compareManifests(before, generated.manifest)) : [];
-  io.out(`wrote ${shown} (${summary(generated)})\n${changes.map((l) => `  ${l}\n`).join("")}`);
+  const before = existing === undefined || target.comment === undefined ? undefined : readManifest(existing, target.comment);
+  const changes = before && generated.manifest ? changeLines(compareManifests(before, generated.manifest)) : [];
+  io.out(`wrote ${shown} (${generated.summary})\n${changes.map((l) => `  ${l}\n`).join("")}`);
   return 0;
 }
 
-function problems(io: Io, project: Project, findings: Finding[], what: string): number {
+function problems(io: Io, project: Project, findings: Finding[], target: Target, what: string): number {
   io.out(findingsText(io, findings, project.sources));
-  io.out(`cannot generate bindings: ${what}; fix the problems above (failbook lint shows them all)\n`);
+  // Lint reports every problem but gen py's own (a pattern Python's re cannot run exactly).
+  const lintShows = findings.every((f) => f.rule !== "python-pattern");
+  io.out(`cannot generate ${target.noun}: ${what}; fix the problems above${lintShows ? " (failbook lint shows them all)" : ""}\n`);
   return 1;
 }
 
-function outputPath(project: Project, flag: string | undefined, cwd: string): string {
+function outputPath(project: Project, flag: string | undefined, cwd: string, target: Target): string {
   if (flag !== undefined) {
     if (flag.trim() === "") throw new UsageError("--out needs a file path");
     const path = resolve(cwd, flag);
-    if (isDirectory(path)) throw new UsageError(`--out ${flag} is a directory; name the file to write, e.g. --out ${posix(join(flag, "failbook.generated.ts"))}`);
+    if (isDirectory(path)) throw new UsageError(`--out ${flag} is a directory; name the file to write, e.g. --out ${posix(join(flag, target.fileName))}`);
     return path;
   }
-  const configured = project.config.gen?.ts;
+  const configured = project.config.gen?.[target.name];
   if (configured) {
     const path = resolve(project.root, configured);
-    if (isDirectory(path)) throw new UsageError(`gen.ts in ${project.configDoc.file} names a directory (${configured}); name the file to write`);
+    if (isDirectory(path)) throw new UsageError(`gen.${target.name} in ${project.configDoc.file} names a directory (${configured}); name the file to write`);
     return path;
   }
   const where = project.configDoc.file;
-  throw new UsageError(`no output file: pass --out FILE, or set gen.ts in ${where} (gen: { ts: src/generated/failbook.ts })`);
+  throw new UsageError(`no output file: pass --out FILE, or set gen.${target.name} in ${where} (gen: { ${target.name}: ${target.example} })`);
 }
 
-const summary = (g: GeneratedTypeScript) => `${plural(g.verdicts.length, "verdict")}, ${plural(g.errorKinds.length, "error kind")}`;
-
 /** What differs between a file on disk and what would be generated now, one line each. */
-export function describeStaleness(existing: string, generated: GeneratedTypeScript): string[] {
-  const before = readManifest(existing);
-  if (!before) return ["the file has no failbook manifest: it was not written by failbook gen ts, or was edited by hand"];
+export function describeStaleness(existing: string, generated: Generated, target: Target): string[] {
+  if (target.comment === undefined || generated.manifest === undefined) return [`the file differs from what failbook gen ${target.name} writes now (the registry changed, or the file was edited)`];
+  const before = readManifest(existing, target.comment);
+  if (!before) return [`the file has no failbook manifest: it was not written by failbook gen ${target.name}, or was edited by hand`];
   const lines = changeLines(compareManifests(before, generated.manifest));
   if (lines.length === 0) return ["the registry and playbook are unchanged, but the file differs from what this failbook generates (edited by hand, or made by another version)"];
   return lines;
@@ -165,7 +289,7 @@ function changeLines(s: Staleness): string[] {
 }
 
 /** The command that regenerates the file, as run from the config's directory (stable wherever it is run). */
-function bannerCommand(project: Project, out: string): string {
+function bannerCommand(project: Project, out: string, target: Target): string {
   const args = ["failbook"];
   let discovered: string | undefined;
   try {
@@ -174,8 +298,8 @@ function bannerCommand(project: Project, out: string): string {
     discovered = undefined;
   }
   if (discovered !== project.configFile) args.push("--config", basename(project.configFile));
-  args.push("gen", "ts");
-  const configured = project.config.gen?.ts;
+  args.push("gen", target.name);
+  const configured = project.config.gen?.[target.name];
   if (!configured || resolve(project.root, configured) !== out) args.push("--out", posix(relative(project.root, out)));
   return commandLine(args);
 }

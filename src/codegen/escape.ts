@@ -66,8 +66,13 @@ export function propertyKey(name: string): string {
   return IDENTIFIER.test(name) ? name : tsString(name);
 }
 
+/** Every character that a rule of `commentSafe` rewrites, or that starts a sequence it rewrites. */
+const COMMENT_UNSAFE = /[*`$@<\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
 /** Text made inert inside a comment (block or line): nothing in it can end or reshape the comment. */
 export function commentSafe(text: string): string {
+  // Most texts hold none of them: one scan instead of eight replacements.
+  if (!COMMENT_UNSAFE.test(text)) return text;
   return text
     .replace(/\*\//g, "*\\/")
     .replace(/\/\*/g, "/\\*")

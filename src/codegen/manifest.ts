@@ -3,8 +3,7 @@
  * and per top-level setting. `gen ts --check` compares it with the current inputs to say
  * which verdicts were added, removed or changed, not just "the file differs".
  */
-import { createHash } from "node:crypto";
-import { canonicalJson as canonical } from "../engine/idempotency.js";
+import { canonicalJson as canonical, sha256Hex } from "../engine/idempotency.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 
@@ -25,12 +24,13 @@ export interface Staleness {
   settings: string[];
 }
 
-const MARKER = "// failbook-manifest: ";
+/** The manifest line's lead, after the language's line-comment token. */
+const MARKER = " failbook-manifest: ";
 
 /** JSON with object keys sorted by code point and no insignificant whitespace (what YAML parsed: `.inf` is null). */
 export const canonicalJson = (value: unknown, cache?: Map<object, string>): string => canonical(value, true, cache);
 
-export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+export const sha256 = sha256Hex;
 
 /**
  * The hash of everything the module is generated from. Give it the cache `manifestOf` used
@@ -57,16 +57,20 @@ function sorted(record: Record<string, string>): Record<string, string> {
   return out;
 }
 
-/** The manifest as one `//` line; U+2028/U+2029 and `<` escaped so the line stays one comment line. */
-export function manifestLine(manifest: Manifest): string {
-  return MARKER + JSON.stringify(manifest).replace(/[\u2028\u2029<]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/**
+ * The manifest as one line comment (`comment`: the language's token, `//` or `#`); U+2028/U+2029
+ * and `<` escaped so the line stays one comment line.
+ */
+export function manifestLine(manifest: Manifest, comment = "//"): string {
+  return comment + MARKER + JSON.stringify(manifest).replace(/[\u2028\u2029<]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** The manifest of a generated file, or undefined when it has none (not generated, or edited). */
-export function readManifest(text: string): Manifest | undefined {
-  const at = text.lastIndexOf(`\n${MARKER}`);
+export function readManifest(text: string, comment = "//"): Manifest | undefined {
+  const marker = comment + MARKER;
+  const at = text.lastIndexOf(`\n${marker}`);
   if (at < 0) return undefined;
-  const line = text.slice(at + 1 + MARKER.length).split("\n")[0];
+  const line = text.slice(at + 1 + marker.length).split("\n")[0];
   try {
     const parsed = JSON.parse(line) as Manifest;
     const isRecord = (r: unknown) => r !== null && typeof r === "object" && !Array.isArray(r);

@@ -5,15 +5,12 @@
  * constructors. The output is a pure function of the inputs: sorted where order means
  * nothing (the classify rule order means something and is kept), no timestamps.
  */
-import { relative, sep } from "node:path";
 import type { PathSegment } from "../model/finding.js";
-import type { ActionName, CompensationAction, Playbook } from "../model/playbook.js";
-import { sideEffectOf, statusOf, type Registry, type Verdict } from "../model/registry.js";
+import type { Playbook } from "../model/playbook.js";
+import { statusOf, type Registry, type Verdict } from "../model/registry.js";
 import type { Project } from "../load/project.js";
-import { classifierRules } from "../engine/classify.js";
-import { setOwn } from "../model/json.js";
-import { createRedactor, redactValue, type Redactor } from "../engine/redact.js";
 import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";
+import { bindingTables, byText, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { schemaToType } from "./details.js";
 import { commentSafe, jsDoc, jsonData, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
 import { assignVerdictNames, type VerdictNames } from "./identifiers.js";
@@ -58,8 +55,6 @@ export class CodegenError extends Error {
 
 export type CodegenInput = Project | { registry: Registry; playbook: Playbook };
 
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 /** Generate the bindings. Throws CodegenError when the inputs cannot make a module that compiles. */
 export function generateTypeScript(input: CodegenInput, options: GenerateOptions = {}): GeneratedTypeScript {
   const { registry: rawRegistry, playbook: rawPlaybook, files, redact } = resolveInput(input, options);
@@ -68,16 +63,13 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
   const problems = codegenProblems(registry, playbook);
   if (problems.length > 0) throw new CodegenError(problems);
 
-  const usable = registry.verdicts.filter((v) => statusOf(v) !== "reserved");
-  const verdicts = usable.map((v) => v.code).sort(byText);
-  const reserved = registry.verdicts.filter((v) => statusOf(v) === "reserved").map((v) => v.code).sort(byText);
-  const errorKinds = [...new Set(usable.flatMap((v) => (v.match ?? []).flatMap((r) => listOf(r.kind))))].sort(byText);
+  const tables = bindingTables(registry, playbook);
+  const { verdicts, reserved, errorKinds, usable: sortedUsable } = tables;
   const names = assignVerdictNames(verdicts, FIXED_NAMES);
-  const sortedUsable = [...usable].sort((a, b) => byText(a.code, b.code));
   const serialised = new Map<object, string>();
   const manifest = manifestOf(rawRegistry, rawPlaybook, serialised);
 
-  const ctx: EmitContext = { registry, playbook, names, byCode: new Map(usable.map((v) => [v.code, v])) };
+  const ctx: EmitContext = { registry, playbook, names, byCode: new Map(sortedUsable.map((v) => [v.code, v])) };
   const sections = [
     banner(rawRegistry, rawPlaybook, files, options.command ?? "failbook gen ts", serialised),
     registrySection(registry),
@@ -87,11 +79,11 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     ERROR_TYPES,
     VERDICT_INFO_TYPE,
     factsSection(sortedUsable, ctx),
-    verdictInfoSection(sortedUsable),
+    verdictInfoSection(tables),
     ACTION_TYPES,
-    playbookSection(sortedUsable, ctx),
+    playbookSection(tables, ctx),
     classifierSection(),
-    matchRulesSection(registry),
+    matchRulesSection(tables),
     CLASSIFY_ENTRY,
     examplesSection(sortedUsable),
     detailsSection(sortedUsable, ctx),
@@ -111,45 +103,6 @@ function trimToOneNewline(section: string): string {
   while (start < end && section.charCodeAt(start) === 10) start++;
   while (end > start && section.charCodeAt(end - 1) === 10) end--;
   return section.slice(start, end) + "\n";
-}
-
-function resolveInput(input: CodegenInput, options: GenerateOptions) {
-  if ("configFile" in input) {
-    if (!input.registry || !input.playbook) throw new Error("the project's registry or playbook did not load; run `failbook lint` to see why");
-    const rel = (p: string) => relative(input.root, p).split(sep).join("/");
-    const files = options.files ?? { config: rel(input.configFile), registry: rel(input.files.registry), playbook: rel(input.files.playbook) };
-    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(input.config.redact ?? []) };
-  }
-  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor() };
-}
-
-/**
- * Secrets are redacted from the registry's prose (summaries, causes, next actions, details
- * schemas) and the playbook's free texts, never from its vocabulary: codes, classes, kinds,
- * match values and tools stay as written, so redaction cannot change what classify() decides.
- */
-function redactProse(registry: Registry, redact: Redactor): Registry {
-  const verdicts = registry.verdicts.map((v) => {
-    const { code, class: cls, match, replaced_by, status, ...prose } = v;
-    return { ...redactValue(prose, redact), code, class: cls, ...(match === undefined ? {} : { match }), ...(replaced_by === undefined ? {} : { replaced_by }), ...(status === undefined ? {} : { status }) } as Verdict;
-  });
-  const fields = registry.error_fields;
-  const error_fields: Registry["error_fields"] = fields === undefined ? undefined : {};
-  if (fields !== undefined && error_fields !== undefined) {
-    for (const [name, f] of Object.entries(fields)) setOwn(error_fields, name, f.description === undefined ? f : { ...f, description: redact(f.description) });
-  }
-  return { ...registry, name: redact(registry.name), verdicts, ...(error_fields === undefined ? {} : { error_fields }) };
-}
-
-function redactActions(playbook: Playbook, redact: Redactor): Playbook {
-  const verdicts: Record<string, CompensationAction> = {};
-  for (const [code, action] of Object.entries(playbook.verdicts)) {
-    const texts = action as unknown as Record<string, unknown>;
-    const redacted = { ...texts };
-    for (const key of ["reason", "hint", "message"]) if (typeof texts[key] === "string") redacted[key] = redact(texts[key] as string);
-    setOwn(verdicts, code, redacted);
-  }
-  return { ...playbook, name: redact(playbook.name), verdicts };
 }
 
 /** What would make the module invalid TypeScript or a lie: each at the node to fix. */
@@ -178,8 +131,6 @@ interface EmitContext {
   names: Map<string, VerdictNames>;
   byCode: Map<string, Verdict>;
 }
-
-const listOf = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 function banner(registry: Registry, playbook: Playbook, files: GenerateOptions["files"], command: string, serialised: Map<object, string>): string {
   const config = files?.config ?? "failbook.yaml";
@@ -271,10 +222,18 @@ function fieldSection(registry: Registry): string {
   ].join("\n");
 }
 
+/** Each verdict's member doc (indent "  ", no lead): VerdictFacts and DetailsByVerdict both show it. */
+const memberDocs = new WeakMap<Verdict, string>();
+
 /** The JSDoc for a verdict-keyed declaration: its summary, and @deprecated naming the replacement. */
 function verdictDoc(v: Verdict, ctx: EmitContext, indent: string, lead?: string): string {
+  const member = indent === "  " && lead === undefined;
+  const known = member ? memberDocs.get(v) : undefined;
+  if (known !== undefined) return known;
   const paragraphs = [lead ?? "", v.summary ?? ""].filter((p) => p !== "");
-  return jsDoc(paragraphs, indent, deprecatedTag(v, ctx));
+  const doc = jsDoc(paragraphs, indent, deprecatedTag(v, ctx));
+  if (member) memberDocs.set(v, doc);
+  return doc;
 }
 
 function deprecatedTag(v: Verdict, ctx: EmitContext): string[] {
@@ -299,63 +258,16 @@ function factsSection(verdicts: Verdict[], ctx: EmitContext): string {
   return ["/** Each verdict's class, retryable flag and playbook action, as types. */", `export interface VerdictFacts {\n${entries.join("\n")}\n}`].join("\n");
 }
 
-function verdictInfoSection(verdicts: Verdict[]): string {
-  const table: Record<string, unknown> = {};
-  for (const v of verdicts) {
-    const info = {
-      code: v.code,
-      class: v.class,
-      status: statusOf(v) === "deprecated" ? "deprecated" : "active",
-      retryable: v.retryable,
-      side_effect: sideEffectOf(v),
-      boundary: v.boundary ?? null,
-      human_action_required: v.human_action_required === true,
-      summary: v.summary ?? null,
-      cause: v.cause ?? null,
-      recovery: v.recovery ?? null,
-      safe_next_actions: v.safe_next_actions ?? [],
-      unsafe_next_actions: v.unsafe_next_actions ?? [],
-      replaced_by: v.replaced_by ?? null,
-    };
-    setOwn(table, v.code, info);
-  }
+function verdictInfoSection(tables: BindingTables): string {
+  const table = tables.info;
   return [
     "/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */",
     `export const VERDICT_INFO: { readonly [V in keyof VerdictFacts]: VerdictInfo<V> } = ${jsonData(table)};`,
   ].join("\n");
 }
 
-/** The fields each action may carry, in the order they are written. */
-const ACTION_FIELDS: Record<ActionName, readonly string[]> = {
-  retry_with_backoff: ["max_retries", "backoff_ms", "backoff"],
-  retry_with_hint: ["max_retries", "hint", "backoff_ms", "backoff"],
-  refresh_evidence: ["then"],
-  restore_checkpoint: ["then"],
-  escalate_to_human: ["queue"],
-  issue_reversal: ["reason"],
-  deprecate_tool_call: ["reason", "replan"],
-  fallback: ["tool"],
-  fail: ["message"],
-  dead_letter: ["queue"],
-};
-const BACKOFF_FIELDS = ["strategy", "base_ms", "factor", "cap_ms", "jitter"];
-
-function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
-  return out;
-}
-
-/** An action as PLAYBOOK holds it: its own fields only, in a fixed order. */
-function actionData(action: CompensationAction): Record<string, unknown> {
-  const fields = pick(action as unknown as Record<string, unknown>, ACTION_FIELDS[action.action] ?? []);
-  if (fields.backoff !== undefined) fields.backoff = pick(fields.backoff as Record<string, unknown>, BACKOFF_FIELDS);
-  return { action: action.action, ...fields };
-}
-
-function playbookSection(verdicts: Verdict[], ctx: EmitContext): string {
-  const table: Record<string, unknown> = {};
-  for (const v of verdicts) setOwn(table, v.code, actionData(ctx.playbook.verdicts[v.code]));
+function playbookSection(tables: BindingTables, ctx: EmitContext): string {
+  const table = tables.actions;
   return [
     `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */`,
     `export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = ${jsonData(table)};`,
@@ -398,8 +310,8 @@ function examplesSection(verdicts: readonly Verdict[]): string {
 }
 
 /** The classify rules, in registry order, as the classifier takes them: one line a rule. */
-function matchRulesSection(registry: Registry): string {
-  const { rules } = classifierRules(registry);
+function matchRulesSection(tables: BindingTables): string {
+  const rules = tables.rules;
   return [
     "/** The classify rules, in registry order: the first that holds wins. */",
     `export const MATCH_RULES: readonly ClassifierRule[] = ${jsonData(rules)};`,

@@ -7,7 +7,7 @@ import * as crypto from "node:crypto";
 import type { Call } from "../model/fixture.js";
 
 /** Hex SHA-256, with Node's one-shot hash (20.12+, about twice as fast) where it has one. */
-const sha256Hex: (text: string) => string =
+export const sha256Hex: (text: string) => string =
   typeof crypto.hash === "function" ? (text) => crypto.hash("sha256", text, "hex") : (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
 
 /** The call's idempotency key: the fixture's own when it gives one, else a SHA-256. */

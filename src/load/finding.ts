@@ -1,6 +1,6 @@
 /** Building findings that point at a node of a located document. */
-import { createHash } from "node:crypto";
 import type { Severity } from "../model/config.js";
+import { sha256Hex } from "../engine/idempotency.js";
 import { pointer, type Finding, type PathSegment, type Position } from "../model/finding.js";
 import type { YamlDocument } from "./yaml.js";
 
@@ -44,7 +44,7 @@ export function findingAtPosition(rule: string, severity: Severity, message: str
  * not their index) and the message.
  */
 function withFingerprint(f: Finding, logical: string): Finding {
-  const h = createHash("sha256").update(`${f.rule}\u0000${f.file}\u0000${logical}\u0000${f.message}`).digest("hex");
+  const h = sha256Hex(`${f.rule}\u0000${f.file}\u0000${logical}\u0000${f.message}`);
   return { ...f, fingerprint: h.slice(0, 16) };
 }
 

@@ -5,6 +5,13 @@
  * all we need to point a finding at `file:line:column`. We keep only raw offsets per
  * container (indexed by the parsed object's identity) and turn an offset into a line and
  * column only when a finding asks for it, so a clean run pays almost nothing for positions.
+ *
+ * Recording every node of a large file costs a third of its parse and holds a frame per
+ * node in memory, while most runs locate nothing or only top-level keys (simulate names
+ * each fixture's `name`). So the first parse records the nodes of the top levels only; a
+ * path that leads deeper parses the file once more, recording every node, and is resolved
+ * in that copy. A file with an anchor is recorded whole from the start: an alias shares
+ * the node of its anchor, and which frame indexes a shared node is decided in one walk.
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "../model/finding.js";
@@ -42,7 +49,14 @@ interface Frame {
   result: unknown;
   /** Created on the first child: most nodes are scalars and have none. */
   children: Frame[] | null;
+  /** Its children were not recorded (a shallow parse): a path through it needs the complete parse. */
+  truncated: boolean;
+  /** A collection's keys (indexes) and where they stand, made on the first path through it. */
+  slots: Map<string, Slot> | null;
 }
+
+/** A shallow parse records nodes this deep: the document, its keys and values, theirs. */
+const SHALLOW_DEPTH = 3;
 
 const NO_CHILDREN: Frame[] = [];
 const childrenOf = (f: Frame): Frame[] => f.children ?? NO_CHILDREN;
@@ -50,6 +64,8 @@ const childrenOf = (f: Frame): Frame[] => f.children ?? NO_CHILDREN;
 interface Slot {
   key?: number;
   value: number;
+  /** The value's frame, as recorded (before unwrapping a probe). */
+  frame: Frame;
 }
 
 interface NodeIndex {
@@ -63,7 +79,15 @@ const MAX_EXPANDED_NODES = 5_000_000;
 // Core schema (YAML 1.2: `off`, `yes` stay strings, no timestamps) plus merge keys.
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
 
-export function parseYaml(file: string, source: string): YamlSource {
+export interface ParseOptions {
+  /**
+   * Record every node's position while parsing, for a caller that will locate deep paths
+   * (lint, in the registry): it saves the second parse. Positions are the same either way.
+   */
+  recordAll?: boolean;
+}
+
+export function parseYaml(file: string, source: string, options: ParseOptions = {}): YamlSource {
   // js-yaml drops a byte order mark before it counts offsets: count positions without it too,
   // so that the first key of a file with a BOM is at column 1, as editors show it.
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
@@ -73,48 +97,71 @@ export function parseYaml(file: string, source: string): YamlSource {
     const at = text.indexOf("\u0000");
     return { file, text: source, documents: [], position, error: { message: "the file is binary, not YAML text", ...lines.lineColumn(at) } };
   }
-  const roots: Frame[] = [];
-  const stack: Frame[] = [];
-  const values: unknown[] = [];
+  // Without an anchor (`&`) there can be no alias: the top levels may be recorded alone.
+  const anchored = text.includes("&");
+  let parsed: Parsed;
   try {
-    jsyaml.loadAll(text, (doc) => values.push(doc), {
-      filename: file,
-      schema: SCHEMA,
-      listener(event, state) {
-        if (event === "open") {
-          stack.push({ start: state.position, kind: null, result: undefined, children: null });
-          return;
-        }
-        const frame = stack.pop();
-        if (!frame) return;
-        frame.kind = state.kind;
-        frame.result = state.result;
-        if (stack.length === 0) roots.push(frame);
-        else (stack[stack.length - 1].children ??= []).push(frame);
-      },
-    });
+    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : SHALLOW_DEPTH);
   } catch (e) {
     return { file, text: source, documents: [], position, error: syntaxError(e, text, lines) };
   }
-  // Without an anchor (`&`) there can be no alias, so no expansion to bound.
-  for (const [i, value] of text.includes("&") ? values.entries() : []) {
+  const { values, roots } = parsed;
+  // Without an anchor there can be no alias, so no expansion to bound.
+  for (const [i, value] of anchored ? values.entries() : []) {
     const bomb = expansionProblem(value);
     if (bomb) return { file, text: source, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
-  // The index of node offsets is built on the first `locate`: a clean run never needs it.
-  let index: WeakMap<object, NodeIndex> | undefined;
-  const indexed = (): WeakMap<object, NodeIndex> => {
-    if (!index) {
-      index = new WeakMap();
-      for (const root of roots) indexFrame(root, index);
-    }
-    return index;
-  };
-  const documents = values.map((value, i) =>
-    makeDocument(file, i, value, roots.length === values.length ? roots[i].start : 0, indexed, text, lines),
-  );
+  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, text, file };
+  const documents = values.map((value, i) => makeDocument(file, i, value, trees, text, lines));
   return { file, text: source, documents, position };
 }
+
+interface Parsed {
+  values: unknown[];
+  roots: Frame[];
+  /** How deep nodes were recorded (Infinity: every node). */
+  depth: number;
+}
+
+/** A source's recorded parses, and the index of its nodes by identity, each made when first needed. */
+interface Trees {
+  first: Parsed;
+  anchored: boolean;
+  /** The first parse when it recorded every node, else a second parse made on the first deep path. */
+  complete: Parsed | undefined;
+  objects: WeakMap<object, NodeIndex> | undefined;
+  text: string;
+  file: string;
+}
+
+/** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
+function parseRecorded(text: string, file: string, depth: number): Parsed {
+  const roots: Frame[] = [];
+  const stack: Frame[] = [];
+  const values: unknown[] = [];
+  // How deep the parser is: deeper than `depth`, nodes open and close without a frame.
+  let level = 0;
+  jsyaml.loadAll(text, (doc) => values.push(doc), {
+    filename: file,
+    schema: SCHEMA,
+    listener(event, state) {
+      if (event === "open") {
+        if (level++ < depth) stack.push({ start: state.position, kind: null, result: undefined, children: null, truncated: level === depth, slots: null });
+        return;
+      }
+      if (--level >= depth) return;
+      const frame = stack.pop();
+      if (!frame) return;
+      frame.kind = state.kind;
+      frame.result = state.result;
+      if (stack.length === 0) roots.push(frame);
+      else (stack[stack.length - 1].children ??= []).push(frame);
+    },
+  });
+  return { values, roots, depth };
+}
+
+const rootStart = (roots: Frame[], values: unknown[], i: number): number => (roots.length === values.length ? roots[i].start : 0);
 
 function syntaxError(e: unknown, text: string, lines: LineIndex): YamlError {
   if (e instanceof jsyaml.YAMLException) {
@@ -190,59 +237,90 @@ function expansionProblem(value: unknown): string | undefined {
   return problem;
 }
 
-function indexFrame(outer: Frame, index: WeakMap<object, NodeIndex>): void {
-  let frame = outer;
-  // A block-context probe may wrap the real (flow) collection in a frame of its own.
-  while (frame.children?.length === 1 && frame.children[0].result === frame.result) frame = frame.children[0];
-  const value = frame.result;
-  if (value === null || typeof value !== "object" || index.has(value)) return;
-  if (frame.kind !== "mapping" && frame.kind !== "sequence") return;
+/** The keys of a mapping, or the indexes of a sequence, to where each stands. */
+function slotsOf(frame: Frame): Map<string, Slot> {
+  if (frame.slots) return frame.slots;
   const slots = new Map<string, Slot>();
-  index.set(value, { start: outer.start, slots });
+  frame.slots = slots;
   const children = childrenOf(frame);
   if (frame.kind === "sequence") {
-    children.forEach((child, i) => {
-      slots.set(String(i), { value: child.start });
-      indexFrame(child, index);
-    });
-    return;
+    children.forEach((child, i) => slots.set(String(i), { value: child.start, frame: child }));
+    return slots;
   }
-  const record = value as Record<string, unknown>;
-  // Children alternate key, value; js-yaml may add an empty probe frame where a key was
-  // looked for and none came, so skip anything that cannot be a key of this mapping.
+  for (const [key, value] of mappingPairs(frame)) {
+    if (!slots.has(String(key.result))) slots.set(String(key.result), { key: key.start, value: value.start, frame: value });
+  }
+  return slots;
+}
+
+/**
+ * A mapping's key and value frames, in order. Children alternate key, value; js-yaml may add
+ * an empty probe frame where a key was looked for and none came, so anything that cannot be
+ * a key of this mapping is skipped.
+ */
+function mappingPairs(frame: Frame): [key: Frame, value: Frame][] {
+  const record = frame.result as Record<string, unknown>;
+  const children = childrenOf(frame);
+  const pairs: [Frame, Frame][] = [];
   for (let i = 0; i < children.length; i++) {
     const key = children[i];
     const isKey = key.kind === "scalar" && key.result !== null && typeof key.result !== "object" && Object.hasOwn(record, String(key.result));
     if (!isKey || i + 1 >= children.length) continue;
-    const val = children[i + 1];
-    if (!slots.has(String(key.result))) slots.set(String(key.result), { key: key.start, value: val.start });
-    indexFrame(val, index);
+    pairs.push([key, children[i + 1]]);
     i++;
   }
+  return pairs;
 }
 
-function makeDocument(
-  file: string,
-  docIndex: number,
-  value: unknown,
-  start: number,
-  indexed: () => WeakMap<object, NodeIndex>,
-  text: string,
-  lines: LineIndex,
-): YamlDocument {
-  const resolve = (path: readonly PathSegment[], target: "value" | "key"): { offset: number; complete: boolean } => {
-    let offset = start;
-    let node: unknown = value;
-    for (let i = 0; i < path.length; i++) {
-      if (node === null || typeof node !== "object") return { offset, complete: false };
-      const info = indexed().get(node);
-      const slot = info?.slots.get(String(path[i]));
-      if (!slot) return { offset: info?.start ?? offset, complete: false };
-      const last = i === path.length - 1;
-      offset = last && target === "key" && slot.key !== undefined ? slot.key : slot.value;
-      node = (node as Record<string, unknown>)[String(path[i])];
+/** A block-context probe may wrap the real (flow) collection in a frame of its own. */
+function unwrap(outer: Frame): Frame {
+  let frame = outer;
+  while (frame.children?.length === 1 && frame.children[0].result === frame.result) frame = frame.children[0];
+  return frame;
+}
+
+/**
+ * Every collection by identity, at the first frame that holds it: an alias shares the node
+ * of its anchor, and a path through the alias resolves in the anchor's text.
+ */
+function indexFrame(outer: Frame, index: WeakMap<object, NodeIndex>): void {
+  const frame = unwrap(outer);
+  const value = frame.result;
+  if (value === null || typeof value !== "object" || index.has(value)) return;
+  if (frame.kind !== "mapping" && frame.kind !== "sequence") return;
+  const slots = slotsOf(frame);
+  index.set(value, { start: outer.start, slots });
+  if (frame.kind === "sequence") {
+    for (const child of childrenOf(frame)) indexFrame(child, index);
+    return;
+  }
+  for (const [, child] of mappingPairs(frame)) indexFrame(child, index);
+}
+
+interface Resolved {
+  offset: number;
+  complete: boolean;
+}
+
+function makeDocument(file: string, docIndex: number, value: unknown, trees: Trees, text: string, lines: LineIndex): YamlDocument {
+  const resolve = (path: readonly PathSegment[], target: "value" | "key"): Resolved => {
+    // Without aliases a path follows the frames, building only the slots it passes through.
+    if (!trees.anchored) {
+      const found = walkFrames(trees.first, docIndex, value, path, target);
+      if (found) return found;
     }
-    return { offset, complete: true };
+    // Parsed once already, in part: parse again, recording every node. Its values equal the first's.
+    const complete = (trees.complete ??= parseRecorded(trees.text, trees.file, Infinity));
+    const again = complete.values[docIndex];
+    if (!trees.anchored && complete !== trees.first) {
+      const found = walkFrames(complete, docIndex, again, path, target);
+      if (found) return found;
+    }
+    if (!trees.objects) {
+      trees.objects = new WeakMap();
+      for (const root of complete.roots) indexFrame(root, trees.objects);
+    }
+    return resolveByIdentity(trees.objects, again, rootStart(complete.roots, complete.values, docIndex), path, target);
   };
   return {
     file,
@@ -255,6 +333,44 @@ function makeDocument(
       return resolve(path, "value").complete;
     },
   };
+}
+
+/**
+ * Where `path` leads, following the frames of `parsed` beside the values; undefined when the
+ * frames cannot say (not recorded so deep, or not the frames of these values).
+ */
+function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: readonly PathSegment[], target: "value" | "key"): Resolved | undefined {
+  if (parsed.roots.length !== parsed.values.length) return undefined;
+  let outer = parsed.roots[docIndex];
+  let offset = outer.start;
+  let node = value;
+  for (let i = 0; i < path.length; i++) {
+    if (node === null || typeof node !== "object") return { offset, complete: false };
+    const frame = unwrap(outer);
+    if (frame.truncated || frame.result !== node || (frame.kind !== "mapping" && frame.kind !== "sequence")) return undefined;
+    const slot = slotsOf(frame).get(String(path[i]));
+    if (!slot) return { offset: outer.start, complete: false };
+    offset = i === path.length - 1 && target === "key" && slot.key !== undefined ? slot.key : slot.value;
+    node = (node as Record<string, unknown>)[String(path[i])];
+    outer = slot.frame;
+  }
+  return { offset, complete: true };
+}
+
+/** Where `path` leads, by the index of collections by identity. */
+function resolveByIdentity(index: WeakMap<object, NodeIndex>, value: unknown, start: number, path: readonly PathSegment[], target: "value" | "key"): Resolved {
+  let offset = start;
+  let node = value;
+  for (let i = 0; i < path.length; i++) {
+    if (node === null || typeof node !== "object") return { offset, complete: false };
+    const info = index.get(node);
+    const slot = info?.slots.get(String(path[i]));
+    if (!slot) return { offset: info?.start ?? offset, complete: false };
+    const last = i === path.length - 1;
+    offset = last && target === "key" && slot.key !== undefined ? slot.key : slot.value;
+    node = (node as Record<string, unknown>)[String(path[i])];
+  }
+  return { offset, complete: true };
 }
 
 /** Skip white space, comments and a document marker: a node starts at its first token. */

@@ -13,7 +13,7 @@ export interface Config {
   adr_dir?: string;
   code_pattern?: string;
   rules?: Record<string, SeveritySetting>;
-  gen?: { ts?: string };
+  gen?: { ts?: string; py?: string; jsonschema?: string };
   redact?: string[];
   /** Size limit of each file failbook reads, in MB (default 64). */
   max_file_mb?: number;

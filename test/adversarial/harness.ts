@@ -208,6 +208,10 @@ export async function everyOutput(dir: string, old: string, classifyMessage: str
   const generated = join(dir, "gen/failbook.ts");
   await printed(["gen", "ts", "--out", generated]);
   if (existsSync(generated)) out.push({ command: "gen ts (file)", text: readFileSync(generated, "utf8") });
+  for (const [target, file] of [["py", "gen/failbook.py"], ["jsonschema", "gen/failbook.schema.json"]] as const) {
+    await printed(["gen", target, "--out", join(dir, file)]);
+    if (existsSync(join(dir, file))) out.push({ command: `gen ${target} (file)`, text: readFileSync(join(dir, file), "utf8") });
+  }
   await printed(["explore"]);
 
   // --update rewrites the fixture file in place: only the lines it wrote are its output.

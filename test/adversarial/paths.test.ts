@@ -61,6 +61,8 @@ describe("config paths stay inside the repository", () => {
     refused(failbook(["lint"], { cwd: dir }), /^failbook: failbook\.yaml:4:10: adr_dir '\.\.\/\.\.\/etc' resolves outside the repository/);
     writeFileSync(join(dir, "failbook.yaml"), "registry: registry.yaml\nplaybook: playbook.yaml\ngen:\n  ts: ../../tmp/evil.ts\n");
     refused(failbook(["gen", "ts"], { cwd: dir }), /^failbook: failbook\.yaml:4:7: gen\.ts '\.\.\/\.\.\/tmp\/evil\.ts' resolves outside the repository/);
+    writeFileSync(join(dir, "failbook.yaml"), "registry: registry.yaml\nplaybook: playbook.yaml\ngen:\n  py: ../../tmp/evil.py\n  jsonschema: ../evil.json\n");
+    refused(failbook(["gen", "py"], { cwd: dir }), /^failbook: failbook\.yaml:4:7: gen\.py '\.\.\/\.\.\/tmp\/evil\.py' resolves outside the repository/);
   });
 
   it("the repository is the git top level: a config in a subfolder may name files beside it in the repository", () => {

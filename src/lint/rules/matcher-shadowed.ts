@@ -72,7 +72,7 @@ function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonl
   const exact = (values: readonly string[] | null, buckets: StringBuckets, bucket: string) => {
     if (values === null) return;
     if (values.length === 0) all(bucket);
-    else add(buckets[values[0]]);
+    else add(buckets.get(values[0]));
   };
   exact(b.kinds, index.kind, "kind");
   exact(b.providerCodes, index.providerCode, "provider_code");
@@ -88,7 +88,7 @@ function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonl
   if (b.globs !== null) {
     const first = b.globs[0];
     if (first === undefined) all("tool");
-    else if (!first.star && !first.parts[0].includes(-1)) add(index.tool[first.source]);
+    else if (!first.star && !first.parts[0].includes(-1)) add(index.tool.get(first.source));
   }
   for (const [name, values] of b.headers ?? []) {
     add(index.headerAny.get(name));

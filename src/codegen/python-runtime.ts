@@ -1,0 +1,584 @@
+/**
+ * The fixed parts of the module `failbook gen py` writes: types that do not depend on the
+ * registry, the lookup over the classifier tables, and the envelope constructor. Standard
+ * library only, Python 3.9+, clean under `pyright --strict`.
+ *
+ * The lookup reads tables printed from the one classifier's compiled index
+ * (src/engine/classifier.ts: the rules' compiled conditions, the buckets, the residual list)
+ * and decides as its `classifyIndex` does: candidates from the error's buckets, the earliest
+ * rule that holds wins. Where JavaScript and Python differ it follows JavaScript: statuses
+ * must be integers (not booleans), field values compare by type (1 is not true), tools and
+ * non-`u` patterns see UTF-16 code units, arrays stand for objects keyed "0", "1", ...
+ */
+
+/** Names the fixed parts bind at module level; names derived from codes must avoid them. */
+export const PYTHON_FIXED_NAMES: ReadonlySet<string> = new Set([
+  "annotations", "re", "Dict", "Final", "FrozenSet", "List", "Literal", "Mapping", "NamedTuple", "Optional", "Sequence",
+  "Tuple", "TypedDict", "Union", "REGISTRY_NAME", "REGISTRY_REVISION", "FALLBACK_VERDICT", "FailureVerdict", "VERDICTS",
+  "ReservedVerdict", "RESERVED_VERDICTS", "FailureClass", "FAILURE_CLASSES", "ErrorKind", "ERROR_KINDS", "ERROR_FIELDS",
+  "SideEffectState", "AdapterErrorFields", "AdapterErrorLike", "AdapterError", "VerdictInfo", "VERDICT_INFO", "Jitter",
+  "BackoffFormula", "CompensationAction", "PLAYBOOK", "classify", "is_failure_verdict", "is_error_kind", "CAUSE_DEPTH",
+  "EnvelopeOptions", "FailureEnvelope", "make_envelope", "EnvelopeError", "Envelope", "RecoveryPacket", "OutcomeKind",
+  "RetryWithBackoff", "RetryWithHint", "RefreshEvidence", "RestoreCheckpoint", "EscalateToHuman", "IssueReversal",
+  "DeprecateToolCall", "Fallback", "Fail", "DeadLetter",
+]);
+
+export const PY_ERROR_TYPES = String.raw`
+SideEffectState = Literal["none", "unknown", "committed"]
+
+
+class _AdapterErrorLikeRequired(TypedDict):
+    kind: str
+
+
+class AdapterErrorLike(_AdapterErrorLikeRequired, total=False):
+    """An adapter error from outside the type system (parsed JSON, another adapter): any kind."""
+
+    message: str
+    http_status: int
+    provider_code: str
+    side_effect_state: SideEffectState
+    retry_after_ms: float
+    headers: Mapping[str, str]
+    fields: AdapterErrorFields
+    cause: AdapterErrorLike
+
+
+class _AdapterErrorRequired(TypedDict):
+    kind: ErrorKind
+
+
+class AdapterError(_AdapterErrorRequired, total=False):
+    """What an adapter reports for one failed attempt, in the registry's vocabulary (kind: ErrorKind)."""
+
+    message: str
+    http_status: int
+    provider_code: str
+    side_effect_state: SideEffectState
+    retry_after_ms: float
+    headers: Mapping[str, str]
+    fields: AdapterErrorFields
+    cause: AdapterErrorLike
+`;
+
+export const PY_ACTION_TYPES = String.raw`
+Jitter = Union[Literal["none", "full", "equal"], float]
+
+
+class _BackoffRequired(TypedDict):
+    strategy: Literal["exponential", "linear", "constant", "decorrelated"]
+    base_ms: float
+
+
+class BackoffFormula(_BackoffRequired, total=False):
+    """A retry delay formula (retry number n from 0)."""
+
+    factor: float
+    cap_ms: float
+    jitter: Jitter
+
+
+class _RetryWithBackoffRequired(TypedDict):
+    action: Literal["retry_with_backoff"]
+    max_retries: int
+
+
+class RetryWithBackoff(_RetryWithBackoffRequired, total=False):
+    backoff_ms: Sequence[float]
+    backoff: BackoffFormula
+
+
+class _RetryWithHintRequired(TypedDict):
+    action: Literal["retry_with_hint"]
+    max_retries: int
+    hint: str
+
+
+class RetryWithHint(_RetryWithHintRequired, total=False):
+    backoff_ms: Sequence[float]
+    backoff: BackoffFormula
+
+
+class RefreshEvidence(TypedDict):
+    action: Literal["refresh_evidence"]
+    then: Literal["retry", "abort"]
+
+
+class RestoreCheckpoint(TypedDict):
+    action: Literal["restore_checkpoint"]
+    then: Literal["retry", "abort"]
+
+
+class EscalateToHuman(TypedDict):
+    action: Literal["escalate_to_human"]
+    queue: str
+
+
+class IssueReversal(TypedDict):
+    action: Literal["issue_reversal"]
+    reason: str
+
+
+class DeprecateToolCall(TypedDict):
+    action: Literal["deprecate_tool_call"]
+    reason: str
+    replan: bool
+
+
+class Fallback(TypedDict):
+    action: Literal["fallback"]
+    tool: str
+
+
+class _FailRequired(TypedDict):
+    action: Literal["fail"]
+
+
+class Fail(_FailRequired, total=False):
+    message: str
+
+
+class DeadLetter(TypedDict):
+    action: Literal["dead_letter"]
+    queue: str
+
+
+CompensationAction = Union[
+    RetryWithBackoff, RetryWithHint, RefreshEvidence, RestoreCheckpoint, EscalateToHuman,
+    IssueReversal, DeprecateToolCall, Fallback, Fail, DeadLetter,
+]
+"""The closed set of compensation actions, discriminated by "action"."""
+`;
+
+/** The classifier's table types; the tables follow them, then PY_CLASSIFY. */
+export const PY_CLASSIFIER_TYPES = String.raw`
+# ---------------------------------------------------------------------------------------
+# The classifier: tables printed from failbook's compiled index (src/engine/classifier.ts),
+# and the same first-match lookup, so classify() decides as failbook classify does.
+# ---------------------------------------------------------------------------------------
+
+CAUSE_DEPTH: Final = 8
+"""Causes are followed this deep, no deeper."""
+
+_FieldKey = Tuple[str, Union[str, float, bool]]
+"""A field value tagged by its JSON type ("s", "n" or "b"), so that 1 and True differ."""
+
+
+class _Glob(NamedTuple):
+    parts: Tuple[Tuple[int, ...], ...]
+    """The literal runs between *s, as UTF-16 code units; -1 stands for ?."""
+    star: bool
+
+
+class _Pattern(NamedTuple):
+    source: str
+    """A Python re pattern, translated from the rule's JavaScript one; compiled at first use."""
+    unicode: bool
+    """False: the pattern runs over the message's UTF-16 code units, as JavaScript's does without u."""
+
+
+class _Conditions(NamedTuple):
+    kinds: Optional[Tuple[str, ...]] = None
+    statuses: Optional[Tuple[int, ...]] = None
+    ranges: Tuple[Tuple[int, int], ...] = ()
+    provider_codes: Optional[Tuple[str, ...]] = None
+    texts: Optional[Tuple[str, ...]] = None
+    patterns: Optional[Tuple[_Pattern, ...]] = None
+    globs: Optional[Tuple[_Glob, ...]] = None
+    states: Optional[Tuple[str, ...]] = None
+    headers: Optional[Tuple[Tuple[str, Optional[Tuple[str, ...]]], ...]] = None
+    fields: Optional[Tuple[Tuple[str, Tuple[_FieldKey, ...]], ...]] = None
+    cause: Optional[_Conditions] = None
+
+
+class _Rule(NamedTuple):
+    verdict: FailureVerdict
+    test: _Conditions
+
+
+_C = _Conditions
+_G = _Glob
+`;
+
+/** Emitted only when a rule has a pattern: pyright --strict reports an unused private function. */
+export const PY_PATTERN_CONSTRUCTOR = String.raw`
+def _p(source: str, unicode: bool) -> _Pattern:
+    return _Pattern(source, unicode)
+`;
+
+export const PY_CLASSIFY = String.raw`
+def _object(value: object) -> Optional[Mapping[str, object]]:
+    """An object of the error, as JavaScript sees one: a mapping, or a list keyed "0", "1", ..."""
+    if isinstance(value, Mapping):
+        return cast(Mapping[str, object], value)
+    if isinstance(value, list):
+        return {str(i): item for i, item in enumerate(cast(List[object], value))}
+    return None
+
+
+def _integer(value: object) -> Optional[int]:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _field_key(value: object) -> Optional[_FieldKey]:
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, (int, float)):
+        try:
+            return ("n", float(value))
+        except OverflowError:
+            return ("n", float("inf") if value > 0 else float("-inf"))
+    if isinstance(value, str):
+        return ("s", value)
+    return None
+
+
+def _utf16(text: str) -> str:
+    """The text with each astral character split into its surrogate pair (JavaScript's code units)."""
+    if all(ord(ch) < 0x10000 for ch in text):
+        return text
+    out: List[str] = []
+    for ch in text:
+        code = ord(ch)
+        if code < 0x10000:
+            out.append(ch)
+        else:
+            code -= 0x10000
+            out.append(chr(0xD800 + (code >> 10)))
+            out.append(chr(0xDC00 + (code & 0x3FF)))
+    return "".join(out)
+
+
+class _Probe:
+    """One error being classified, its fields read once; absent or mistyped fields are None."""
+
+    __slots__ = ("kind", "message", "status", "provider_code", "state", "headers", "fields", "cause", "tool",
+                 "_lower_message", "_utf16_message", "_lower_headers", "_tool_units")
+
+    def __init__(self, error: Mapping[str, object], tool: Optional[str]) -> None:
+        kind = error.get("kind")
+        message = error.get("message")
+        provider_code = error.get("provider_code")
+        state = error.get("side_effect_state")
+        self.kind: Optional[str] = kind if isinstance(kind, str) else None
+        self.message: str = message if isinstance(message, str) else ""
+        self.status: Optional[int] = _integer(error.get("http_status"))
+        self.provider_code: Optional[str] = provider_code if isinstance(provider_code, str) else None
+        self.state: Optional[str] = state if isinstance(state, str) else None
+        self.headers: Optional[Mapping[str, object]] = _object(error.get("headers"))
+        self.fields: Optional[Mapping[str, object]] = _object(error.get("fields"))
+        self.cause: Optional[Mapping[str, object]] = _object(error.get("cause"))
+        self.tool: Optional[str] = tool if isinstance(tool, str) else None
+        self._lower_message: Optional[str] = None
+        self._utf16_message: Optional[str] = None
+        self._lower_headers: Optional[Dict[str, str]] = None
+        self._tool_units: Optional[List[int]] = None
+
+    def lower_message(self) -> str:
+        if self._lower_message is None:
+            self._lower_message = self.message.lower()
+        return self._lower_message
+
+    def utf16_message(self) -> str:
+        if self._utf16_message is None:
+            self._utf16_message = _utf16(self.message)
+        return self._utf16_message
+
+    def lower_headers(self) -> Dict[str, str]:
+        if self._lower_headers is None:
+            lowered: Dict[str, str] = {}
+            if self.headers is not None:
+                for name, value in self.headers.items():
+                    if isinstance(value, str):
+                        lowered[name.lower()] = value
+            self._lower_headers = lowered
+        return self._lower_headers
+
+    def tool_units(self) -> List[int]:
+        if self._tool_units is None:
+            self._tool_units = [ord(ch) for ch in _utf16(self.tool or "")]
+        return self._tool_units
+
+
+def _part_at(part: Tuple[int, ...], units: List[int], at: int) -> bool:
+    for k, code in enumerate(part):
+        if code != -1 and units[at + k] != code:
+            return False
+    return True
+
+
+def _glob_holds(glob: _Glob, units: List[int]) -> bool:
+    """A glob against a tool name: first part anchored at the start, last at the end, middle parts leftmost."""
+    parts = glob.parts
+    first = parts[0]
+    if not glob.star:
+        return len(first) == len(units) and _part_at(first, units, 0)
+    last = parts[-1]
+    end = len(units) - len(last)
+    if end < len(first) or not _part_at(first, units, 0) or not _part_at(last, units, end):
+        return False
+    at = len(first)
+    for part in parts[1:-1]:
+        found = -1
+        p = at
+        while p + len(part) <= end:
+            if _part_at(part, units, p):
+                found = p
+                break
+            p += 1
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
+
+
+_COMPILED: Dict[str, re.Pattern[str]] = {}
+
+
+def _search(pattern: _Pattern, p: _Probe) -> bool:
+    regex = _COMPILED.get(pattern.source)
+    if regex is None:
+        regex = _COMPILED[pattern.source] = re.compile(pattern.source, re.ASCII)
+    return regex.search(p.message if pattern.unicode else p.utf16_message()) is not None
+
+
+def _status_holds(c: _Conditions, status: int) -> bool:
+    if c.statuses is not None and status in c.statuses:
+        return True
+    return any(lo <= status <= hi for lo, hi in c.ranges)
+
+
+def _holds(c: _Conditions, p: _Probe, depth: int) -> bool:
+    """Does every field of the rule hold for the error?"""
+    if c.kinds is not None and (p.kind is None or p.kind not in c.kinds):
+        return False
+    if c.statuses is not None and (p.status is None or not _status_holds(c, p.status)):
+        return False
+    if c.provider_codes is not None and (p.provider_code is None or p.provider_code not in c.provider_codes):
+        return False
+    if c.states is not None and (p.state is None or p.state not in c.states):
+        return False
+    if c.texts is not None:
+        message = p.lower_message()
+        if not any(text in message for text in c.texts):
+            return False
+    if c.patterns is not None:
+        if not any(_search(pattern, p) for pattern in c.patterns):
+            return False
+    if c.globs is not None:
+        if p.tool is None:
+            return False
+        units = p.tool_units()
+        if not any(_glob_holds(glob, units) for glob in c.globs):
+            return False
+    if c.headers is not None:
+        headers = p.lower_headers()
+        for name, values in c.headers:
+            value = headers.get(name)
+            if value is None or (values is not None and value not in values):
+                return False
+    if c.fields is not None:
+        fields = p.fields
+        for name, keys in c.fields:
+            if fields is None or name not in fields:
+                return False
+            key = _field_key(fields[name])
+            if key is None or key not in keys:
+                return False
+    if c.cause is not None:
+        cause = p.cause
+        d = depth
+        found = False
+        while not found and d < CAUSE_DEPTH and cause is not None:
+            inner = _Probe(cause, p.tool)
+            found = _holds(c.cause, inner, d + 1)
+            cause = inner.cause
+            d += 1
+        if not found:
+            return False
+    return True
+
+
+def _candidates(p: _Probe) -> List[Tuple[int, ...]]:
+    """The rules whose bucket the error's values select, plus the residual rules."""
+    lists: List[Tuple[int, ...]] = [_RESIDUAL]
+    if p.kind is not None and p.kind in _KIND_INDEX:
+        lists.append(_KIND_INDEX[p.kind])
+    if p.provider_code is not None and p.provider_code in _PROVIDER_CODE_INDEX:
+        lists.append(_PROVIDER_CODE_INDEX[p.provider_code])
+    if p.status is not None:
+        if p.status in _STATUS_INDEX:
+            lists.append(_STATUS_INDEX[p.status])
+        if p.status // 100 in _STATUS_CLASS_INDEX:
+            lists.append(_STATUS_CLASS_INDEX[p.status // 100])
+    if p.state is not None and p.state in _STATE_INDEX:
+        lists.append(_STATE_INDEX[p.state])
+    if p.tool is not None and p.tool in _TOOL_INDEX:
+        lists.append(_TOOL_INDEX[p.tool])
+    if p.headers is not None and (_HEADER_INDEX or _HEADER_ANY_INDEX):
+        for name, value in p.lower_headers().items():
+            by_value = _HEADER_INDEX.get(name)
+            if by_value is not None and value in by_value:
+                lists.append(by_value[value])
+            if name in _HEADER_ANY_INDEX:
+                lists.append(_HEADER_ANY_INDEX[name])
+    if _TEXT_INDEX and len(p.message) >= 3:
+        message = p.lower_message()
+        seen: Dict[str, bool] = {}
+        for i in range(len(message) - 2):
+            trigram = message[i:i + 3]
+            if trigram in _TEXT_INDEX and trigram not in seen:
+                seen[trigram] = True
+                lists.append(_TEXT_INDEX[trigram])
+    if p.fields is not None and _FIELD_INDEX:
+        for name, value in p.fields.items():
+            by_key = _FIELD_INDEX.get(name)
+            key = _field_key(value)
+            if by_key is not None and key is not None and key in by_key:
+                lists.append(by_key[key])
+    return lists
+
+
+def classify(error: Optional[Mapping[str, object]], tool: Optional[str] = None) -> FailureVerdict:
+    """The verdict for one failed attempt: the first rule that holds wins, in registry order;
+    no rule holding, or no error at all (None), gives FALLBACK_VERDICT. Reserved verdicts
+    have no rules here, so they never match."""
+    mapping: Optional[Mapping[str, object]] = _object(error)
+    if mapping is None:
+        # Not an object: as failbook does, a falsy value is no error at all, another one an error with no fields.
+        if not error:
+            return FALLBACK_VERDICT
+        mapping = {}
+    probe = _Probe(mapping, tool)
+    lists = _candidates(probe)
+    # Shortest lists first: what they find bounds the scan of the long ones.
+    if len(lists) <= 16:
+        lists.sort(key=len)
+    best = len(_RULES)
+    for candidates in lists:
+        for at in candidates:
+            if at >= best:
+                break
+            if _holds(_RULES[at].test, probe, 0):
+                best = at
+                break
+    return _RULES[best].verdict if best < len(_RULES) else FALLBACK_VERDICT
+`;
+
+export const PY_ENVELOPE = String.raw`
+class EnvelopeOptions(TypedDict, total=False):
+    """What an adapter adds to the registry's facts when it builds an envelope."""
+
+    message: str
+    """Overrides the error's message."""
+    side_effect_state: SideEffectState
+    """Overrides the error's side_effect_state; default: the verdict's side_effect."""
+    retry_after_ms: float
+    idempotent: bool
+    """False when the call must not be repeated (a non-idempotent tool): the envelope is then not retryable."""
+    trace_id: str
+    details: Mapping[str, object]
+
+
+FailureEnvelope = TypedDict("FailureEnvelope", {
+    "code": FailureVerdict,
+    "class": FailureClass,
+    "retryable": bool,
+    "side_effect_state": SideEffectState,
+    "human_action_required": bool,
+    "retry_after_ms": Optional[float],
+    "summary": Optional[str],
+    "message": Optional[str],
+    "recovery_hint": Optional[str],
+    "safe_next_actions": List[str],
+    "unsafe_next_actions": List[str],
+    "boundary": Optional[str],
+    "trace_id": Optional[str],
+    "details": Optional[Mapping[str, object]],
+})
+"""What the agent is shown for one failure: the dispatcher's envelope error, plus boundary, trace_id and details."""
+
+
+def make_envelope(code: FailureVerdict, error: Optional[AdapterErrorLike] = None, options: Optional[EnvelopeOptions] = None) -> FailureEnvelope:
+    """The envelope for one failure of verdict code, from the registry's facts and the adapter error."""
+    info = VERDICT_INFO[code]
+    opts: EnvelopeOptions = options if options is not None else {}
+    err: AdapterErrorLike = error if error is not None else {"kind": ""}
+    state: SideEffectState = opts.get("side_effect_state", err.get("side_effect_state", info["side_effect"]))
+    retry_after = opts.get("retry_after_ms", err.get("retry_after_ms"))
+    message = opts.get("message", err.get("message"))
+    return {
+        "code": code,
+        "class": info["class"],
+        "retryable": info["retryable"] and state != "committed" and opts.get("idempotent", True),
+        "side_effect_state": state,
+        "human_action_required": info["human_action_required"],
+        "retry_after_ms": retry_after,
+        "summary": info["summary"],
+        "message": message,
+        "recovery_hint": info["recovery"],
+        "safe_next_actions": list(info["safe_next_actions"]),
+        "unsafe_next_actions": list(info["unsafe_next_actions"]),
+        "boundary": info["boundary"],
+        "trace_id": opts.get("trace_id"),
+        "details": opts.get("details"),
+    }
+
+
+OutcomeKind = Literal["succeeded", "recovered", "deprecated", "escalated", "reversed", "exhausted", "failed", "dead_lettered", "needs_input", "compensated"]
+
+EnvelopeError = TypedDict("EnvelopeError", {
+    "code": FailureVerdict,
+    "class": Optional[FailureClass],
+    "retryable": bool,
+    "side_effect_state": SideEffectState,
+    "human_action_required": bool,
+    "retry_after_ms": Optional[float],
+    "summary": Optional[str],
+    "message": Optional[str],
+    "recovery_hint": Optional[str],
+    "safe_next_actions": List[str],
+    "unsafe_next_actions": List[str],
+})
+"""The last failure in a dispatcher's envelope, as the registry describes it."""
+
+
+class Envelope(TypedDict):
+    """What failbook's dispatcher shows the agent at the end of a call."""
+
+    ok: bool
+    tool: str
+    outcome: OutcomeKind
+    reason: Optional[str]
+    replan: bool
+    trace_id: str
+    attempts: int
+    retried: int
+    error: Optional[EnvelopeError]
+
+
+class RecoveryPacket(TypedDict):
+    """What failbook's dispatcher shows a person when a call escalates."""
+
+    trace_id: str
+    tool: str
+    failed_step: str
+    queue: str
+    code: Optional[FailureVerdict]
+    summary: Optional[str]
+    reason: Optional[str]
+    attempts: int
+    retried: int
+    elapsed_ms: float
+    idempotency_key: str
+    side_effect_state: Optional[SideEffectState]
+    safe_next_actions: List[str]
+    unsafe_next_actions: List[str]
+    suggested_prompt: str
+`;

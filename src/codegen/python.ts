@@ -1,0 +1,387 @@
+/**
+ * `failbook gen py`: one self-contained Python 3.9+ module (standard library only, clean
+ * under `pyright --strict`) from a registry and a playbook: the verdict `Literal`s, the error
+ * kinds and declared fields, the verdict facts, the playbook as `TypedDict`s, `classify()`
+ * over the one classifier's compiled tables, and envelope constructors. It prints the same
+ * tables as `gen ts` (./tables.ts); every text from YAML is an escaped, pure-ASCII literal.
+ */
+import type { PathSegment } from "../model/finding.js";
+import type { MatchRule, Registry } from "../model/registry.js";
+import { statusOf } from "../model/registry.js";
+import { compileClassifier, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "../engine/classifier.js";
+import { assignPythonNames } from "./identifiers.js";
+import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
+import { pythonPattern } from "./pyregex.js";
+import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
+import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
+import { CodegenError, codegenProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
+
+export interface GeneratedPython {
+  text: string;
+  manifest: Manifest;
+  verdicts: string[];
+  reserved: string[];
+  errorKinds: string[];
+}
+
+/** Generate the module. Throws CodegenError when the inputs cannot make a module that decides as failbook does. */
+export function generatePython(input: CodegenInput, options: GenerateOptions = {}): GeneratedPython {
+  const { registry: rawRegistry, playbook: rawPlaybook, files, redact } = resolveInput(input, options);
+  const registry = redactProse(rawRegistry, redact);
+  const playbook = redactActions(rawPlaybook, redact);
+  const problems = [...codegenProblems(registry, playbook), ...patternProblems(registry)];
+  if (problems.length > 0) throw new CodegenError(problems);
+
+  const tables = bindingTables(registry, playbook);
+  const names = assignPythonNames(tables.verdicts, PYTHON_FIXED_NAMES);
+  const serialised = new Map<object, string>();
+  const manifest = manifestOf(rawRegistry, rawPlaybook, serialised);
+  const command = options.command ?? "failbook gen py";
+  const index = compileClassifier(tables.rules);
+  const sections = [
+    banner(rawRegistry, rawPlaybook, files, command, inputsHash(rawRegistry, rawPlaybook, serialised)),
+    vocabularySection(tables),
+    PY_ERROR_TYPES,
+    verdictInfoSection(tables),
+    PY_ACTION_TYPES,
+    `PLAYBOOK: Mapping[FailureVerdict, CompensationAction] = ${pyDict(tables.actions)}\n"""The playbook ${pyDocText(JSON.stringify(tables.playbook.name))}: the one compensation action for each verdict."""`,
+    PY_CLASSIFIER_TYPES,
+    rulesSection(index),
+    indexSection(index),
+    PY_CLASSIFY,
+    PY_ENVELOPE,
+    constructorSection(tables, names),
+    // Pure ASCII, as the rest of the module.
+    manifestLine(manifest, "#").replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`),
+  ];
+  const text = sections.map((s) => s.replace(/^\n+|\n+$/g, "")).join("\n\n\n") + "\n";
+  return { text, manifest, verdicts: tables.verdicts, reserved: tables.reserved, errorKinds: tables.errorKinds };
+}
+
+/** Every `message_matches` of a rule that can match (reserved verdicts never do) that Python's re cannot run exactly. */
+export function patternProblems(registry: Registry): CodegenProblem[] {
+  const problems: CodegenProblem[] = [];
+  const visit = (rule: MatchRule, path: PathSegment[], depth: number) => {
+    const patterns = rule.message_matches;
+    const list = patterns === undefined ? [] : Array.isArray(patterns) ? patterns.map((p, k) => [p, [...path, "message_matches", k]] as const) : [[patterns, [...path, "message_matches"]] as const];
+    for (const [pattern, at] of list) {
+      const translated = pythonPattern(pattern);
+      if (!translated.ok) problems.push({ rule: "python-pattern", document: "registry", path: [...at], message: `message_matches ${JSON.stringify(pattern)} ${translated.reason}; gen py cannot write a module that decides as failbook does (rewrite the pattern, or use message_contains)` });
+    }
+    if (rule.cause !== undefined && depth < 8) visit(rule.cause, [...path, "cause"], depth + 1);
+  };
+  registry.verdicts.forEach((v, i) => {
+    if (statusOf(v) !== "reserved") (v.match ?? []).forEach((rule, r) => visit(rule, ["verdicts", i, "match", r], 0));
+  });
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------
+// Python text
+// ---------------------------------------------------------------------------------------
+
+/** A double-quoted Python string literal, pure ASCII: anything else is an escape. */
+export function pyStr(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const c = ch.codePointAt(0) as number;
+    if (ch === "\\" || ch === '"') out += `\\${ch}`;
+    else if (c >= 0x20 && c < 0x7f) out += ch;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\r") out += "\\r";
+    else if (c < 0x100) out += `\\x${c.toString(16).padStart(2, "0")}`;
+    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, "0")}`;
+    else out += `\\U${c.toString(16).padStart(8, "0")}`;
+  }
+  return `${out}"`;
+}
+
+/** Text for a docstring: the inside of a string literal, so nothing in it can end the docstring. */
+const pyDocText = (text: string): string => pyStr(text).slice(1, -1);
+
+/** Text for a `#` comment: pure ASCII on one line (anything else escaped as in a string literal). */
+const pyComment = (text: string): string => text.replace(/[^\x20-\x7e]/gu, (ch) => pyStr(ch).slice(1, -1));
+
+/** A JSON number as a Python literal. */
+function pyNumber(n: number): string {
+  if (Number.isNaN(n)) return 'float("nan")';
+  if (!Number.isFinite(n)) return n > 0 ? 'float("inf")' : 'float("-inf")';
+  return Number.isSafeInteger(n) ? String(n) : String(n).replace("e+", "e");
+}
+
+/** A float literal, for field values (JavaScript numbers are doubles). */
+function pyFloat(n: number): string {
+  if (!Number.isFinite(n)) return pyNumber(n);
+  const text = String(n).replace("e+", "e");
+  return /[.e]/.test(text) ? text : `${text}.0`;
+}
+
+/** A JSON value as a Python literal (objects as dicts, arrays as lists). */
+export function pyValue(value: unknown): string {
+  if (typeof value === "string") return pyStr(value);
+  if (typeof value === "number") return pyNumber(value);
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (value === null || value === undefined) return "None";
+  if (Array.isArray(value)) return `[${value.map(pyValue).join(", ")}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyValue(v)}`).join(", ")}}`;
+}
+
+/** A dict of one entry a line. */
+function pyDict(record: Record<string, unknown>): string {
+  const entries = Object.entries(record);
+  if (entries.length === 0) return "{}";
+  return `{\n${entries.map(([k, v]) => `    ${pyStr(k)}: ${pyValue(v)},`).join("\n")}\n}`;
+}
+
+function pyTuple(items: readonly string[]): string {
+  return items.length === 1 ? `(${items[0]},)` : `(${items.join(", ")})`;
+}
+
+/** A Literal type of strings; `fallback` when there are none (a Literal needs a member). */
+function pyLiteral(values: readonly string[], fallback: string): string {
+  if (values.length === 0) return fallback;
+  return `Literal[\n${values.map((v) => `    ${pyStr(v)},`).join("\n")}\n]`;
+}
+
+function stringTuple(name: string, type: string, values: readonly string[]): string {
+  const items = values.length === 0 ? "()" : `(\n${values.map((v) => `    ${pyStr(v)},`).join("\n")}\n)`;
+  return `${name}: Tuple[${type}, ...] = ${items}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Sections
+// ---------------------------------------------------------------------------------------
+
+function banner(registry: Registry, playbook: BindingTables["playbook"], files: GenerateOptions["files"], command: string, hash: string): string {
+  const config = files?.config ?? "failbook.yaml";
+  return [
+    "# @generated by `failbook gen py`. DO NOT EDIT: changes are overwritten on the next generation.",
+    `# Registry: ${pyComment(files?.registry ?? "(registry)")} (${pyComment(JSON.stringify(registry.name))}, revision ${registry.revision})`,
+    `# Playbook: ${pyComment(files?.playbook ?? "(playbook)")} (${pyComment(JSON.stringify(playbook.name))})`,
+    `# Paths are relative to ${pyComment(config)}. Regenerate, in its directory: ${pyComment(command)}`,
+    `# Check that it is current (CI): ${pyComment(command)} --check`,
+    `# Inputs: sha256:${hash} (the registry and playbook as parsed)`,
+    '"""Failure verdicts, classify() and envelopes for one failbook registry (Python 3.9+, standard library only)."""',
+    "",
+    "from __future__ import annotations",
+    "",
+    "import re",
+    "from typing import Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast",
+  ].join("\n");
+}
+
+function vocabularySection(t: BindingTables): string {
+  const fieldType = (type: string) => (type === "string" ? "str" : type === "integer" ? "int" : type === "number" ? "float" : "bool");
+  const fields = t.errorFields.map(([name, field]) => `    ${pyStr(name)}: ${fieldType(field.type)},`);
+  return [
+    `REGISTRY_NAME: Final = ${pyStr(t.registry.name)}`,
+    `REGISTRY_REVISION: Final = ${pyNumber(t.registry.revision)}`,
+    "",
+    `FailureVerdict = ${pyLiteral(t.verdicts, "str")}`,
+    '"""Every verdict an adapter may report: active and deprecated. Reserved codes are apart."""',
+    "",
+    stringTuple("VERDICTS", "FailureVerdict", t.verdicts),
+    "",
+    `FALLBACK_VERDICT: Final[FailureVerdict] = ${pyStr(t.registry.fallback)}`,
+    '"""The verdict of an error that no rule matches, and of a failure with no error object."""',
+    "",
+    `ReservedVerdict = ${pyLiteral(t.reserved, "str")}`,
+    '"""Codes set aside for later: never classified, no envelope."""',
+    "",
+    stringTuple("RESERVED_VERDICTS", "ReservedVerdict", t.reserved),
+    "",
+    "_VERDICT_SET: frozenset[str] = frozenset(VERDICTS)",
+    "",
+    "",
+    "def is_failure_verdict(value: object) -> bool:",
+    '    """Is this value a verdict of this registry (reserved codes are not)?"""',
+    "    return isinstance(value, str) and value in _VERDICT_SET",
+    "",
+    "",
+    `FailureClass = ${pyLiteral(t.classes, "str")}`,
+    '"""The registry\'s closed set of routing classes."""',
+    "",
+    stringTuple("FAILURE_CLASSES", "FailureClass", t.classes),
+    "",
+    `ErrorKind = ${pyLiteral(t.errorKinds, "str")}`,
+    '"""Every adapter error kind the classify rules recognise: the adapters\' vocabulary."""',
+    "",
+    stringTuple("ERROR_KINDS", "ErrorKind", t.errorKinds),
+    "",
+    "_ERROR_KIND_SET: frozenset[str] = frozenset(ERROR_KINDS)",
+    "",
+    "",
+    "def is_error_kind(value: object) -> bool:",
+    "    return isinstance(value, str) and value in _ERROR_KIND_SET",
+    "",
+    "",
+    `ERROR_FIELDS: Mapping[str, Literal["string", "integer", "number", "boolean"]] = ${pyDict(Object.fromEntries(t.errorFields.map(([name, field]) => [name, field.type])))}`,
+    '"""The error fields the registry declares (what adapters report under "fields"), with their types."""',
+    "",
+    `AdapterErrorFields = TypedDict("AdapterErrorFields", {${fields.length === 0 ? "" : `\n${fields.join("\n")}\n`}}, total=False)`,
+    '"""The declared error fields, each with its declared type."""',
+  ].join("\n");
+}
+
+function verdictInfoSection(t: BindingTables): string {
+  return [
+    'VerdictInfo = TypedDict("VerdictInfo", {',
+    '    "code": FailureVerdict,',
+    '    "class": FailureClass,',
+    '    "status": Literal["active", "deprecated"],',
+    '    "retryable": bool,',
+    '    "side_effect": SideEffectState,',
+    '    "boundary": Optional[str],',
+    '    "human_action_required": bool,',
+    '    "summary": Optional[str],',
+    '    "cause": Optional[str],',
+    '    "recovery": Optional[str],',
+    '    "safe_next_actions": Sequence[str],',
+    '    "unsafe_next_actions": Sequence[str],',
+    '    "replaced_by": Optional[str],',
+    "})",
+    '"""What the registry says about a verdict."""',
+    "",
+    `VERDICT_INFO: Mapping[FailureVerdict, VerdictInfo] = ${pyDict(t.info as unknown as Record<string, unknown>)}`,
+    '"""The registry\'s facts for every verdict: class, retryable, side effect, boundary, status, summary."""',
+  ].join("\n");
+}
+
+/** One rule's compiled conditions, only the fields it tests. */
+function pyConditions(c: CompiledConditions): string {
+  const args: string[] = [];
+  const strings = (name: string, values: readonly string[] | null) => {
+    if (values !== null) args.push(`${name}=${pyTuple(values.map(pyStr))}`);
+  };
+  strings("kinds", c.kinds);
+  if (c.exactStatuses !== null) args.push(`statuses=${pyTuple(c.exactStatuses.map(String))}`);
+  if (c.statusRanges.length > 0) {
+    const pairs: string[] = [];
+    for (let i = 0; i < c.statusRanges.length; i += 2) pairs.push(`(${c.statusRanges[i]}, ${c.statusRanges[i + 1]})`);
+    args.push(`ranges=${pyTuple(pairs)}`);
+  }
+  strings("provider_codes", c.providerCodes);
+  strings("texts", c.texts);
+  if (c.patterns !== null) {
+    args.push(
+      `patterns=${pyTuple(
+        c.patterns.map((re) => {
+          const translated = pythonPattern(`/${re.source}/${re.flags}`);
+          // Refused patterns stopped generation (patternProblems): only a bug reaches this.
+          if (!translated.ok) throw new Error(`message_matches ${re} cannot be translated: ${translated.reason}`);
+          return `_p(${pyStr(translated.source)}, ${translated.unicode ? "True" : "False"})`;
+        }),
+      )}`,
+    );
+  }
+  if (c.globs !== null) args.push(`globs=${pyTuple(c.globs.map((g) => `_G(${pyTuple(g.parts.map((part) => pyTuple(part.map(String))))}, ${g.star ? "True" : "False"})`))}`);
+  strings("states", c.states);
+  if (c.headers !== null) args.push(`headers=${pyTuple(c.headers.map(([name, values]) => `(${pyStr(name)}, ${values === null ? "None" : pyTuple(values.map(pyStr))})`))}`);
+  if (c.fields !== null) args.push(`fields=${pyTuple(c.fields.map(([name, values]) => `(${pyStr(name)}, ${pyTuple(values.map(fieldKey))})`))}`);
+  if (c.cause !== null) args.push(`cause=${pyConditions(c.cause)}`);
+  return `_C(${args.join(", ")})`;
+}
+
+/** A field value tagged by its type, as the module's _field_key makes them. */
+function fieldKey(v: FieldValue): string {
+  if (typeof v === "boolean") return `("b", ${v ? "True" : "False"})`;
+  if (typeof v === "number") return `("n", ${pyFloat(v)})`;
+  return `("s", ${pyStr(v)})`;
+}
+
+function rulesSection(index: ClassifierIndex): string {
+  const rules = index.rules.map((r) => `    _Rule(${pyStr(r.source.verdict)}, ${pyConditions(r.test)}),`);
+  const usesPatterns = (c: CompiledConditions | null): boolean => c !== null && (c.patterns !== null || usesPatterns(c.cause));
+  const hasPatterns = index.rules.some((r) => usesPatterns(r.test));
+  return [
+    ...(hasPatterns ? [PY_PATTERN_CONSTRUCTOR.trim(), "", ""] : []),
+    "_RULES: Tuple[_Rule, ...] = (" + (rules.length === 0 ? ")" : `\n${rules.join("\n")}\n)`),
+    '"""The classify rules, in registry order: the first that holds wins."""',
+  ].join("\n");
+}
+
+type Positions = readonly number[];
+
+const positions = (list: Positions) => pyTuple(list.map(String));
+
+function bucketDict(name: string, keyType: string, entries: [string, Positions][]): string {
+  const body = entries.length === 0 ? "{}" : `{\n${entries.map(([k, list]) => `    ${k}: ${positions(list)},`).join("\n")}\n}`;
+  return `${name}: Dict[${keyType}, Tuple[int, ...]] = ${body}`;
+}
+
+function nestedDict(name: string, keyType: string, entries: [string, [string, Positions][]][]): string {
+  const body =
+    entries.length === 0
+      ? "{}"
+      : `{\n${entries.map(([k, inner]) => `    ${k}: {${inner.map(([ik, list]) => `${ik}: ${positions(list)}`).join(", ")}},`).join("\n")}\n}`;
+  return `${name}: Dict[str, Dict[${keyType}, Tuple[int, ...]]] = ${body}`;
+}
+
+/**
+ * The index's buckets, as the one classifier compiled them. Message texts are the one
+ * exception: the index keys them by UTF-16 trigram codes, Python strings hold code points,
+ * so each text rule is keyed here by its rarest three-code-point substring (any substring
+ * of a text is in every message holding the text), or left residual when a text is shorter.
+ */
+function indexSection(index: ClassifierIndex): string {
+  const strings = (buckets: StringBuckets): [string, Positions][] => [...buckets].map(([k, list]) => [pyStr(k), list]);
+  const numbers = (map: Map<number, number[]>): [string, Positions][] => [...map].map(([k, list]) => [String(k), list]);
+  const textRules: number[] = [];
+  index.bucketOf.forEach(([field], position) => field === "text" && textRules.push(position));
+  const frequency = new Map<string, number>();
+  const trigramsOf = (text: string) => {
+    const points = [...text];
+    const out: string[] = [];
+    for (let i = 0; i + 3 <= points.length; i++) out.push(points.slice(i, i + 3).join(""));
+    return out;
+  };
+  for (const p of textRules) for (const text of index.rules[p]?.test.texts ?? []) for (const g of trigramsOf(text)) frequency.set(g, (frequency.get(g) ?? 0) + 1);
+  const text = new Map<string, number[]>();
+  const residual = [...index.residual];
+  for (const p of textRules) {
+    const anchors = (index.rules[p]?.test.texts ?? []).map((t) => trigramsOf(t).sort((a, b) => (frequency.get(a) ?? 0) - (frequency.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0))[0]);
+    if (anchors.some((a) => a === undefined)) {
+      residual.push(p);
+      continue;
+    }
+    for (const a of anchors as string[]) {
+      const list = text.get(a) ?? [];
+      if (list[list.length - 1] !== p) list.push(p);
+      text.set(a, list);
+    }
+  }
+  residual.sort((a, b) => a - b);
+  const tagged = (v: FieldValue) => fieldKey(v);
+  return [
+    "# The index: rules by the exact-valued field each was bucketed under, in rule order.",
+    bucketDict("_KIND_INDEX", "str", strings(index.kind)),
+    bucketDict("_PROVIDER_CODE_INDEX", "str", strings(index.providerCode)),
+    bucketDict("_STATUS_INDEX", "int", numbers(index.status)),
+    bucketDict("_STATUS_CLASS_INDEX", "int", numbers(index.statusClass)),
+    bucketDict("_STATE_INDEX", "str", strings(index.state)),
+    bucketDict("_TOOL_INDEX", "str", strings(index.tool)),
+    nestedDict("_HEADER_INDEX", "str", [...index.header].map(([name, byValue]) => [pyStr(name), [...byValue].map(([v, list]) => [pyStr(v), list])])),
+    bucketDict("_HEADER_ANY_INDEX", "str", [...index.headerAny].map(([name, list]) => [pyStr(name), list])),
+    nestedDict("_FIELD_INDEX", "_FieldKey", [...index.field].map(([name, byValue]) => [pyStr(name), [...byValue].map(([v, list]) => [tagged(v), list])])),
+    bucketDict("_TEXT_INDEX", "str", [...text].map(([k, list]) => [pyStr(k), list])),
+    `_RESIDUAL: Tuple[int, ...] = ${positions(residual)}`,
+    '"""Rules with no exact-valued field, in order: candidates for every error."""',
+  ].join("\n");
+}
+
+function constructorSection(t: BindingTables, names: Map<string, { constructor: string }>): string {
+  return t.usable
+    .map((v) => {
+      const name = (names.get(v.code) as { constructor: string }).constructor;
+      const replacement = v.replaced_by === undefined ? "" : ` Deprecated: replaced by ${v.replaced_by}.`;
+      const doc = `The envelope for ${v.code}.${statusOf(v) === "deprecated" ? replacement || " Deprecated." : ""}`;
+      return [
+        `def ${name}(error: Optional[AdapterErrorLike] = None, options: Optional[EnvelopeOptions] = None) -> FailureEnvelope:`,
+        `    ${pyStr(doc)}`,
+        `    return make_envelope(${pyStr(v.code)}, error, options)`,
+      ].join("\n");
+    })
+    .join("\n\n\n");
+}
