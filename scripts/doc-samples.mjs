@@ -1,6 +1,6 @@
 // Regenerates the command samples in README.md and docs/*.md, so they cannot drift from what
 // failbook prints: a fenced block whose first line is `$ failbook ARGS` (or `$ npx failbook
-// ARGS`, optionally `| head -N`) is followed by what that command prints today on the
+// ARGS`, optionally `| head -N` or `| tail -N`) is followed by what that command prints today on the
 // project shipped in this repository. `node scripts/doc-samples.mjs --write` rewrites the
 // files, `--check` exits 1 naming each stale sample; `npm run docs` does the first.
 import { spawnSync } from "node:child_process";
@@ -40,14 +40,17 @@ const SAMPLE = /^```[a-z]*\n\$ (?:npx )?failbook (.*)\n([\s\S]*?)^```$/gm;
 
 /** What the command of one sample prints (stdout, then stderr, as a terminal shows them). */
 function run(commandLine) {
-  const [command, head] = commandLine.split(/\s+\|\s+head -(\d+)$/);
+  const [command, cut, count] = commandLine.split(/\s+\|\s+(head|tail) -(\d+)$/);
   const r = spawnSync(process.execPath, [join(root, "bin/failbook.js"), ...shellWords(command)], {
     cwd: root,
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NO_COLOR: "1", COLUMNS: "100" },
   });
   let text = r.stdout + r.stderr;
-  if (head !== undefined) text = text.split("\n").slice(0, Number(head)).join("\n") + "\n";
+  if (cut !== undefined) {
+    const lines = text.replace(/\n$/, "").split("\n");
+    text = (cut === "head" ? lines.slice(0, Number(count)) : lines.slice(-Number(count))).join("\n") + "\n";
+  }
   return text.endsWith("\n") ? text : `${text}\n`;
 }
 

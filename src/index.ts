@@ -69,6 +69,8 @@ export { generatePython, type GeneratedPython } from "./codegen/python.js";
 export { generateJsonSchema, type GeneratedJsonSchema } from "./codegen/jsonschema.js";
 export { renderRegistry, renderModel, projectModel, RENDER_FORMATS, type RenderFormat } from "./render/render.js";
 export { explainCode } from "./render/explain.js";
+export { actionReference, actionReferenceMarkdown, explainActionText, type ActionReference } from "./render/actions.js";
+export { scaffoldFixture, ScaffoldError, type Scaffold } from "./simulate/scaffold.js";
 
 // Agents and telemetry
 export { toMcpToolResult, type McpToolResult } from "./mcp/result.js";

@@ -29,10 +29,12 @@ function commit(dir: string, p: ProjectData, message: string): string {
   return git(dir, "rev-parse", "HEAD");
 }
 
-/** The shared base project, made lint-clean: a retried unknown side effect has a queue. */
+/** The shared base project, made lint-clean: a retried unknown side effect has a queue, and every verdict an example. */
+const EXAMPLE_KINDS: Record<string, string> = { timeout: "timeout", conflict: "409_conflict", unknown_error: "unrecognised" };
 const project = (edit: (p: ProjectData) => void = () => {}) =>
   editedProject((p) => {
     p.playbook.on_unknown_side_effect = { queue: "oncall" };
+    for (const v of p.registry.verdicts) v.examples = [{ kind: EXAMPLE_KINDS[String(v.code)] }];
     edit(p);
   });
 
@@ -116,7 +118,7 @@ describe("the GitHub Action", () => {
 
     // The job summary: the lint counts and `failbook diff --format md` against the base.
     expect(r.summary).toContain("## failbook");
-    expect(r.summary).toContain(`**Lint against \`git:${base}\`:** 2 errors, 1 warning, 1 note (fail-on: error)`);
+    expect(r.summary).toContain(`**Lint against \`git:${base}\`:** 2 errors, 1 warning, 2 notes (fail-on: error)`);
     expect(r.summary).toContain(`### failbook: changes from \`git:${base}\``);
     expect(r.summary).toContain("| timeout-recovers | recovered (verdict timeout, 2 attempts, 140 ms) | failed (verdict timeout, 1 attempt, 30 ms) |");
     expect(r.summary).toContain("2 breaking changes.");
@@ -167,7 +169,9 @@ describe("the GitHub Action", () => {
     const explicit = runAction(dir, { inputs: { config: "failbook.yaml", against: "git:feature", sarif: "reports/failbook.sarif" } });
     expect(explicit.code).toBe(0);
     expect(explicit.outputs.sarif).toBe("reports/failbook.sarif");
-    expect(JSON.parse(readFileSync(join(dir, "reports/failbook.sarif"), "utf8")).runs[0].results).toEqual([]);
+    // Against itself nothing changed; the one result is the head's own note: the timeout, still retryable, now fails at once.
+    const results = JSON.parse(readFileSync(join(dir, "reports/failbook.sarif"), "utf8")).runs[0].results as { ruleId: string; level: string }[];
+    expect(results.map((r) => [r.ruleId, r.level])).toEqual([["retryable-not-retried", "note"]]);
     expect(explicit.summary).toContain("### failbook: changes from `git:feature` to `working tree`\n\nNo changes.");
   });
 

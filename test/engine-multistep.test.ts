@@ -62,6 +62,10 @@ describe("steps", () => {
     const { outcome, events } = await runSteps(dispatcher, steps, { runId: "r", compensate: true });
     expect(outcome).toMatchObject({ kind: "compensated", reason: "no", attempts: 7, retried: 1 });
     expect(outcome.compensations?.map((c) => [c.id, c.kind])).toEqual([["refund", "recovered"], ["release", "succeeded"]]);
+    // SPEC 13: the saga names its trigger (the refused step), not the timeout the refund saw last.
+    expect(outcome.verdict).toBe("refused");
+    expect(outcome.steps?.map((s) => [s.id, s.verdict])).toEqual([["reserve", null], ["noop", null], ["charge", null], ["ship", "refused"]]);
+    expect(outcome.compensations?.map((c) => [c.id, c.verdict])).toEqual([["refund", "timeout"], ["release", null]]);
     expect(events.filter((e) => e.type === "compensation_started").map((e) => e.type === "compensation_started" && e.step)).toEqual(["charge", "reserve"]);
   });
 
@@ -73,7 +77,7 @@ describe("steps", () => {
       step(clock, "ship", [err("refused")]),
     ];
     const { outcome, events } = await runSteps(dispatcher, steps, { runId: "r", compensate: true });
-    expect(outcome).toMatchObject({ kind: "dead_lettered", reason: "compensation_failed", queue: "oncall" });
+    expect(outcome).toMatchObject({ kind: "dead_lettered", verdict: "refused", reason: "compensation_failed", queue: "oncall" });
     expect(outcome.compensations?.map((c) => [c.id, c.kind])).toEqual([["refund", "failed"], ["release", "succeeded"]]);
     expect(events.map((e) => e.type).filter((t) => t.startsWith("compensation"))).toEqual(["compensation_started", "compensation_failed", "compensation_started"]);
     expect(outcome.dead_letters).toEqual([

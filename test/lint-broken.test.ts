@@ -34,6 +34,8 @@ verdicts:
     recovery: Ask for another payment method.
     match:
       - kind: declined
+    examples:
+      - { kind: declined, message: insufficient funds }
   - code: policy_denied
     class: policy
     retryable: false
@@ -41,11 +43,15 @@ verdicts:
     recovery: A human reviews the request.
     match:
       - http_status: 403
+    examples:
+      - { kind: http_error, http_status: 403 }
   - code: unknown_error
     class: unknown
     retryable: false
     summary: Nothing recognised the failure.
     recovery: A human looks before anything is repeated.
+    examples:
+      - { kind: teapot }
 fallback: unknown_error
 `;
 
@@ -237,7 +243,7 @@ describe("lint on a broken project", () => {
         column: 28,
         path: "/verdicts/policy_denied/action",
         fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
-        related: [{ message: expect.any(String), file: "registry.yaml", line: 26, column: 12 }],
+        related: [{ message: expect.any(String), file: "registry.yaml", line: 28, column: 12 }],
       },
     ]);
     expect(out.errors).toBe(1);

@@ -28,6 +28,8 @@ verdicts:
     recovery: Follow the playbook.
     match:
       - headers: { X-Should-Retry: "false" }
+    examples:
+      - { kind: api_error, http_status: 500, headers: { x-should-retry: "false" } }
   - code: card_declined
     class: permanent
     retryable: false
@@ -35,6 +37,8 @@ verdicts:
     recovery: Follow the playbook.
     match:
       - fields: { decline_code: [insufficient_funds, do_not_honor] }
+    examples:
+      - { kind: card_error, http_status: 402, fields: { decline_code: insufficient_funds } }
   - code: socket_reset
     class: transient
     retryable: true
@@ -43,6 +47,8 @@ verdicts:
     recovery: Follow the playbook.
     match:
       - cause: { kind: ECONNRESET }
+    examples:
+      - { kind: fetch_failed, cause: { kind: ECONNRESET, fields: { errno: -104 } } }
   - code: throttled
     class: throttling
     retryable: true
@@ -51,11 +57,15 @@ verdicts:
     recovery: Follow the playbook.
     match:
       - http_status: 429
+    examples:
+      - { kind: api_error, http_status: 429, headers: { retry-after-ms: "1500" } }
   - code: unknown_error
     class: permanent
     retryable: false
     summary: Nothing matched.
     recovery: Follow the playbook.
+    examples:
+      - { kind: api_error, http_status: 400 }
 fallback: unknown_error
 `;
 

@@ -22,6 +22,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "mcp", load: async () => (await import("./mcp.js")).registerMcp },
   { name: "replay", load: async () => (await import("./replay.js")).registerReplay },
   { name: "import", load: async () => (await import("./import.js")).registerImport },
+  { name: "new", load: async () => (await import("./new.js")).registerNew },
 ];
 
 /** Global options that take a value, so that the value is not mistaken for the command. */

@@ -1,5 +1,6 @@
 /** `failbook simulate`: replay the fixtures through the dispatcher and compare with their goldens. */
 import { Option } from "commander";
+import { UsageError } from "../model/errors.js";
 import { resolve } from "node:path";
 import type { Outcome } from "../model/outcome.js";
 import type { Project } from "../load/project.js";
@@ -23,6 +24,7 @@ interface SimulateFlags {
   update?: boolean;
   format?: string;
   coverage?: boolean;
+  minCoverage?: string;
 }
 
 export const registerSimulate: CommandRegistrar = (program, run) => {
@@ -34,6 +36,7 @@ export const registerSimulate: CommandRegistrar = (program, run) => {
     .option("--update", "rewrite the expect blocks to what the run did, keeping comments and layout")
     .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
     .option("--coverage", "also report which verdicts, actions and outcomes the fixtures exercise")
+    .option("--min-coverage <percent>", "exit 1 when fewer than this percent (0-100) of active verdicts are exercised by a passing fixture (implies --coverage)")
     .addHelpText(
       "after",
       `
@@ -55,18 +58,25 @@ fixtures run (how many ran, passed and failed, the one running now), then erases
 report that stays is exactly the one a pipe gets.
 
 --update rewrites only the expect blocks of fixtures that differ (and adds one to fixtures
-that have none); every other line of the file stays as it was. It writes nothing when a
-file fails to load or a fixture cannot run.
+that have none); every other line of the file stays as it was. A recorded golden holds a
+saga's steps and compensations and a wave fixture's calls in full. Run with --seed N (not
+0), it also writes seed: N into a fixture that names none, so that the golden holds
+without the flag. It writes nothing when a file fails to load or a fixture cannot run.
+
+--coverage ends with the verdict coverage: how many active verdicts a passing fixture (one
+whose golden holds) classifies at least once. --min-coverage P makes it a gate: exit 1
+when that share is below P percent.
 
 Exit status: 0 every golden matches; 1 a golden differs, a fixture cannot run (it ran out
-of responses) or a document is invalid; 2 simulate could not run (no failbook.yaml, a
-missing path, a bad flag).
+of responses), a document is invalid, or the verdict coverage is below --min-coverage; 2
+simulate could not run (no failbook.yaml, a missing path, a bad flag).
 
 Examples:
   failbook simulate
   failbook simulate playbooks/fixtures/refund-with-conflict.yaml --format json
   failbook simulate --update && git diff playbooks/fixtures
-  failbook simulate --coverage --seed 42`,
+  failbook simulate --coverage --seed 42
+  failbook simulate --min-coverage 80`,
     )
     .action(run((io, globals, paths: string[], flags: SimulateFlags) => simulate(io, globals, paths, flags)));
 };
@@ -74,6 +84,7 @@ Examples:
 async function simulate(io: Io, globals: Globals, paths: string[], flags: SimulateFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "text");
   const seed = intFlag("--seed", flags.seed);
+  const minCoverage = percentFlag("--min-coverage", flags.minCoverage);
   const { project, findings } = loadFor(io, globals, paths.length > 0 ? { fixturePaths: paths } : {});
   const loadErrors = findings.filter((f) => f.severity === "error");
   if (findings.length > 0) io.err(findingsText(io, findings, project.sources));
@@ -91,18 +102,31 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   if (flags.update) {
     updateBlocked = loadErrors.length > 0 ? "a file failed to load" : sim.results.some((r) => r.error) ? "a fixture could not run" : undefined;
     if (updateBlocked) io.err(`failbook: --update wrote nothing because ${updateBlocked}; fix that first\n`);
-    else updated = writeGoldens(io, sim, (file) => project.sources.get(file)?.text);
+    else updated = writeGoldens(io, sim, (file) => project.sources.get(file)?.text, seed ?? 0);
   }
 
-  const coverage = flags.coverage && project.registry && project.playbook
-    ? computeCoverage(project.registry.value, project.playbook.value, sim.results.map((r) => ({ fixture: r.fixture, kind: r.outcome?.kind ?? null, events: r.events })))
+  const coverage = (flags.coverage || minCoverage !== undefined) && project.registry && project.playbook
+    ? computeCoverage(project.registry.value, project.playbook.value, sim.results.map((r) => ({ fixture: r.fixture, kind: r.outcome?.kind ?? null, events: r.events, passed: r.passed })))
     : undefined;
   if (format === "json") io.out(formatSimulationJson(sim, coverage));
   else {
     io.out(formatSimulationText(sim, { c: io.c, updated, ...(updateBlocked ? { updateBlocked } : {}) }));
     if (coverage) io.out("\n" + formatCoverageText(coverage, io.c));
   }
-  return loadErrors.length > 0 || sim.failed > 0 ? 1 : 0;
+  const below = coverage !== undefined && minCoverage !== undefined && coverage.verdict_coverage.percent < minCoverage;
+  if (below && coverage) {
+    const vc = coverage.verdict_coverage;
+    io.err(`failbook: verdict coverage ${vc.percent.toFixed(1)}% (${vc.exercised} of ${vc.active} active verdicts) is below --min-coverage ${minCoverage}; add fixtures with goldens for ${vc.untested.slice(0, 5).join(", ")}${vc.untested.length > 5 ? ` and ${vc.untested.length - 5} more` : ""} (failbook new fixture --verdict CODE)\n`);
+  }
+  return loadErrors.length > 0 || sim.failed > 0 || below ? 1 : 0;
+}
+
+/** A percentage flag: a number from 0 to 100, or a usage error naming the flag. */
+function percentFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 0 && n <= 100)) throw new UsageError(`${name} takes a percentage from 0 to 100, not '${value}'`);
+  return n;
 }
 
 /** The live view (Ink, loaded only here) while the fixtures run; it is erased before the report prints. */
@@ -112,14 +136,16 @@ async function liveProgress(io: Io, project: Project): Promise<LiveProgress> {
 }
 
 /** Record the goldens of fixtures that differ or have none; mark them passed when they now match. */
-function writeGoldens(io: Io, sim: ProjectSimulation, sourceText: (file: string) => string | undefined): Set<FixtureResult> {
+function writeGoldens(io: Io, sim: ProjectSimulation, sourceText: (file: string) => string | undefined, seed: number): Set<FixtureResult> {
   const byFile = new Map<string, { result: FixtureResult; outcome: Outcome; update: GoldenUpdate }[]>();
   for (const result of sim.results) {
     const outcome = result.outcome;
     if (result.passed === true || !outcome) continue;
     const expect = recordedGolden(result.source.value.expect, outcome, result.events);
     const list = byFile.get(result.file) ?? [];
-    list.push({ result, outcome, update: { index: result.source.doc.index, expect } });
+    // A golden recorded under --seed N holds only under that seed: pin it in a fixture that names none.
+    const pin = seed !== 0 && result.source.value.seed === undefined ? { seed } : {};
+    list.push({ result, outcome, update: { index: result.source.doc.index, expect, ...pin } });
     byFile.set(result.file, list);
   }
   const updated = new Set<FixtureResult>();

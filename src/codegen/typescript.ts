@@ -92,6 +92,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     classifierSection(),
     matchRulesSection(tables),
     CLASSIFY_ENTRY,
+    examplesSection(sortedUsable),
     detailsSection(sortedUsable, ctx),
     redactionSection(redactPatterns),
     ENVELOPE_RUNTIME,
@@ -330,6 +331,28 @@ function redactPatternProblems(patterns: readonly string[]): CodegenProblem[] {
     }
   }
   return problems;
+}
+
+/**
+ * The registry's examples (SPEC 13) as a typed table: adapter errors that classify to each
+ * verdict, for an adapter's own tests (`classify(e.error, { tool: e.tool })` must give
+ * `e.verdict`). Their text was redacted with the rest of the verdict's prose.
+ */
+function examplesSection(verdicts: readonly Verdict[]): string {
+  const rows = verdicts.flatMap((v) =>
+    (v.examples ?? []).map(({ tool, ...error }) => ({ verdict: v.code, ...(tool === undefined ? {} : { tool }), error })),
+  );
+  return [
+    "/** An example from the registry: an adapter error (and the call's tool) that classifies to `verdict`. */",
+    "export interface VerdictExample {",
+    "  readonly verdict: FailureVerdict;",
+    "  readonly tool?: string;",
+    "  readonly error: AdapterErrorLike;",
+    "}",
+    "",
+    "/** Every verdict's examples, verdicts in code order: a test table for adapters. */",
+    `export const EXAMPLES: readonly VerdictExample[] = ${jsonData(rows)};`,
+  ].join("\n");
 }
 
 /** The classify rules, in registry order, as the classifier takes them: one line a rule. */

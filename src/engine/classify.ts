@@ -6,7 +6,7 @@
  */
 import type { AdapterError } from "../model/fixture.js";
 import { setOwn } from "../model/json.js";
-import { statusOf, type MatchRule, type Registry, type Verdict } from "../model/registry.js";
+import { statusOf, type MatchRule, type Registry, type Verdict, type VerdictExample } from "../model/registry.js";
 import { classifyIndex, compileClassifier, type ClassifierIndex, type ClassifierRule, type RuleConditions } from "./classifier.js";
 
 export interface Classification {
@@ -90,6 +90,12 @@ export function classify(registry: Registry, error: AdapterError | undefined, to
     if (rule !== null) return { verdict: rule.source.verdict, rule: compiled.places[rule.position], fallback: false };
   }
   return { verdict: registry.fallback, fallback: true };
+}
+
+/** Classify a verdict's example (SPEC 13): its `tool` is the call's, the rest the adapter error. */
+export function classifyExample(registry: Registry, example: VerdictExample): Classification {
+  const { tool, ...error } = example;
+  return classify(registry, error, tool);
 }
 
 const verdictMaps = new WeakMap<Verdict[], { byCode: Map<string, Verdict>; count: number }>();

@@ -2,6 +2,7 @@
  * Several steps (SPEC 5.2). The first step that does not succeed stops the rest; with
  * compensation on, the steps that succeeded are undone in reverse order, each undo itself
  * dispatched; an undo that fails goes to the dead-letter queue, and the others still run.
+ * The outcome's verdict is the failed step's (SPEC 13); each step and compensation keeps its own.
  */
 import type { Call } from "../model/fixture.js";
 import type { Playbook } from "../model/playbook.js";
@@ -44,6 +45,8 @@ export async function runSteps(dispatcher: Dispatcher, steps: readonly SagaStep[
   const compensate = options.compensate ?? dispatcher.playbook.saga?.compensate_on_failure ?? false;
   if (!compensate) return { outcome: log.outcome(failed.outcome.kind, failed.outcome, { steps: summaries, compensations: [] }), events: log.events };
 
+  // The outcome names the trigger: the verdict of the step that failed, not the last one a compensation saw.
+  const verdict = failed.outcome.verdict;
   const queue = deadLetterQueue(dispatcher.playbook);
   const compensations: CallSummary[] = [];
   const deadLetters: DeadLetterEntry[] = [];
@@ -69,10 +72,11 @@ export async function runSteps(dispatcher: Dispatcher, steps: readonly SagaStep[
     );
   }
   if (deadLetters.length === 0) {
-    return { outcome: log.outcome("compensated", failed.outcome, { queue: null, steps: summaries, compensations }), events: log.events };
+    return { outcome: log.outcome("compensated", failed.outcome, { verdict, queue: null, steps: summaries, compensations }), events: log.events };
   }
   return {
     outcome: log.outcome("dead_lettered", failed.outcome, {
+      verdict,
       reason: "compensation_failed",
       queue,
       steps: summaries,

@@ -155,7 +155,7 @@ function checkPatterns(config: Config, configDoc: YamlDocument, findings: Findin
 }
 
 /** The config's fixture paths, each with its position in the config (`fixtures` may be one path or a list). */
-function configFixtures(config: Config): { value: string; key: PathSegment[] }[] {
+export function configFixtures(config: Config): { value: string; key: PathSegment[] }[] {
   const fixtures = config.fixtures ?? [];
   return typeof fixtures === "string" ? [{ value: fixtures, key: ["fixtures"] }] : fixtures.map((value, i) => ({ value, key: ["fixtures", i] }));
 }

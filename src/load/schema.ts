@@ -24,7 +24,8 @@ const KEYS: Record<string, string[]> = {
   registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "error_fields", "verdicts", "fallback"],
   error_field: ["type", "description"],
   class: ["description", "max_retries", "adr"],
-  verdict: ["code", "class", "retryable", "side_effect", "boundary", "status", "since", "adr", "replaced_by", "human_action_required", "summary", "cause", "recovery", "safe_next_actions", "unsafe_next_actions", "details", "match"],
+  verdict: ["code", "class", "retryable", "side_effect", "boundary", "status", "since", "adr", "replaced_by", "human_action_required", "summary", "cause", "recovery", "safe_next_actions", "unsafe_next_actions", "details", "match", "examples"],
+  example: ["tool", "kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
   match: ["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"],
   playbook: ["apiVersion", "kind", "name", "description", "honor_retry_after", "retry_after", "backoff_index", "retry_quota", "escalation_queue", "empty_response_is_failure", "budgets", "on_exhausted", "on_unknown_side_effect", "saga", "throttle", "tools", "verdicts"],
   budgets: ["retries", "retries_per_call", "retry_seconds", "wall_ms", "same_verdict_ceiling"],
@@ -34,7 +35,7 @@ const KEYS: Record<string, string[]> = {
   backoff: ["strategy", "base_ms", "factor", "cap_ms", "jitter", "min_ms"],
   fixture: ["apiVersion", "kind", "name", "description", "run_id", "seed", "quota", "call", "responses", "fallback_responses", "steps", "compensate_on_failure", "waves", "parallelism", "expect"],
   call: ["id", "tool", "args", "idempotent", "idempotency_key", "reversal_token", "evidence_refs"],
-  response: ["status", "value", "error", "question", "latency_ms"],
+  response: ["status", "value", "error", "question", "latency_ms", "repeat"],
   error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
   config: ["registry", "playbook", "fixtures", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
 };
@@ -180,6 +181,7 @@ function contextKey(kind: DocumentKind, path: readonly PathSegment[]): string | 
     if (parent === "classes") return "class";
     if (parent === "error_fields") return "error_field";
     if (path[0] === "verdicts" && path.length === 2) return "verdict";
+    if (path[0] === "verdicts" && path[2] === "examples") return path.length === 4 ? "example" : last === "cause" ? "error" : undefined;
     if (parent === "match" || last === "cause") return "match";
   }
   if (kind === "playbook") {

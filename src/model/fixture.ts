@@ -27,10 +27,11 @@ export interface Call {
   evidence_refs?: string[];
 }
 
+/** `repeat: N` (SPEC 13) stands for the same response N times in a row. */
 export type Response =
-  | { status: "ok"; value?: unknown; latency_ms?: number }
-  | { status: "error"; error?: AdapterError; latency_ms?: number }
-  | { status: "needs_input"; question?: string; latency_ms?: number };
+  | { status: "ok"; value?: unknown; latency_ms?: number; repeat?: number }
+  | { status: "error"; error?: AdapterError; latency_ms?: number; repeat?: number }
+  | { status: "needs_input"; question?: string; latency_ms?: number; repeat?: number };
 
 export interface StepSpec {
   call: Call;

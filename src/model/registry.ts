@@ -1,4 +1,5 @@
 /** The registry: the closed, versioned taxonomy of failure verdicts (SPEC section 2). */
+import type { AdapterError } from "./fixture.js";
 
 export type SideEffectState = "none" | "unknown" | "committed";
 export type VerdictStatus = "active" | "reserved" | "deprecated";
@@ -51,6 +52,13 @@ export interface Verdict {
   unsafe_next_actions?: string[];
   details?: Record<string, unknown>;
   match?: MatchRule[];
+  /** Adapter errors that must classify to this verdict (SPEC 13): documentation and tests. */
+  examples?: VerdictExample[];
+}
+
+/** An example on a verdict: an adapter error, plus the call's tool when a rule tests it. */
+export interface VerdictExample extends AdapterError {
+  tool?: string;
 }
 
 /** An extra field the adapters report under an error's `fields` (SPEC 12). */

@@ -6,6 +6,7 @@
 import type { ChalkInstance } from "chalk";
 import { inert, inertJson, inertValue } from "../util/inert.js";
 import { nearest } from "../util/text.js";
+import { exampleText, exampleVerdictText } from "./examples.js";
 import type { Exercise } from "./exercises.js";
 import { matchText, quotaText, retryAfterText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
@@ -96,6 +97,10 @@ export function explainCode(raw: CodeRow, model: RegistryModel, rawExercises: re
   if (row.match.length > 0) {
     heading("Recognised when");
     for (const rule of row.match) out.push(`  ${matchText(rule)}`);
+  }
+  if (row.examples.length > 0) {
+    heading("Examples");
+    for (const e of row.examples) out.push(`  ${exampleText(e.error)}`, `    ${c.dim(exampleVerdictText(e, row.code))}`);
   }
   if (row.details) {
     heading("Details schema");

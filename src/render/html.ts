@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { escapeHtml as h, fragmentFor } from "../util/escape.js";
+import { exampleText, exampleVerdictText } from "./examples.js";
 import { duration, matchText, partition, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./html-assets.js";
 
@@ -153,6 +154,7 @@ function more(r: CodeRow, model: RegistryModel): string {
   parts.push(list("Safe next actions", "safe", r.safe_next_actions));
   parts.push(list("Unsafe next actions", "unsafe", r.unsafe_next_actions));
   parts.push(list("Recognised when", "rules", r.match.map(matchText)));
+  parts.push(list("Examples", "examples", r.examples.map((e) => `${exampleText(e.error)} — ${exampleVerdictText(e, r.code)}`)));
   if (r.details) parts.push(`<h4>Details schema</h4><pre><code>${h(JSON.stringify(r.details, null, 2))}</code></pre>`);
   return `<details><summary>More</summary>${parts.join("")}</details>`;
 }

@@ -1,5 +1,6 @@
 /** The registry as Markdown: a table of codes, the classes, the reserved codes, a section per code. */
 import { escapeHtml, fragmentFor, mdBlock, mdCell, mdCode, mdFence } from "../util/escape.js";
+import { exampleText, exampleVerdictText } from "./examples.js";
 import { matchText, partition, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
 export function renderMarkdown(model: RegistryModel): string {
@@ -104,6 +105,7 @@ function section(r: CodeRow, model: RegistryModel): string {
   out.push(`**Playbook action:** ${r.action ? actionCell(r) : "none (lint reports playbook-exhaustive)"}`, "");
   if (r.action) out.push(`**Worst case:** ${mdCell(worstCaseText(r))}`, "");
   list(out, "Recognised when", r.match.map(matchText));
+  list(out, "Examples", r.examples.map((e) => `${exampleText(e.error)} — ${exampleVerdictText(e, r.code)}`));
   if (r.details) out.push("**Details schema**", "", mdFence(JSON.stringify(r.details, null, 2), "json"), "");
   while (out[out.length - 1] === "") out.pop();
   return out.join("\n");

@@ -10,6 +10,7 @@ import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectS
 import { worstCase, type RetryLimit } from "../engine/worstcase.js";
 import { redactValue, type Redactor } from "../engine/redact.js";
 import { abbreviatedSum, plural } from "../util/text.js";
+import { exampleViews, type ExampleView } from "./examples.js";
 
 export interface ClassRow {
   name: string;
@@ -60,6 +61,8 @@ export interface CodeRow {
   unsafe_next_actions: string[];
   details: Record<string, unknown> | null;
   match: MatchRule[];
+  /** The verdict's examples (SPEC 13), each with how it classifies today. */
+  examples: ExampleView[];
   is_fallback: boolean;
   action: ActionView | null;
   worst_case: WorstCaseView | null;
@@ -135,6 +138,7 @@ function codeRow(v: Verdict, registry: Registry, playbook: Playbook): CodeRow {
     unsafe_next_actions: v.unsafe_next_actions ?? [],
     details: v.details ?? null,
     match: v.match ?? [],
+    examples: exampleViews(v, registry),
     is_fallback: registry.fallback === v.code,
     action: action ? { name: action.action, detail: actionDetail(action), params: action } : null,
     worst_case: worst

@@ -1,6 +1,7 @@
 /**
  * Coverage: which verdicts, actions and outcomes the fixtures exercise, and which none do.
- * A playbook action no golden exercises is a compensation nobody has seen run.
+ * A playbook action no golden exercises is a compensation nobody has seen run. The share of
+ * active verdicts a passing fixture exercises is what `--min-coverage` gates on (SPEC 13).
  */
 import type { DispatchEvent, OutcomeKind } from "../model/outcome.js";
 import { OUTCOME_KINDS } from "../model/outcome.js";
@@ -11,6 +12,8 @@ export interface CoverageInput {
   fixture: string;
   kind: OutcomeKind | null;
   events: readonly DispatchEvent[];
+  /** The fixture's golden held (true), differed (false), or there is none (null). */
+  passed?: boolean | null;
 }
 
 export interface Coverage {
@@ -18,12 +21,15 @@ export interface Coverage {
   /** Every action of the closed set: used by the playbook or not, and by which fixtures. */
   actions: { action: ActionName; inPlaybook: boolean; fixtures: string[] }[];
   outcomes: { kind: OutcomeKind; fixtures: string[] }[];
+  /** Active verdicts, and how many of them a passing fixture (its golden holds) exercises: the `--min-coverage` figure. */
+  verdict_coverage: { active: number; exercised: number; percent: number; untested: string[] };
 }
 
 export function computeCoverage(registry: Registry, playbook: Playbook, runs: readonly CoverageInput[]): Coverage {
   const byVerdict = new Map<string, Set<string>>();
   const byAction = new Map<ActionName, Set<string>>();
   const byOutcome = new Map<OutcomeKind, Set<string>>();
+  const passing = new Set<string>();
   const add = <K>(map: Map<K, Set<string>>, key: K, fixture: string): void => {
     const set = map.get(key) ?? new Set<string>();
     map.set(key, set.add(fixture));
@@ -33,6 +39,7 @@ export function computeCoverage(registry: Registry, playbook: Playbook, runs: re
     run.events.forEach((e, i) => {
       if (e.type !== "failure_classified") return;
       add(byVerdict, e.verdict, run.fixture);
+      if (run.passed === true) passing.add(e.verdict);
       // The same-verdict ceiling ends a dispatch before the action runs.
       const next = run.events[i + 1];
       const preempted = next?.type === "budget_exhausted" && next.budget === "same_verdict_ceiling";
@@ -41,9 +48,13 @@ export function computeCoverage(registry: Registry, playbook: Playbook, runs: re
   }
   const used = new Set(Object.values(playbook.verdicts).map((a) => a.action));
   const list = (s: Set<string> | undefined) => [...(s ?? [])];
+  const active = [...new Set(registry.verdicts.filter((v) => statusOf(v) === "active").map((v) => v.code))];
+  const untested = active.filter((code) => !passing.has(code));
+  const exercised = active.length - untested.length;
   return {
     verdicts: registry.verdicts.map((v) => ({ code: v.code, status: statusOf(v), fixtures: list(byVerdict.get(v.code)) })),
     actions: ACTION_NAMES.map((action) => ({ action, inPlaybook: used.has(action), fixtures: list(byAction.get(action)) })),
     outcomes: OUTCOME_KINDS.map((kind) => ({ kind, fixtures: list(byOutcome.get(kind)) })),
+    verdict_coverage: { active: active.length, exercised, percent: active.length === 0 ? 100 : Math.floor((exercised / active.length) * 1000) / 10, untested },
   };
 }

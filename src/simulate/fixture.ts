@@ -85,7 +85,9 @@ function run(dispatcher: Dispatcher, clock: VirtualClock, fixture: Fixture): Pro
 const replayStep = (clock: VirtualClock, step: StepSpec, at: PathSegment[]): AttemptFn => replay(clock, step.responses, step.fallback_responses, at);
 
 /** Attempt `n` reads the `n`-th recorded response and takes its latency on the virtual clock. */
-function replay(clock: VirtualClock, responses: Response[] | undefined, fallbacks: Response[] | undefined, at: PathSegment[]): AttemptFn {
+function replay(clock: VirtualClock, recorded: Response[] | undefined, recordedFallbacks: Response[] | undefined, at: PathSegment[]): AttemptFn {
+  const responses = expandRepeats(recorded);
+  const fallbacks = expandRepeats(recordedFallbacks);
   return (attempted, n, _key, context) => {
     const field = context.fallback ? "fallback_responses" : "responses";
     const list = context.fallback ? fallbacks : responses;
@@ -100,6 +102,14 @@ function replay(clock: VirtualClock, responses: Response[] | undefined, fallback
     clock.advance(response.latency_ms ?? 0);
     return response;
   };
+}
+
+/** The responses attempt by attempt: `repeat: N` (SPEC 13) stands for N copies of its response. */
+export function expandRepeats(list: Response[] | undefined): Response[] | undefined {
+  if (list === undefined || !list.some((r) => r.repeat !== undefined)) return list;
+  const out: Response[] = [];
+  for (const { repeat = 1, ...response } of list) for (let i = 0; i < repeat; i++) out.push(response as Response);
+  return out;
 }
 
 class FixtureShapeError extends Error {

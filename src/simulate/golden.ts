@@ -111,15 +111,23 @@ export function goldenPath(path: readonly PathSegment[]): string {
   return path.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
 }
 
-/** The golden a run would record: for an existing block, the same keys; else the essentials. */
+/** The nested parts of a multi-call outcome: a golden records them in full (SPEC 13). */
+const NESTED_KEYS = ["steps", "compensations", "calls", "parallelism"] as const;
+
+/**
+ * The golden a run would record: for an existing block, the same keys; else the essentials.
+ * Either way a saga's steps and compensations and a wave fixture's calls are recorded in
+ * full, so an --update golden checks what a hand-written one would.
+ */
 export function recordedGolden(expect: Record<string, unknown> | undefined, outcome: Outcome, events: readonly DispatchEvent[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (expect) {
     for (const key of Object.keys(expect)) out[key] = isGoldenKey(key) ? actualFor(key, outcome, events) : expect[key];
-    return out;
+  } else {
+    for (const key of ["outcome", "verdict", "attempts", "retried"] as const) out[key] = actualFor(key, outcome, events);
+    if (outcome.reason !== null) out.reason = outcome.reason;
+    if (outcome.queue !== null) out.queue = outcome.queue;
   }
-  for (const key of ["outcome", "verdict", "attempts", "retried"] as const) out[key] = actualFor(key, outcome, events);
-  if (outcome.reason !== null) out.reason = outcome.reason;
-  if (outcome.queue !== null) out.queue = outcome.queue;
+  for (const key of NESTED_KEYS) if (outcome[key] !== undefined && !(key in out)) out[key] = outcome[key];
   return out;
 }

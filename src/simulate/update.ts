@@ -11,6 +11,8 @@ import { redactValue, type Redactor } from "../engine/redact.js";
 export interface GoldenUpdate {
   index: number;
   expect: Record<string, unknown>;
+  /** Pin this jitter seed in a fixture that names none, so that the golden reproduces on its own. */
+  seed?: number;
 }
 
 const STRINGIFY = { lineWidth: 0, flowCollectionPadding: true } as const;
@@ -30,7 +32,8 @@ export function rewriteGoldens(text: string, updates: readonly GoldenUpdate[], r
     if (!doc || !isMap(contents)) continue;
     const pair = contents.items.find((p) => isScalar(p.key) && p.key.value === "expect");
     const block = expectBlock(doc, pair?.value ?? undefined, redactValue(update.expect, redact));
-    const rendered = stringifyExpect(block);
+    const pinSeed = update.seed !== undefined && !contents.items.some((p) => isScalar(p.key) && p.key.value === "seed");
+    const rendered = (pinSeed ? `seed: ${update.seed}\n` : "") + stringifyExpect(block);
     if (pair?.key && pair.value?.range && pair.key.range) {
       const start = pair.key.range[0];
       const end = pair.value.range[2];

@@ -68,19 +68,22 @@ function checkResponses(fixture: Fixture, emit: Emit): void {
 
 /** Every verdict an `expect` block names must exist, or the golden can never hold. */
 function checkVerdicts(fixture: Fixture, emit: Emit, known: (code: string) => boolean, codes: string[]): void {
-  const expect = fixture.expect;
-  if (!expect) return;
-  const check = (value: unknown, path: PathSegment[]) => {
-    if (typeof value !== "string" || known(value)) return;
+  for (const { value, path } of expectedVerdicts(fixture.expect)) {
+    if (typeof value !== "string" || known(value)) continue;
     const where = path.map((s, k) => (typeof s === "number" ? `[${s}]` : k === 0 ? s : `.${s}`)).join("");
     emit(`${where} '${value}' of fixture '${fixture.name}' names no verdict of the registry, so the golden can never hold; fix the code${didYouMean(value, codes)}`, path);
-  };
-  check(expect.verdict, ["expect", "verdict"]);
+  }
+}
+
+/** Every `verdict` a golden names: the outcome's, and those of its events, steps, compensations and calls. */
+export function* expectedVerdicts(expect: Record<string, unknown> | undefined): Generator<{ value: unknown; path: PathSegment[] }> {
+  if (!expect) return;
+  if ("verdict" in expect) yield { value: expect.verdict, path: ["expect", "verdict"] };
   for (const list of ["events", ...SUMMARY_LISTS]) {
     const items = expect[list];
     if (!Array.isArray(items)) continue;
     for (const [k, item] of items.entries()) {
-      if (item !== null && typeof item === "object") check((item as Record<string, unknown>).verdict, ["expect", list, k, "verdict"]);
+      if (item !== null && typeof item === "object" && "verdict" in item) yield { value: (item as Record<string, unknown>).verdict, path: ["expect", list, k, "verdict"] };
     }
   }
 }

@@ -9,6 +9,7 @@ import { compensationNotIdempotent } from "./compensation-not-idempotent.js";
 import { deprecatedReplacement } from "./deprecated-replacement.js";
 import { docsMissing } from "./docs-missing.js";
 import { duplicateCode } from "./duplicate-code.js";
+import { exampleMisclassified } from "./example-misclassified.js";
 import { fallbackRetried } from "./fallback-retried.js";
 import { fallbackUndefined } from "./fallback-undefined.js";
 import { fieldTypeMismatch } from "./field-type-mismatch.js";
@@ -24,7 +25,9 @@ import { reservedInUse } from "./reserved-in-use.js";
 import { retryBudget } from "./retry-budget.js";
 import { retryCommitted } from "./retry-committed.js";
 import { retryNotRetryable } from "./retry-not-retryable.js";
+import { retryableNotRetried } from "./retryable-not-retried.js";
 import { unknownSideEffectSilent } from "./unknown-side-effect-silent.js";
+import { verdictUntested } from "./verdict-untested.js";
 
 export const RULES: LintRule[] = [
   duplicateCode,
@@ -55,6 +58,9 @@ export const RULES: LintRule[] = [
   fieldTypeMismatch,
   // SPEC 13
   unknownSideEffectSilent,
+  exampleMisclassified,
+  verdictUntested,
+  retryableNotRetried,
 ];
 
 registerRules(RULES);

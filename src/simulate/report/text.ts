@@ -202,6 +202,8 @@ export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
   const seen = coverage.outcomes.filter((o) => o.fixtures.length > 0).map((o) => o.kind);
   const unseen = coverage.outcomes.filter((o) => o.fixtures.length === 0).map((o) => o.kind);
   lines.push(`outcomes seen: ${seen.join(", ") || "none"}`, c.dim(`outcomes no fixture ends with: ${unseen.join(", ") || "none"}`));
+  const vc = coverage.verdict_coverage;
+  lines.push(`verdict coverage: ${vc.exercised} of ${vc.active} active verdicts (${vc.percent.toFixed(1)}%) exercised by a passing fixture${vc.untested.length > 0 ? c.dim(`; not: ${vc.untested.join(", ")}`) : ""}`);
   return lines.join("\n") + "\n";
 }
 
