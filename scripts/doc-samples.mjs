@@ -4,7 +4,8 @@
 // project shipped in this repository. `node scripts/doc-samples.mjs --write` rewrites the
 // files, `--check` exits 1 naming each stale sample; `npm run docs` does the first.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -41,11 +42,16 @@ const SAMPLE = /^```[a-z]*\n\$ (?:npx )?failbook (.*)\n([\s\S]*?)^```$/gm;
 /** What the command of one sample prints (stdout, then stderr, as a terminal shows them). */
 function run(commandLine) {
   const [command, cut, count] = commandLine.split(/\s+\|\s+(head|tail) -(\d+)$/);
+  // Each sample runs in a fresh copy of the shipped project: a sample that writes (new
+  // fixture, --update) changes the copy, never the repository, nor the next sample.
+  const cwd = mkdtempSync(join(tmpdir(), "failbook-sample-"));
+  for (const path of ["failbook.yaml", "playbooks", "docs/adr"]) cpSync(join(root, path), join(cwd, path), { recursive: true });
   const r = spawnSync(process.execPath, [join(root, "bin/failbook.js"), ...shellWords(command)], {
-    cwd: root,
+    cwd,
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NO_COLOR: "1", COLUMNS: "100" },
   });
+  rmSync(cwd, { recursive: true, force: true });
   let text = r.stdout + r.stderr;
   if (cut !== undefined) {
     const lines = text.replace(/\n$/, "").split("\n");
