@@ -41,7 +41,9 @@ const camel = (slug) => slug.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCas
 
 /**
  * `n` codes (the last is the fallback), exactly 2n match rules: by global rule number, a third
- * kind-only, a third provider_code + http_status with no kind, a third mixed. Every rule has
+ * kind-only, a third provider_code (or, a fifth of them, a declared decline_code field) +
+ * http_status with no kind, a third mixed (some also testing an x-should-retry header or a
+ * $retryable-style field; every error carries headers, as SDK errors do). Every rule has
  * one value no other rule has (a kind, a provider code or a message token), so none is
  * shadowed and an error built for a rule classifies as that rule's verdict.
  */
@@ -83,6 +85,8 @@ function makeRule(r, v, seq, shape, services) {
   if (shape === "provider") {
     // AWS spells codes in CamelCase, Stripe in snake_case; both come with a status and no kind.
     const code = v.i % 2 === 0 ? `${camel(v.slug)}${seq}` : `${v.slug}_e${seq}`;
+    // Stripe-shaped: a declared field (decline_code) and a status, no kind and no provider code.
+    if (r.chance(0.2)) return { fields: { decline_code: `${v.slug}_d${seq}` }, http_status: r.pick(c.statuses) };
     return {
       provider_code: r.chance(0.2) ? [code, `${code}Legacy`] : code,
       http_status: r.chance(0.15) ? c.statuses.slice(0, 2) : r.pick(c.statuses),
@@ -100,6 +104,9 @@ function makeRule(r, v, seq, shape, services) {
   if (r.chance(0.5)) rule.http_status = r.pick([c.cls, c.range, r.pick(c.statuses)]);
   if (r.chance(0.3)) rule.tool = r.chance(0.7) ? `svc${v.service}.*` : `svc${v.service}.op_${r.int(0, 9)}`;
   if (r.chance(0.15)) rule.side_effect_state = r.pick(["none", "unknown"]);
+  // SPEC 12: the OpenAI SDK's x-should-retry header, the AWS SDK's $retryable trait.
+  if (r.chance(0.1)) rule.headers = { "x-should-retry": r.pick(["true", "false"]) };
+  if (r.chance(0.1)) rule.fields = { retryable_trait: true };
   if (!rule.provider_code && !rule.message_contains && r.chance(0.2)) rule.message_contains = `[E${seq}]`;
   return rule;
 }
@@ -171,6 +178,9 @@ export function errorFor(r, entry) {
   if (rule.http_status !== undefined) error.http_status = statusFor(r, one(r, rule.http_status));
   if (rule.provider_code !== undefined) error.provider_code = one(r, rule.provider_code);
   if (rule.side_effect_state !== undefined) error.side_effect_state = rule.side_effect_state;
+  // Real SDK errors carry headers whether or not a rule reads them.
+  error.headers = { "x-request-id": `req_${r.int(1, 999999)}`, ...(rule.headers ?? {}) };
+  if (rule.fields !== undefined) error.fields = { ...rule.fields };
   if (verdict.cls === "throttling" && r.chance(0.3)) error.retry_after_ms = 1000;
   const glob = rule.tool === undefined ? undefined : one(r, rule.tool);
   const tool = glob === undefined ? `svc${verdict.service}.op_${r.int(0, 9)}` : glob.replace("*", `op_${r.int(0, 9)}`);
@@ -196,7 +206,7 @@ export function randomErrors(cat, count, seed = SEED) {
     const roll = r.next();
     if (roll < 0.5) out.push(errorFor(r, r.pick(cat.rules)));
     else if (roll < 0.75) {
-      const error = { kind: r.pick(kinds), http_status: r.pick([400, 403, 404, 409, 429, 500, 503]), message: "request failed" };
+      const error = { kind: r.pick(kinds), http_status: r.pick([400, 403, 404, 409, 429, 500, 503]), message: "request failed", headers: { "x-request-id": `req_${k}`, "x-should-retry": r.pick(["true", "false"]) } };
       if (r.chance(0.5)) error.provider_code = r.pick(codes);
       out.push({ error, tool: `svc${r.int(0, cat.services - 1)}.op_${r.int(0, 9)}` });
     } else out.push({ error: unknownError(r, k) ?? { kind: `unmapped_${k}` }, tool: `other.op_${k % 10}` });
@@ -344,7 +354,11 @@ function registryDoc(cat) {
   const classes = Object.fromEntries(
     [...CLASS_NAMES, "unknown"].map((name) => [name, { description: `Synthetic ${name} failures.`, ...(CLASSES[name]?.max_retries === undefined ? (name === "unknown" ? { max_retries: 0 } : {}) : { max_retries: CLASSES[name].max_retries }) }]),
   );
-  return { apiVersion: "failbook/v1", kind: "Registry", name: `bench-${cat.n}`, revision: 7, classes, verdicts, fallback: "unknown_error" };
+  const error_fields = {
+    decline_code: { type: "string", description: "Stripe's card decline reason." },
+    retryable_trait: { type: "boolean", description: "The AWS SDK's $retryable trait." },
+  };
+  return { apiVersion: "failbook/v1", kind: "Registry", name: `bench-${cat.n}`, revision: 7, classes, error_fields, verdicts, fallback: "unknown_error" };
 }
 
 function playbookDoc(cat) {
