@@ -4,11 +4,10 @@ import type { AdapterError } from "../model/fixture.js";
 import { UsageError } from "../model/errors.js";
 import type { Position } from "../model/finding.js";
 import { hasFieldType, type Registry, sideEffectOf } from "../model/registry.js";
-import { classify, verdictByCode } from "../engine/classify.js";
 import { readRetryAfter } from "../engine/retry-after.js";
 import { type CompensationAction, isRetryAction, type Playbook, type RetryAfterPolicy } from "../model/playbook.js";
 import { retryAfterText } from "../render/model.js";
-import { actionFor } from "../engine/dispatch.js";
+import { classificationReport } from "../render/classification.js";
 import { wrapText } from "../render/explain.js";
 import { flow } from "../simulate/report/flow.js";
 import { inert, inertJson } from "../util/inert.js";
@@ -69,10 +68,8 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   }
   const fieldsAt = registry.doc.locate(registry.value.error_fields ? ["error_fields"] : [], "key");
   for (const warning of fieldWarnings(error, registry.value.error_fields, `${fieldsAt.file}:${fieldsAt.line}:${fieldsAt.column}`)) io.err(`failbook: warning: --error ${inert(warning)}\n`);
-  const result = classify(registry.value, error, flags.tool);
-  const verdict = verdictByCode(registry.value, result.verdict);
-  const action = actionFor(playbook.value, result.verdict) ?? null;
-  const rulePosition = result.rule ? registry.doc.locate(["verdicts", result.rule.verdict, "match", result.rule.index]) : null;
+  const { result, verdict, action, report } = classificationReport(registry, playbook.value, error, flags.tool);
+  const rulePosition = report.rule;
   const fallbackPosition = registry.doc.locate(["fallback"]);
   const hint = retryAfterHint(playbook.value, action, error);
   const actionPosition = action ? playbook.doc.locate(["verdicts", result.verdict], "key") : null;
@@ -83,15 +80,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
         {
           error: error ?? null,
           tool: flags.tool ?? null,
-          verdict: result.verdict,
-          fallback: result.fallback,
-          rule: result.rule && rulePosition ? { index: result.rule.index, ...located(rulePosition) } : null,
-          class: verdict?.class ?? null,
-          retryable: verdict?.retryable ?? null,
-          side_effect: verdict ? sideEffectOf(verdict) : null,
-          summary: verdict?.summary ?? null,
-          recovery: verdict?.recovery ?? null,
-          action,
+          ...report,
           action_at: actionPosition ? located(actionPosition) : null,
           retry_after: hint,
         },

@@ -9,12 +9,12 @@ import { Chalk } from "chalk";
 import type { Loaded, Project } from "../load/project.js";
 import type { AdapterError } from "../model/fixture.js";
 import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
-import { sideEffectOf, type Registry } from "../model/registry.js";
-import { classify, verdictByCode } from "../engine/classify.js";
-import { actionFor, isIdempotent } from "../engine/dispatch.js";
+import type { Registry } from "../model/registry.js";
+import { isIdempotent } from "../engine/dispatch.js";
 import { envelopeError } from "../engine/envelope.js";
 import { redactValue, type Redactor } from "../engine/redact.js";
 import { fixturesExercising } from "../render/exercises.js";
+import { classificationReport } from "../render/classification.js";
 import { explainCode, lookupCode } from "../render/explain.js";
 import { worstCaseText, type CodeRow, type RegistryModel } from "../render/model.js";
 import { inert } from "../util/inert.js";
@@ -115,24 +115,13 @@ function classifyTool(ctx: ToolContext, rawError: AdapterError | null, tool: str
   const playbook = ctx.playbook.value;
   // Classification sees the error as given (the registry's vocabulary is never redacted);
   // what is shown of it is redacted.
-  const result = classify(registry, rawError ?? undefined, tool);
+  const { result, report } = classificationReport(ctx.registry, playbook, rawError ?? undefined, tool);
   const error = rawError === null ? null : redactValue(rawError, ctx.redact);
-  const verdict = verdictByCode(registry, result.verdict);
-  const action = actionFor(playbook, result.verdict) ?? null;
-  const rule = result.rule ? { index: result.rule.index, ...ctx.registry.doc.locate(["verdicts", result.rule.verdict, "match", result.rule.index]) } : null;
   const idempotent = tool === undefined ? true : isIdempotent(playbook, { id: "mcp", tool });
   return mcpResult(
     redactValue(
       {
-        verdict: result.verdict,
-        fallback: result.fallback,
-        rule: rule && { index: rule.index, file: rule.file, line: rule.line, column: rule.column },
-        class: verdict?.class ?? null,
-        retryable: verdict?.retryable ?? null,
-        side_effect: verdict ? sideEffectOf(verdict) : null,
-        summary: verdict?.summary ?? null,
-        recovery: verdict?.recovery ?? null,
-        action,
+        ...report,
         envelope: envelopeError(registry, { verdict: result.verdict, error, idempotent }, ctx.redact),
       },
       ctx.redact,
