@@ -285,7 +285,7 @@ function playbookSection(tables: BindingTables, ctx: EmitContext): string {
 function classifierSection(): string {
   // Its functions and constants stay private to the module; its types stay exported, since
   // the exported tables are typed by them.
-  const body = CLASSIFIER_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
+  const body = CLASSIFIER_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const|interface) /gm, "$1 ");
   return [
     "// ---------------------------------------------------------------------------------------",
     "// The classifier: failbook's own (src/engine/classifier.ts), embedded verbatim, so these",
