@@ -285,7 +285,7 @@ function playbookSection(tables: BindingTables, ctx: EmitContext): string {
 function classifierSection(): string {
   // Its functions and constants stay private to the module; its types stay exported, since
   // the exported tables are typed by them.
-  const body = CLASSIFIER_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const|interface) /gm, "$1 ");
+  const body = CLASSIFIER_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
   return [
     "// ---------------------------------------------------------------------------------------",
     "// The classifier: failbook's own (src/engine/classifier.ts), embedded verbatim, so these",
@@ -302,7 +302,7 @@ function classifierSection(): string {
  * each must be one that recheck proves free of ReDoS, as for `message_matches`.
  */
 function redactionSection(patterns: readonly string[]): string {
-  const body = SECRETS_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
+  const body = SECRETS_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const|interface) /gm, "$1 ");
   const list = patterns.length === 0 ? "[]" : `[\n${patterns.map((p) => `  new RegExp(${tsString(p)}, "gu"),`).join("\n")}\n]`;
   return [
     "// ---------------------------------------------------------------------------------------",
