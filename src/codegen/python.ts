@@ -2,8 +2,10 @@
  * `failbook gen py`: one self-contained Python 3.9+ module (standard library only, clean
  * under `pyright --strict`) from a registry and a playbook: the verdict `Literal`s, the error
  * kinds and declared fields, the verdict facts, the playbook as `TypedDict`s, `classify()`
- * over the one classifier's compiled tables, and envelope constructors. It prints the same
- * tables as `gen ts` (./tables.ts); every text from YAML is an escaped, pure-ASCII literal.
+ * over the one classifier's compiled tables, and envelope constructors that redact secrets as
+ * failbook does (its secret families translated to re, then the config's redact: patterns).
+ * It prints the same tables as `gen ts` (./tables.ts); every text from YAML is an escaped,
+ * pure-ASCII literal.
  */
 import type { PathSegment } from "../model/finding.js";
 import type { MatchRule, Registry } from "../model/registry.js";
