@@ -109,6 +109,25 @@ describe("failbook gen py", () => {
     expect(r.stdout).toContain("cannot generate the Python module: the registry and playbook cannot make a valid module; fix the problems above\n");
   });
 
+  it("carries the config's redact: patterns into the envelope constructors, and refuses one Python cannot run exactly, at its position", () => {
+    const dir = project();
+    writeFileSync(join(dir, "failbook.yaml"), `${CONFIG}redact:\n  - 'deploy-[a-z0-9]{10}'\n`);
+    expect(failbook(["gen", "py"], { cwd: dir }).code).toBe(0);
+    if (PYTHON !== null) {
+      const script = `import sys, json; sys.path.insert(0, ${JSON.stringify(join(dir, "adapters"))}); import failbook_generated as m; e = m.card_declined_envelope({"kind": "x", "message": "build deploy-abcde12345 used password=hunter2222"}, {"trace_id": "t deploy-0123456789", "details": {"log": ["Bearer abcdefghijklmnop"], "n": 1}}); print(json.dumps([e["message"], e["trace_id"], e["details"]]))`;
+      const r = python(["-c", script]);
+      expect(r.stderr).toBe("");
+      expect(JSON.parse(r.stdout)).toEqual(["build [REDACTED] used password=[REDACTED]", "t [REDACTED]", { log: ["Bearer [REDACTED]"], n: 1 }]);
+    }
+    writeFileSync(join(dir, "failbook.yaml"), `${CONFIG}redact:\n  - 'deploy-[a-z0-9]{10}'\n  - '(?<=ab|c)d'\n`);
+    const r = failbook(["gen", "py"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`failbook.yaml:8:5 error redact pattern "(?<=ab|c)d" cannot be embedded in the Python module's envelope constructors: it has a look-behind whose width varies`);
+    expect(r.stdout).toContain("[redact-pattern-invalid]");
+    // Lint does not report what only the generator refuses.
+    expect(r.stdout).toContain("cannot generate the Python module: the registry and playbook cannot make a valid module; fix the problems above\n");
+  });
+
   it.skipIf(PYTHON === null)("writes a module whose classify and envelopes work in Python", () => {
     const dir = project();
     failbook(["gen", "py"], { cwd: dir });

@@ -1020,6 +1020,7 @@ export interface DetailsByVerdict {
 
 const REDACTED = "[REDACTED]";
 
+/** A built-in family; exported (with FAMILIES, TRIGGER, SHORTEST_SECRET) so gen py translates these very patterns. */
 interface Family {
   /** What the family is (the README lists them). */
   name: string;
@@ -1057,7 +1058,7 @@ const SEPARATOR = `${BLANK}[:=]${BLANK}`;
 const QUOTED_VALUE = String.raw`[^"'\\\r\n]+`;
 const VALUE = String.raw`[^\s"'\\,;&<>(){}\[\]]+`;
 
-const FAMILIES: Family[] = [
+const FAMILIES: readonly Family[] = [
   // A private-key block, END line included; without its END line, up to where PEM text stops.
   {
     name: "private key block",

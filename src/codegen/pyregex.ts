@@ -10,7 +10,8 @@
  * Without the `u` flag JavaScript matches UTF-16 code units; the generated module then runs
  * the pattern over the message with each astral character split into its surrogate pair.
  *
- * What cannot be written exactly is refused with a reason: backreferences, a look-behind
+ * What cannot be written exactly is refused with a reason: backreferences (but see
+ * `backreferences` below), a look-behind
  * whose width is not fixed (Python allows no other), `\p{…}`, non-ASCII letters (or ranges
  * holding them) under `i`, `\b` under `iu`, and quantified assertions.
  */
@@ -34,8 +35,20 @@ const KELVIN = 0x212a;
 
 class Refused extends Error {}
 
+export interface PythonPatternOptions {
+  /**
+   * Keep capturing groups capturing, with JavaScript's numbering (named groups become plain
+   * groups, no group is added), and allow a backreference `\N` when group N is certain to
+   * have participated where `\N` stands: it closed before, and nothing between the two
+   * (an alternation, an optional or repeated atom, a negative look-around) could have left
+   * it unset. Python's re fails such a reference where JavaScript matches the empty string.
+   * For patterns whose match or groups are used, not only test() (redaction in gen py).
+   */
+  backreferences?: boolean;
+}
+
 /** Translate one `message_matches` pattern (`/body/flags` or a bare body). */
-export function pythonPattern(pattern: string): PythonPattern {
+export function pythonPattern(pattern: string, options: PythonPatternOptions = {}): PythonPattern {
   const literal = /^\/([\s\S]*)\/([a-z]*)$/.exec(pattern);
   const body = literal !== null ? (literal[1] as string) : pattern;
   const flags = literal !== null ? (literal[2] as string).replace(/[gyd]/g, "") : "";
@@ -47,13 +60,20 @@ export function pythonPattern(pattern: string): PythonPattern {
   }
   if (!/^[imsu]*$/.test(flags)) return { ok: false, reason: `has flags '${flags}'; only i, m, s and u can be translated` };
   try {
-    const parser = new Parser(body, flags);
+    const parser = new Parser(body, flags, options.backreferences === true);
     return { ok: true, source: parser.parse(), unicode: flags.includes("u") };
   } catch (e) {
     if (e instanceof Refused) return { ok: false, reason: e.message };
     throw e;
   }
 }
+
+/**
+ * Where a group or a backreference stands: the constructs around it, outermost first. The
+ * frames are shared objects, completed as parsing goes on (an alternative learns later that
+ * its disjunction had others; a group, that a quantifier follows it).
+ */
+type Frame = { kind: "alternative"; disjunction: { alternatives: number } } | { kind: "group"; negative: boolean; quantified: boolean };
 
 interface Piece {
   text: string;
@@ -70,8 +90,18 @@ class Parser {
   private readonly ignoreCase: boolean;
   private readonly multiline: boolean;
   private readonly dotAll: boolean;
+  private readonly backreferences: boolean;
+  /** The frames around the current position. */
+  private readonly frames: Frame[] = [];
+  /** Each capturing group that has closed, by number: the frames around it, its own last. */
+  private readonly closed = new Map<number, Frame[]>();
+  private groupCount = 0;
+  private readonly references: { group: number; frames: Frame[] }[] = [];
+  /** The frame of the group parsed last, for the quantifier that may follow it. */
+  private lastGroup: Frame | null = null;
 
-  constructor(body: string, flags: string) {
+  constructor(body: string, flags: string, backreferences = false) {
+    this.backreferences = backreferences;
     this.unicode = flags.includes("u");
     this.ignoreCase = flags.includes("i");
     this.multiline = flags.includes("m");
@@ -84,6 +114,7 @@ class Parser {
   parse(): string {
     const piece = this.disjunction();
     if (this.at < this.chars.length) throw new Refused(`has an unexpected '${String.fromCodePoint(this.peek())}'`);
+    for (const { group, frames } of this.references) this.checkReference(group, frames);
     return piece.text;
   }
 
@@ -100,8 +131,16 @@ class Parser {
   }
 
   private disjunction(): Piece {
-    const alternatives = [this.alternative()];
-    while (this.eat("|")) alternatives.push(this.alternative());
+    const disjunction = { alternatives: 0 };
+    const next = () => {
+      disjunction.alternatives++;
+      this.frames.push({ kind: "alternative", disjunction });
+      const piece = this.alternative();
+      this.frames.pop();
+      return piece;
+    };
+    const alternatives = [next()];
+    while (this.eat("|")) alternatives.push(next());
     if (alternatives.length === 1) return alternatives[0] as Piece;
     const widths = new Set(alternatives.map((a) => a.width));
     return { text: alternatives.map((a) => a.text).join("|"), width: widths.size === 1 ? (alternatives[0] as Piece).width : null, assertion: false };
@@ -119,9 +158,12 @@ class Parser {
   }
 
   private term(): Piece {
+    this.lastGroup = null;
     const atom = this.atom();
+    const group = this.lastGroup as Frame | null;
     const quantifier = this.quantifier();
     if (quantifier === null) return atom;
+    if (group !== null && group.kind === "group") group.quantified = true;
     if (atom.assertion) throw new Refused("quantifies an assertion, which Python's re does not allow");
     const lazy = this.eat("?") ? "?" : "";
     const [min, max] = quantifier;
@@ -171,7 +213,10 @@ class Parser {
     let open = "(?:";
     let lookbehind = false;
     let isAssertion = false;
+    let capturing = true;
+    const frame: Frame = { kind: "group", negative: false, quantified: false };
     if (this.eat("?")) {
+      capturing = false;
       if (this.eat(":")) open = "(?:";
       else if (this.eat("=")) [open, isAssertion] = ["(?=", true];
       else if (this.eat("!")) [open, isAssertion] = ["(?!", true];
@@ -181,11 +226,19 @@ class Parser {
         else {
           // A named group: without backreferences its name means nothing to test().
           while (this.at < this.chars.length && !this.eat(">")) this.at++;
+          capturing = true;
         }
       }
     }
+    frame.negative = open === "(?!" || open === "(?<!";
+    const number = capturing ? ++this.groupCount : 0;
+    if (capturing && this.backreferences) open = "(";
+    this.frames.push(frame);
     const inner = this.disjunction();
+    this.frames.pop();
     if (!this.eat(")")) throw new Refused("has an unclosed group");
+    if (capturing) this.closed.set(number, [...this.frames, frame]);
+    this.lastGroup = frame;
     if (lookbehind && inner.width === null) throw new Refused("has a look-behind whose width varies; Python's re allows only fixed-width look-behinds");
     return { text: `${open}${inner.text})`, width: isAssertion ? 0 : inner.width, assertion: isAssertion };
   }
@@ -198,11 +251,50 @@ class Parser {
       const word = setText(WORD);
       return assertion(ch === 0x62 ? `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))` : `(?:(?<=${word})(?=${word})|(?<!${word})(?!${word}))`);
     }
+    if (ch >= 0x31 && ch <= 0x39 && this.backreferences) return this.backreference(ch);
     if (ch >= 0x31 && ch <= 0x39) throw new Refused("has a backreference (or a legacy octal escape), which cannot be translated exactly");
     if (ch === 0x6b /* k */ && (this.unicode || this.hasNamedGroups())) throw new Refused("has a backreference, which cannot be translated exactly");
     const set = this.classEscape(ch, false);
     if (set.length === 1 && (set[0] as [number, number])[0] === (set[0] as [number, number])[1]) this.checkCaseless(set);
     return this.set(set, true);
+  }
+
+  /** `\N`, its first digit read: a reference to group N, written as Python's `\N` (it is the same group). */
+  private backreference(first: number): Piece {
+    let digits = String.fromCharCode(first);
+    while (this.peek() >= 0x30 && this.peek() <= 0x39) digits += String.fromCharCode(this.chars[this.at++] as number);
+    const group = Number(digits);
+    if (group > this.totalGroups()) throw new Refused(`has \\${digits}, which refers to no group (a legacy octal escape) and cannot be translated exactly`);
+    if (this.ignoreCase) throw new Refused("has a backreference under the i flag, whose case rules Python's re does not share");
+    if (!this.closed.has(group)) throw new Refused(`has a backreference to group ${group} before that group has closed, which Python's re does not match as JavaScript does`);
+    this.references.push({ group, frames: [...this.frames] });
+    // The group keeps its number; (?:…) keeps a digit that follows from extending the number.
+    return { text: `(?:\\${group})`, width: null, assertion: false };
+  }
+
+  /** Is the group certain to have participated where the reference stands (see PythonPatternOptions)? */
+  private checkReference(group: number, at: Frame[]): void {
+    const frames = this.closed.get(group) as Frame[];
+    let shared = 0;
+    while (shared < frames.length && shared < at.length && frames[shared] === at[shared]) shared++;
+    for (const frame of frames.slice(shared)) {
+      const certain = frame.kind === "alternative" ? frame.disjunction.alternatives === 1 : !frame.negative && !frame.quantified;
+      if (!certain) throw new Refused(`has a backreference to group ${group}, which may not have participated (it is optional, repeated, in an alternative or in a negative look-around), which Python's re does not match as JavaScript does`);
+    }
+  }
+
+  /** How many capturing groups the whole pattern has: `\N` beyond them is an octal escape. */
+  private totalGroups(): number {
+    let count = 0;
+    let inClass = false;
+    for (let i = 0; i < this.chars.length; i++) {
+      const c = this.chars[i] as number;
+      if (c === 0x5c) i++;
+      else if (inClass) inClass = c !== 0x5d;
+      else if (c === 0x5b) inClass = true;
+      else if (c === 0x28 && (this.chars[i + 1] !== 0x3f || (this.chars[i + 2] === 0x3c && this.chars[i + 3] !== 0x3d && this.chars[i + 3] !== 0x21))) count++;
+    }
+    return count;
   }
 
   private hasNamedGroups(): boolean {

@@ -206,6 +206,46 @@ def _p(source: str, unicode: bool) -> _Pattern:
     return _Pattern(source, unicode)
 `;
 
+/** The redaction functions, after the pattern tables that python.ts writes. */
+export const PY_REDACT = String.raw`
+def _from_utf16(units: str) -> str:
+    """The text of JavaScript code units, surrogate pairs joined again (lone surrogates stay)."""
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _keep_label(m: re.Match[str]) -> str:
+    return m.group(1) + _REDACTED
+
+
+def _own(m: re.Match[str]) -> str:
+    # A zero-length match would wedge [REDACTED] between every character: lint reports such a pattern.
+    return "" if m.group(0) == "" else _REDACTED
+
+
+def _redact(text: str) -> str:
+    """Every secret in the text replaced by [REDACTED], exactly as failbook redacts (redactSecrets)."""
+    out = text
+    units = _utf16(text)
+    if len(units) >= _SHORTEST_SECRET and _SECRET_TRIGGER.search(units) is not None:
+        for pattern, keep in _SECRET_FAMILIES:
+            units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
+        out = units if units is text else _from_utf16(units)
+    for pattern in _REDACT_PATTERNS:
+        out = pattern.sub(_own, out)
+    return out
+
+
+def _redact_details(value: object) -> object:
+    """Secrets in an adapter's details (strings at any depth) are redacted like its message; keys stay."""
+    if isinstance(value, str):
+        return _redact(value)
+    if isinstance(value, (list, tuple)):
+        return [_redact_details(item) for item in cast(Sequence[object], value)]
+    if isinstance(value, Mapping):
+        return {key: _redact_details(item) for key, item in cast(Mapping[str, object], value).items()}
+    return value
+`;
+
 export const PY_CLASSIFY = String.raw`
 def _object(value: object) -> Optional[Mapping[str, object]]:
     """An object of the error, as JavaScript sees one: a mapping, or a list keyed "0", "1", ..."""
@@ -513,6 +553,8 @@ def make_envelope(code: FailureVerdict, error: Optional[AdapterErrorLike] = None
     state: SideEffectState = opts.get("side_effect_state", err.get("side_effect_state", info["side_effect"]))
     retry_after = opts.get("retry_after_ms", err.get("retry_after_ms"))
     message = opts.get("message", err.get("message"))
+    trace_id = opts.get("trace_id")
+    details = opts.get("details")
     return {
         "code": code,
         "class": info["class"],
@@ -521,13 +563,13 @@ def make_envelope(code: FailureVerdict, error: Optional[AdapterErrorLike] = None
         "human_action_required": info["human_action_required"],
         "retry_after_ms": retry_after,
         "summary": info["summary"],
-        "message": message,
+        "message": None if message is None else _redact(message),
         "recovery_hint": info["recovery"],
         "safe_next_actions": list(info["safe_next_actions"]),
         "unsafe_next_actions": list(info["unsafe_next_actions"]),
         "boundary": info["boundary"],
-        "trace_id": opts.get("trace_id"),
-        "details": opts.get("details"),
+        "trace_id": None if trace_id is None else _redact(trace_id),
+        "details": cast(Mapping[str, object], _redact_details(details)) if details is not None else None,
     }
 
 

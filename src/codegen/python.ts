@@ -2,8 +2,10 @@
  * `failbook gen py`: one self-contained Python 3.9+ module (standard library only, clean
  * under `pyright --strict`) from a registry and a playbook: the verdict `Literal`s, the error
  * kinds and declared fields, the verdict facts, the playbook as `TypedDict`s, `classify()`
- * over the one classifier's compiled tables, and envelope constructors. It prints the same
- * tables as `gen ts` (./tables.ts); every text from YAML is an escaped, pure-ASCII literal.
+ * over the one classifier's compiled tables, and envelope constructors that redact secrets as
+ * failbook does (its secret families translated to re, then the config's redact: patterns).
+ * It prints the same tables as `gen ts` (./tables.ts); every text from YAML is an escaped,
+ * pure-ASCII literal.
  */
 import type { PathSegment } from "../model/finding.js";
 import type { MatchRule, Registry } from "../model/registry.js";
@@ -12,9 +14,10 @@ import { compileClassifier, type ClassifierIndex, type CompiledConditions, type 
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
 import { pythonPattern } from "./pyregex.js";
-import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
+import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
-import { CodegenError, codegenProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
+import { CodegenError, codegenProblems, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
+import { FAMILIES, REDACTED, SHORTEST_SECRET, TRIGGER } from "../engine/secrets.js";
 
 export interface GeneratedPython {
   text: string;
@@ -26,10 +29,17 @@ export interface GeneratedPython {
 
 /** Generate the module. Throws CodegenError when the inputs cannot make a module that decides as failbook does. */
 export function generatePython(input: CodegenInput, options: GenerateOptions = {}): GeneratedPython {
-  const { registry: rawRegistry, playbook: rawPlaybook, files, redact } = resolveInput(input, options);
+  const { registry: rawRegistry, playbook: rawPlaybook, files, redact, redactPatterns } = resolveInput(input, options);
   const registry = redactProse(rawRegistry, redact);
   const playbook = redactActions(rawPlaybook, redact);
-  const problems = [...codegenProblems(registry, playbook), ...patternProblems(registry)];
+  const problems = [
+    ...codegenProblems(registry, playbook),
+    ...patternProblems(registry),
+    ...redactPatternProblems(redactPatterns, "the Python module's envelope constructors", (pattern) => {
+      const translated = redactPattern(pattern);
+      return translated.ok ? undefined : translated.reason;
+    }),
+  ];
   if (problems.length > 0) throw new CodegenError(problems);
 
   const tables = bindingTables(registry, playbook);
@@ -49,6 +59,7 @@ export function generatePython(input: CodegenInput, options: GenerateOptions = {
     rulesSection(index),
     indexSection(index),
     PY_CLASSIFY,
+    redactionSection(redactPatterns),
     PY_ENVELOPE,
     constructorSection(tables, names),
     // Pure ASCII, as the rest of the module.
@@ -74,6 +85,59 @@ export function patternProblems(registry: Registry): CodegenProblem[] {
     if (statusOf(v) !== "reserved") (v.match ?? []).forEach((rule, r) => visit(rule, ["verdicts", i, "match", r], 0));
   });
   return problems;
+}
+
+/** A `redact:` pattern (run with the u and g flags, as failbook runs it) in Python. */
+const redactPattern = (pattern: string) => pythonPattern(`/${pattern}/gu`, { backreferences: true });
+
+/** A pattern the translator must accept (built-in, or checked before generation) as a compiled Python pattern. */
+function compiledPattern(pattern: string, what: string): string {
+  const translated = pythonPattern(pattern, { backreferences: true });
+  if (!translated.ok) throw new Error(`${what} ${pattern} cannot be translated: ${translated.reason}`);
+  if (!translated.unicode) throw new Error(`${what} ${pattern} is not in Unicode mode`);
+  return `re.compile(${pyStr(translated.source)}, re.ASCII)`;
+}
+
+/** A built-in pattern (no u flag: it runs over UTF-16 code units, as in JavaScript). */
+function unitsPattern(re: RegExp): string {
+  const translated = pythonPattern(`/${re.source}/${re.flags}`, { backreferences: true });
+  if (!translated.ok || translated.unicode) throw new Error(`built-in pattern ${re} cannot be translated: ${translated.ok ? "it has the u flag" : translated.reason}`);
+  return `re.compile(${pyStr(translated.source)}, re.ASCII)`;
+}
+
+/**
+ * The redaction the envelope constructors run: failbook's own secret families
+ * (src/engine/secrets.ts) and their trigger, translated by ./pyregex.ts from the very
+ * patterns failbook runs, then the project's `redact:` patterns. The families run over the
+ * text's UTF-16 code units (they have no u flag), the project's patterns over its code
+ * points (they run with u), as in failbook.
+ */
+function redactionSection(patterns: readonly string[]): string {
+  const families = FAMILIES.map((f) => `    (${unitsPattern(f.re)}, ${f.keep === true ? "True" : "False"}),  # ${pyComment(f.name)}`);
+  const own = patterns.map((p) => `    ${compiledPattern(`/${p}/gu`, "redact pattern")},`);
+  return [
+    "# ---------------------------------------------------------------------------------------",
+    "# Redaction: failbook's own secret families (src/engine/secrets.ts), translated exactly to",
+    "# Python's re, then the project's redact: patterns, so the envelope constructors redact",
+    "# exactly as failbook's dispatcher does.",
+    "# ---------------------------------------------------------------------------------------",
+    "",
+    `_REDACTED: Final = ${pyStr(REDACTED)}`,
+    "",
+    `_SECRET_TRIGGER: Final = ${unitsPattern(TRIGGER)}`,
+    '"""Every built-in family\'s match holds this: a text without it needs no family pattern."""',
+    "",
+    `_SHORTEST_SECRET: Final = ${SHORTEST_SECRET}`,
+    "",
+    `_SECRET_FAMILIES: Tuple[Tuple[re.Pattern[str], bool], ...] = (\n${families.join("\n")}\n)`,
+    '"""The built-in secret families, in order; True: group 1 (a label such as "Bearer ") survives."""',
+    "",
+    `_REDACT_PATTERNS: Tuple[re.Pattern[str], ...] = ${own.length === 0 ? "()" : `(\n${own.join("\n")}\n)`}`,
+    '"""The project\'s own redact: patterns (failbook.yaml), applied after the built-in families."""',
+    "",
+    "",
+    PY_REDACT.trim(),
+  ].join("\n");
 }
 
 // ---------------------------------------------------------------------------------------

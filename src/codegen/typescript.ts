@@ -302,7 +302,7 @@ function classifierSection(): string {
  * each must be one that recheck proves free of ReDoS, as for `message_matches`.
  */
 function redactionSection(patterns: readonly string[]): string {
-  const body = SECRETS_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
+  const body = SECRETS_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const|interface) /gm, "$1 ");
   const list = patterns.length === 0 ? "[]" : `[\n${patterns.map((p) => `  new RegExp(${tsString(p)}, "gu"),`).join("\n")}\n]`;
   return [
     "// ---------------------------------------------------------------------------------------",
@@ -315,19 +315,22 @@ function redactionSection(patterns: readonly string[]): string {
   ].join("\n");
 }
 
-/** A `redact:` pattern that cannot run safely on JavaScript's engine in the bindings. */
-function redactPatternProblems(patterns: readonly string[]): CodegenProblem[] {
+/**
+ * A `redact:` pattern that cannot run safely on a backtracking engine in the bindings
+ * (JavaScript's, Python's); `translate` adds a target's own refusal (gen py's translator).
+ */
+export function redactPatternProblems(patterns: readonly string[], where = "the bindings' envelope constructors", translate?: (pattern: string) => string | undefined): CodegenProblem[] {
   const problems: CodegenProblem[] = [];
   for (const [i, pattern] of patterns.entries()) {
     let why: string | undefined;
     try {
       new RegExp(pattern, "gu");
-      why = refusal(pattern);
+      why = refusal(pattern) ?? translate?.(pattern);
     } catch (e) {
       why = `is not a valid regular expression with the u flag: ${(e as Error).message.replace(/^.*: /, "")}`;
     }
     if (why !== undefined) {
-      problems.push({ rule: "redact-pattern-invalid", document: "config", path: ["redact", i], message: `redact pattern ${JSON.stringify(pattern)} cannot be embedded in the bindings' envelope constructors: it ${why.replace(/, or use message_contains$/, "")}` });
+      problems.push({ rule: "redact-pattern-invalid", document: "config", path: ["redact", i], message: `redact pattern ${JSON.stringify(pattern)} cannot be embedded in ${where}: it ${why.replace(/, or use message_contains$/, "")}` });
     }
   }
   return problems;

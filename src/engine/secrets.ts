@@ -14,7 +14,8 @@
 
 export const REDACTED = "[REDACTED]";
 
-interface Family {
+/** A built-in family; exported (with FAMILIES, TRIGGER, SHORTEST_SECRET) so gen py translates these very patterns. */
+export interface Family {
   /** What the family is (the README lists them). */
   name: string;
   /** Global; when `keep` is set, capture group 1 (a label such as `Bearer ` or `password=`) survives. */
@@ -51,7 +52,7 @@ const SEPARATOR = `${BLANK}[:=]${BLANK}`;
 const QUOTED_VALUE = String.raw`[^"'\\\r\n]+`;
 const VALUE = String.raw`[^\s"'\\,;&<>(){}\[\]]+`;
 
-const FAMILIES: Family[] = [
+export const FAMILIES: readonly Family[] = [
   // A private-key block, END line included; without its END line, up to where PEM text stops.
   {
     name: "private key block",
@@ -82,12 +83,12 @@ const FAMILIES: Family[] = [
  * Every built-in family's match holds one of these (case-insensitively), so a text without
  * any of them needs no family pattern at all: the one scan most texts pay.
  */
-const TRIGGER = /bearer|[sr]k[_-]|a3t|akia|asia|agpa|aida|aroa|aipa|anpa|anva|eyj|gh[opsur]_|github_pat_|xox[abopsr]-|xapp-|aiza|private key|token|secret|passw|api[_-]?key|access[_-]?key|:\/\//i;
+export const TRIGGER = /bearer|[sr]k[_-]|a3t|akia|asia|agpa|aida|aroa|aipa|anpa|anva|eyj|gh[opsur]_|github_pat_|xox[abopsr]-|xapp-|aiza|private key|token|secret|passw|api[_-]?key|access[_-]?key|:\/\//i;
 
 const TRIGGER_ANYWHERE = new RegExp(TRIGGER.source, "gi");
 
 /** Texts this short hold no built-in family: `token=x` is the shortest match. */
-const SHORTEST_SECRET = 7;
+export const SHORTEST_SECRET = 7;
 
 /**
  * Replace every secret in a text by [REDACTED]: the built-in families, then each of a
