@@ -5,7 +5,8 @@ import { UsageError } from "../model/errors.js";
 import type { Position } from "../model/finding.js";
 import { hasFieldType, type Registry, sideEffectOf } from "../model/registry.js";
 import { readRetryAfter } from "../engine/retry-after.js";
-import { type CompensationAction, isRetryAction, type Playbook, type RetryAfterPolicy } from "../model/playbook.js";
+import { CAUSE_DEPTH } from "../engine/classifier.js";
+import { type CompensationAction, honorsRetryAfter, isRetryAction, type Playbook, retryAfterPolicyOf, type RetryAfterPolicy } from "../model/playbook.js";
 import { retryAfterText } from "../render/model.js";
 import { classificationReport } from "../render/classification.js";
 import { wrapText } from "../render/explain.js";
@@ -135,9 +136,9 @@ interface HintReport {
 /** For a retry action, the Retry-After hint the error carries as the policy in force reads it (SPEC 12). */
 function retryAfterHint(playbook: Playbook, action: CompensationAction | null, error: AdapterError | undefined): HintReport | null {
   if (action === null || !isRetryAction(action) || error === undefined) return null;
-  const policy = ("retry_after" in action ? action.retry_after : undefined) ?? playbook.retry_after ?? {};
+  const policy = retryAfterPolicyOf(playbook, action);
   const reading = readRetryAfter(error, policy, Date.now());
-  const honored = playbook.honor_retry_after ?? true;
+  const honored = honorsRetryAfter(playbook);
   if (reading.hintMs === undefined && reading.unreadable.length === 0) return null;
   return { hint_ms: reading.hintMs ?? null, unreadable: reading.unreadable, honored, policy };
 }
@@ -162,8 +163,6 @@ export function parseAdapterError(text: string): AdapterError | undefined {
 }
 
 const KNOWN_FIELDS = ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"];
-/** How deep `cause` may nest (SPEC 12). */
-const CAUSE_DEPTH = 8;
 
 /** What is wrong with an adapter error given on the command line, naming the path to it; undefined when nothing is. */
 function adapterErrorProblem(o: Record<string, unknown>, at = "", depth = 0): string | undefined {

@@ -3,7 +3,7 @@
  * total backoff (jitter at its maximum, Retry-After aside), and which limits cut it short.
  * Used by `explain` and by the `retry-budget` lint rule.
  */
-import { isRetryAction, type ActionName, type Playbook, type RetryAction, type RetryQuota } from "../model/playbook.js";
+import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf, type ActionName, type Playbook, type RetryAction, type RetryQuota } from "../model/playbook.js";
 import type { Registry, Verdict } from "../model/registry.js";
 import { DEFAULT_RETRY_COST } from "./quota.js";
 import { retryDelay } from "./backoff.js";
@@ -112,13 +112,13 @@ function quotaBound(policy: RetryQuota, verdict: Verdict | undefined): QuotaBoun
 
 /** The longest wait a Retry-After hint can cause, given the policy in force for this action. */
 function retryAfterBound(playbook: Playbook, action: RetryAction, delays: readonly number[]): RetryAfterBound {
-  const policy = action.retry_after ?? playbook.retry_after ?? {};
+  const policy = retryAfterPolicyOf(playbook, action);
   const longest = delays.reduce((a, b) => Math.max(a, b), 0);
   const over = policy.max_over_backoff_ms ?? null;
   let maxWaitMs: number | null = over === null ? null : longest + over;
   if (policy.max_ms !== undefined) maxWaitMs = maxWaitMs === null ? policy.max_ms : Math.min(maxWaitMs, policy.max_ms);
   if (maxWaitMs !== null) maxWaitMs = Math.max(maxWaitMs, longest);
-  return { honored: playbook.honor_retry_after ?? true, maxWaitMs, mode: policy.mode ?? "max", aboveMax: policy.above_max ?? "cap", overBackoffMs: over };
+  return { honored: honorsRetryAfter(playbook), maxWaitMs, mode: policy.mode ?? "max", aboveMax: policy.above_max ?? "cap", overBackoffMs: over };
 }
 
 /**

@@ -114,6 +114,12 @@ export const ACTION_NAMES: readonly ActionName[] = [
 export const isRetryAction = (a: CompensationAction): a is RetryAction =>
   a.action === "retry_with_backoff" || a.action === "retry_with_hint";
 
+/** The Retry-After policy in force for a retry action (SPEC 12): its own, else the playbook's, else the defaults. */
+export const retryAfterPolicyOf = (playbook: Playbook, action: RetryAction): RetryAfterPolicy => action.retry_after ?? playbook.retry_after ?? {};
+
+/** Whether servers' Retry-After hints are read at all (`honor_retry_after`, default true). */
+export const honorsRetryAfter = (playbook: Playbook): boolean => playbook.honor_retry_after ?? true;
+
 export interface Budgets {
   retries?: number;
   /** Retries of one call, whatever their verdicts (the SDKs' maxRetries); a fallback call counts afresh. */

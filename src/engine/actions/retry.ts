@@ -2,7 +2,7 @@
  * retry_with_backoff and retry_with_hint (SPEC 4 step 5, SPEC 12): the guards decide
  * (engine/retry.ts), this sequences them with the clock, the quota and the events.
  */
-import type { RetryAction } from "../../model/playbook.js";
+import { honorsRetryAfter, retryAfterPolicyOf, type RetryAction } from "../../model/playbook.js";
 import { sideEffectOf, type SideEffectState, type Verdict } from "../../model/registry.js";
 import { endOf, type CallTurn, type Failure, type RunContext, type Step } from "../call.js";
 import { verdictByCode } from "../classify.js";
@@ -14,8 +14,8 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
   const { code, error } = failure;
   const verdict = verdictByCode(registry, code);
   const perCall = playbook.backoff_index === "per_call";
-  const honor = playbook.honor_retry_after ?? true;
-  const policy = action.retry_after ?? playbook.retry_after;
+  const honor = honorsRetryAfter(playbook);
+  const policy = retryAfterPolicyOf(playbook, action);
   let hintMs: number | undefined;
   if (honor) {
     const reading = readRetryAfter(error, policy, run.clock.epochMs?.() ?? run.clock.now());
@@ -35,7 +35,7 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     ledger: run.ledger,
     elapsedMs: run.clock.now() - run.ledger.startedAt,
     budgets: playbook.budgets ?? {},
-    retryAfter: honor ? (policy ?? {}) : false,
+    retryAfter: honor ? policy : false,
     hintMs,
     quota: run.quota,
     random: run.random,
