@@ -1,4 +1,6 @@
-import { statusOf, type MatchRule, type Registry } from "../../model/registry.js";
+import type { PathSegment } from "../../model/finding.js";
+import { statusOf, type Registry } from "../../model/registry.js";
+import { matchRules } from "../../lint/rules/field-undeclared.js";
 import type { ChangeRule } from "../rule.js";
 
 export const fieldRemoved: ChangeRule = {
@@ -16,24 +18,20 @@ export const fieldRemoved: ChangeRule = {
         doc: current.registry.doc,
         path: current.registry.value.error_fields === undefined ? [] : ["error_fields"],
         target: "key",
-        related: [{ message: `declared, and tested by '${code}', in ${baseline.label}`, position: baseline.registry.doc.locate(["verdicts", where.verdict, "match", where.rule, ...where.path, "fields", name], "key") }],
+        related: [{ message: `declared, and tested by '${code}', in ${baseline.label}`, position: baseline.registry.doc.locate([...where.path, "fields", name], "key") }],
       });
     }
   },
 };
 
 /** Every declared field a rule of a non-reserved verdict tests (causes included), first place first. */
-function testedFields(registry: Registry): Map<string, { verdict: number; rule: number; path: string[] }> {
+function testedFields(registry: Registry): Map<string, { verdict: number; path: PathSegment[] }> {
   const declared = registry.error_fields ?? {};
-  const out = new Map<string, { verdict: number; rule: number; path: string[] }>();
-  for (const [verdict, v] of registry.verdicts.entries()) {
-    if (statusOf(v) === "reserved") continue;
-    for (const [rule, m] of (v.match ?? []).entries()) {
-      const path: string[] = [];
-      for (let r: MatchRule | undefined = m; r !== undefined; r = r.cause, path.push("cause")) {
-        for (const name of Object.keys(r.fields ?? {})) if (Object.hasOwn(declared, name) && !out.has(name)) out.set(name, { verdict, rule, path: [...path] });
-      }
-    }
+  const out = new Map<string, { verdict: number; path: PathSegment[] }>();
+  for (const { rule, path } of matchRules(registry.verdicts)) {
+    const verdict = path[1] as number;
+    if (statusOf(registry.verdicts[verdict]) === "reserved") continue;
+    for (const name of Object.keys(rule.fields ?? {})) if (Object.hasOwn(declared, name) && !out.has(name)) out.set(name, { verdict, path });
   }
   return out;
 }

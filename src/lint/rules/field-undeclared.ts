@@ -1,3 +1,4 @@
+import { CAUSE_DEPTH } from "../../engine/classifier.js";
 import type { PathSegment } from "../../model/finding.js";
 import type { MatchRule } from "../../model/registry.js";
 import type { LintRule } from "../rule.js";
@@ -9,7 +10,7 @@ export function* matchRules(verdicts: readonly { match?: MatchRule[] }[]): Gener
     for (const [r, rule] of (verdict.match ?? []).entries()) {
       let path: PathSegment[] = ["verdicts", v, "match", r];
       // Causes nest at most as deep as the classifier looks; the schema bounds the rest.
-      for (let current: MatchRule | undefined = rule, depth = 0; current !== undefined && depth <= 8; current = current.cause, depth++) {
+      for (let current: MatchRule | undefined = rule, depth = 0; current !== undefined && depth <= CAUSE_DEPTH; current = current.cause, depth++) {
         yield { rule: current, path };
         path = [...path, "cause"];
       }
