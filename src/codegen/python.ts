@@ -10,7 +10,7 @@
 import type { PathSegment } from "../model/finding.js";
 import type { MatchRule, Registry } from "../model/registry.js";
 import { statusOf } from "../model/registry.js";
-import { compileClassifier, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "../engine/classifier.js";
+import { CAUSE_DEPTH, compileClassifier, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "../engine/classifier.js";
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
 import { pythonPattern } from "./pyregex.js";
@@ -79,7 +79,7 @@ export function patternProblems(registry: Registry): CodegenProblem[] {
       const translated = pythonPattern(pattern);
       if (!translated.ok) problems.push({ rule: "python-pattern", document: "registry", path: [...at], message: `message_matches ${JSON.stringify(pattern)} ${translated.reason}; gen py cannot write a module that decides as failbook does (rewrite the pattern, or use message_contains)` });
     }
-    if (rule.cause !== undefined && depth < 8) visit(rule.cause, [...path, "cause"], depth + 1);
+    if (rule.cause !== undefined && depth < CAUSE_DEPTH) visit(rule.cause, [...path, "cause"], depth + 1);
   };
   registry.verdicts.forEach((v, i) => {
     if (statusOf(v) !== "reserved") (v.match ?? []).forEach((rule, r) => visit(rule, ["verdicts", i, "match", r], 0));

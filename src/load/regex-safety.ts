@@ -9,6 +9,7 @@
  * checked once per process.
  */
 import { createRequire } from "node:module";
+import { CAUSE_DEPTH } from "../engine/classifier.js";
 import type { PathSegment } from "../model/finding.js";
 import { clip } from "../util/text.js";
 
@@ -33,7 +34,7 @@ export function messagePatternProblems(registry: unknown): PatternProblem[] {
 }
 
 function checkRule(rule: unknown, path: PathSegment[], problems: PatternProblem[], depth: number): void {
-  if (rule === null || typeof rule !== "object" || depth > 8) return;
+  if (rule === null || typeof rule !== "object" || depth > CAUSE_DEPTH) return;
   const { message_matches: patterns, cause } = rule as { message_matches?: unknown; cause?: unknown };
   if (typeof patterns === "string") check(patterns, [...path, "message_matches"], problems);
   else if (Array.isArray(patterns)) patterns.forEach((p, i) => typeof p === "string" && check(p, [...path, "message_matches", i], problems));
