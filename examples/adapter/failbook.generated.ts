@@ -1213,14 +1213,20 @@ function redactDetails<T>(value: T): T {
  * project's redact: patterns, exactly as failbook redacts).
  */
 function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, rawDetails: DetailsByVerdict[V]): FailureEnvelopeOf<V> {
+  return buildEnvelope(code, input, rawDetails) as FailureEnvelopeOf<V>;
+}
+
+// The body works on plain strings: narrowing a type parameter over the verdict union, or
+// indexing VERDICT_INFO with it, costs the type checker time in the number of verdicts.
+function buildEnvelope(code: string, input: EnvelopeInput, rawDetails: unknown): unknown {
   // Checked against the verdict set, not by looking the code up: "__proto__" is no verdict either.
-  if (!isFailureVerdict(code)) throw new TypeError("not a verdict of this registry: " + JSON.stringify(code));
-  const info: VerdictInfo = VERDICT_INFO[code];
+  if (!VERDICT_SET.has(code)) throw new TypeError("not a verdict of this registry: " + JSON.stringify(code));
+  const info = (VERDICT_INFO as unknown as { readonly [code: string]: VerdictInfo })[code]!;
   const error = input.error;
   const message = input.message ?? error?.message;
   const details = redactDetails(rawDetails);
   const state = input.side_effect_state ?? error?.side_effect_state ?? info.side_effect;
-  const envelope = {
+  return Object.freeze({
     code,
     class: info.class,
     retryable: info.retryable && state !== "committed" && input.idempotent !== false,
@@ -1235,8 +1241,7 @@ function makeEnvelope<V extends FailureVerdict>(code: V, input: EnvelopeInput, r
     boundary: info.boundary,
     trace_id: input.trace_id === undefined ? null : redactSecrets(input.trace_id, REDACT_PATTERNS),
     details,
-  };
-  return Object.freeze(envelope) as unknown as FailureEnvelopeOf<V>;
+  });
 }
 
 /** What envelopeFor takes for verdicts V: the details are required when every verdict in V declares them. */
@@ -1373,7 +1378,8 @@ export interface McpToolResult {
  * structuredContent, and the same JSON as text for clients that read only text.
  */
 export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
-  const structuredContent: { [key: string]: unknown } = { ...envelope };
+  // Spread as a plain record: spreading the envelope union would build one type per verdict.
+  const structuredContent: { [key: string]: unknown } = { ...(envelope as unknown as { readonly [key: string]: unknown }) };
   return { content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }], structuredContent, isError: true };
 }
 
