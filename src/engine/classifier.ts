@@ -92,6 +92,8 @@ export interface CompiledRule {
    * side-effect state, a literal tool), so that field is not tested again.
    */
   candidateTest: CompiledConditions;
+  /** candidateTest tests nothing: being offered is holding (a rule of one kind, say). */
+  candidateHolds: boolean;
 }
 
 /** The exact-valued fields a rule may be bucketed under. */
@@ -118,6 +120,8 @@ export interface ClassifierIndex {
   /** Lower-case header name -> rules that accept any value ("*"). */
   readonly headerAny: Map<string, number[]>;
   readonly field: Map<string, Map<FieldValue, number[]>>;
+  /** The entries of `field`, as a list: a lookup walks them with no iterator. */
+  readonly fieldEntries: [name: string, byValue: Map<FieldValue, number[]>][];
   /**
    * Rules told apart by message text alone, by a trigram of each text (lower-cased): a
    * message can only contain the text if it contains the trigram. Trigram key (see
@@ -145,7 +149,7 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
   for (let i = 0; i < rules.length; i++) {
     const source = rules[i] as ClassifierRule;
     const test = compileConditions(source, 0);
-    compiled.push({ position: i, source, test, candidateTest: test });
+    compiled.push({ position: i, source, test, candidateTest: test, candidateHolds: false });
   }
   const index: ClassifierIndex = {
     rules: compiled,
@@ -158,6 +162,7 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     header: new Map(),
     headerAny: new Map(),
     field: new Map(),
+    fieldEntries: [],
     text: new Map(),
     textLists: [],
     textFilter: new Uint8Array(65536),
@@ -196,7 +201,9 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     }
     bucketOf.push([best.field, best.name]);
     insertRule(index, best, position);
-    (compiled[position] as CompiledRule).candidateTest = withoutBucketField((compiled[position] as CompiledRule).test, best.field);
+    const rule = compiled[position] as CompiledRule;
+    rule.candidateTest = withoutBucketField(rule.test, best.field);
+    rule.candidateHolds = testsNothing(rule.candidateTest);
     pushPosition(index.bucketed, best.bucket, position);
   }
   return index;
@@ -232,6 +239,10 @@ function withoutBucketField(c: CompiledConditions, field: BucketField): Compiled
   }
 }
 
+function testsNothing(c: CompiledConditions): boolean {
+  return c.kinds === null && c.exactStatuses === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null;
+}
+
 function insertRule(index: ClassifierIndex, option: BucketOption, p: number): void {
   for (const v of option.values) {
     switch (option.field) {
@@ -252,6 +263,7 @@ function insertRule(index: ClassifierIndex, option: BucketOption, p: number): vo
         else pushPosition(index.statusClass, -1 - (v as number), p);
         break;
       case "field":
+        if (!index.field.has(option.name)) index.fieldEntries.push([option.name, innerMap(index.field, option.name)]);
         pushPosition(innerMap(index.field, option.name), v, p);
         break;
       case "header":
@@ -521,18 +533,22 @@ interface Probe {
   lowerHeaders: Map<string, string> | null;
 }
 
+/** An object field of the error, or null (a closure made per probe would be garbage per lookup). */
+function objectOrNull<T>(v: T | null | undefined): T | null {
+  return v !== null && v !== undefined && typeof v === "object" ? v : null;
+}
+
 function newProbe(e: ClassifierInput, tool: string | undefined): Probe {
   const status = e.http_status;
-  const object = <T>(v: T | null | undefined): T | null => (v !== null && v !== undefined && typeof v === "object" ? v : null);
   return {
     kind: typeof e.kind === "string" ? e.kind : null,
     message: typeof e.message === "string" ? e.message : "",
     status: typeof status === "number" && Number.isInteger(status) ? status : null,
     providerCode: typeof e.provider_code === "string" ? e.provider_code : null,
     state: typeof e.side_effect_state === "string" ? e.side_effect_state : null,
-    headers: object(e.headers),
-    fields: object(e.fields),
-    cause: object(e.cause),
+    headers: objectOrNull(e.headers),
+    fields: objectOrNull(e.fields),
+    cause: objectOrNull(e.cause),
     tool: typeof tool === "string" ? tool : null,
     lowerMessage: null,
     lowerHeaders: null,
@@ -645,28 +661,50 @@ function gatherCandidates(index: ClassifierIndex, p: Probe): void {
     });
   }
   if (index.text.size > 0 && p.message.length >= 3) {
-    if (p.lowerMessage === null) p.lowerMessage = p.message.toLowerCase();
-    const message = p.lowerMessage;
     lookupStamp++;
-    const filter = index.textFilter;
-    for (let i = 0; i + 3 <= message.length; i++) {
-      const key = trigramKey(message, i);
-      if (filter[key & 0xffff] === 0) continue;
-      const list = index.text.get(key);
-      if (list !== undefined && textListStamps[list] !== lookupStamp) {
-        textListStamps[list] = lookupStamp;
-        addCandidates(index.textLists[list]);
-      }
+    // Most messages are ASCII: their trigrams are folded in place, with no lower-cased copy.
+    if (p.lowerMessage !== null || !addTextCandidates(index, p.message, true)) {
+      if (p.lowerMessage === null) p.lowerMessage = p.message.toLowerCase();
+      addTextCandidates(index, p.lowerMessage, false);
     }
   }
-  const fields = p.fields;
-  if (fields !== null && index.field.size > 0) {
-    for (const name of Object.keys(fields)) {
-      const byValue = index.field.get(name);
-      const value = fields[name];
-      if (byValue !== undefined && value !== undefined) addCandidates(byValue.get(value));
+  if (p.fields !== null && index.field.size > 0) {
+    // The registry declares few fields: ask for each, rather than list the error's own keys.
+    const entries = index.fieldEntries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as [string, Map<FieldValue, number[]>];
+      const value = fieldOf(p, entry[0]);
+      if (value !== undefined) addCandidates(entry[1].get(value));
     }
   }
+}
+
+/**
+ * Add the text lists of the message's trigrams (each list once per lookup). With `fold`,
+ * ASCII capitals are lower-cased on the way; a character beyond ASCII stops the scan and
+ * returns false (lower-casing it may change the text's length: the caller lower-cases the
+ * whole message and scans again). Lists added before it stay: a candidate too many is only
+ * tested and dismissed.
+ */
+function addTextCandidates(index: ClassifierIndex, message: string, fold: boolean): boolean {
+  const filter = index.textFilter;
+  let key = 0;
+  for (let i = 0; i < message.length; i++) {
+    let c = message.charCodeAt(i);
+    if (fold) {
+      if (c >= 65 && c <= 90) c += 32;
+      else if (c >= 128) return false;
+    }
+    // The key of the trigram ending here, as trigramKey makes it, rolled along.
+    key = ((key << 10) | (c & 0x3ff)) & 0x3fffffff;
+    if (i < 2 || filter[key & 0xffff] === 0) continue;
+    const list = index.text.get(key);
+    if (list !== undefined && textListStamps[list] !== lookupStamp) {
+      textListStamps[list] = lookupStamp;
+      addCandidates(index.textLists[list]);
+    }
+  }
+  return true;
 }
 
 /**
@@ -692,7 +730,7 @@ export function classifyIndex(index: ClassifierIndex, error: ClassifierInput, to
       const at = list[k] as number;
       if (best !== null && at >= best.position) break;
       const rule = index.rules[at] as CompiledRule;
-      if (conditionsHold(rule.candidateTest, p, 0)) {
+      if (rule.candidateHolds || conditionsHold(rule.candidateTest, p, 0)) {
         best = rule;
         break;
       }
