@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The failbook command line. `npm install` builds dist/: the bundled CLI when present
-// (fast start-up), else the plain compiled modules.
+// The failbook command line. `npm install` builds dist/: the bundled CLI with its code cache
+// when present (fast start-up, bin/cli-loader.js), else the plain compiled modules.
+import { loadBundledCli } from "./cli-loader.js";
 
 // A reader that closes early (`failbook render | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,9 +11,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const { main } = await import("../dist/bundle/main.js").catch((e) => {
-  if (e?.code !== "ERR_MODULE_NOT_FOUND") throw e;
-  return import("../dist/cli/main.js");
-});
+const { main } = loadBundledCli()?.exports ?? (await import("../dist/cli/main.js"));
 
 process.exitCode = await main(process.argv);

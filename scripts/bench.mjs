@@ -100,7 +100,7 @@ function micro(which, options) {
 /** Rebuild when a source is newer than dist/: the micro-benchmarks import dist/index.js. */
 function ensureBuild() {
   const newest = (dir) => readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).reduce((t, e) => Math.max(t, statSync(join(e.parentPath ?? e.path, e.name)).mtimeMs), 0);
-  const built = ["dist/index.js", "dist/bundle/main.js"].map((f) => {
+  const built = ["dist/index.js", "dist/bundle/cli.cjs"].map((f) => {
     try {
       return statSync(join(root, f)).mtimeMs;
     } catch {

@@ -74,7 +74,7 @@ export function readTextFile(path: string, options: ReadOptions = {}): string {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new FileRefused(`${shown} is ${kindOf(stats)}, not a regular file; failbook reads and writes only regular files: replace it with one, or name another path`, "not-regular");
     if (stats.size > maxBytes) throw tooLarge(shown, maxBytes);
-    return decodeUtf8(readAll(fd, maxBytes, shown), shown);
+    return decodeUtf8(readAll(fd, maxBytes, shown, stats.size), shown);
   } finally {
     closeSync(fd);
   }
@@ -100,19 +100,24 @@ export function pathExists(path: string): boolean {
   }
 }
 
-/** Read to the end, but never more than the limit: a file may grow after it was measured. */
-function readAll(fd: number, maxBytes: number, shown: string): Uint8Array {
+/**
+ * Read to the end, but never more than the limit: a file may grow after it was measured.
+ * The first read asks for the measured size and one byte more, so a file that did not grow
+ * takes one read and a second that finds the end.
+ */
+function readAll(fd: number, maxBytes: number, shown: string, size: number): Uint8Array {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.min(MB, maxBytes + 1 - total) || 1);
+    const want = total === 0 ? size + 1 : 64 * 1024;
+    const chunk = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total) || 1);
     const n = readSync(fd, chunk, 0, chunk.length, null);
     if (n === 0) break;
     total += n;
     if (total > maxBytes) throw tooLarge(shown, maxBytes);
     chunks.push(chunk.subarray(0, n));
   }
-  return Buffer.concat(chunks, total);
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
 }
 
 function tooLarge(shown: string, maxBytes: number): FileRefused {

@@ -1,0 +1,38 @@
+// Loads the bundled CLI (dist/bundle/cli.cjs) with the V8 code cache the build made for it
+// (dist/bundle/cli.cjs.cache): deserialising compiled code is several times faster than
+// parsing and compiling the bundle at every start. A cache made by another Node version is
+// rejected by V8 and the bundle compiles as usual. Both files belong to the installed package:
+// nothing is cached at run time, so nothing outside the package can supply code.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import vm from "node:vm";
+
+export const BUNDLE = fileURLToPath(new URL("../dist/bundle/cli.cjs", import.meta.url));
+export const CODE_CACHE = `${BUNDLE}.cache`;
+
+/** The bundle's exports and its compiled script; undefined when there is no bundle (an unbundled build). */
+export function loadBundledCli() {
+  let source;
+  try {
+    source = readFileSync(BUNDLE, "utf8");
+  } catch (e) {
+    if (e.code === "ENOENT") return undefined;
+    throw e;
+  }
+  let cachedData;
+  try {
+    cachedData = readFileSync(CODE_CACHE);
+  } catch {
+    // no cache: compile
+  }
+  // The CommonJS wrapper on the bundle's first line, so that line numbers in stack traces hold.
+  // Code from V8's cache cannot call import() on Node 20: the bundle imports its ES module
+  // entries (the terminal views) through __failbookImport, relative to itself.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __failbookImport) {${source}\n})`, { filename: BUNDLE, cachedData });
+  const module = { exports: {} };
+  const importBeside = (specifier) => import(new URL(specifier, pathToFileURL(BUNDLE)).href);
+  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE), importBeside);
+  return { exports: module.exports, script };
+}
