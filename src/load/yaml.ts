@@ -15,6 +15,7 @@
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "../model/finding.js";
+import { parseFast, type ImplicitType } from "./fast-yaml.js";
 
 export interface YamlError {
   message: string;
@@ -43,7 +44,7 @@ export interface YamlSource {
   position(offset: number): Position;
 }
 
-interface Frame {
+export interface Frame {
   start: number;
   kind: string | null;
   result: unknown;
@@ -78,6 +79,8 @@ const MAX_EXPANDED_NODES = 5_000_000;
 
 // Core schema (YAML 1.2: `off`, `yes` stay strings, no timestamps) plus merge keys.
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
+/** The schema's implicit types, in the order js-yaml tries them on a plain scalar. */
+const IMPLICIT_TYPES = (SCHEMA as unknown as { compiledImplicit: ImplicitType[] }).compiledImplicit;
 
 export interface ParseOptions {
   /**
@@ -85,6 +88,8 @@ export interface ParseOptions {
    * (lint, in the registry): it saves the second parse. Positions are the same either way.
    */
   recordAll?: boolean;
+  /** Parse with js-yaml alone, never the fast path (fast-yaml.ts): the tests compare the two. */
+  jsYamlOnly?: boolean;
 }
 
 export function parseYaml(file: string, source: string, options: ParseOptions = {}): YamlSource {
@@ -101,7 +106,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
   const anchored = text.includes("&");
   let parsed: Parsed;
   try {
-    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : SHALLOW_DEPTH);
+    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : SHALLOW_DEPTH, options.jsYamlOnly !== true);
   } catch (e) {
     return { file, text: source, documents: [], position, error: syntaxError(e, text, lines) };
   }
@@ -116,7 +121,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
   return { file, text: source, documents, position };
 }
 
-interface Parsed {
+export interface Parsed {
   values: unknown[];
   roots: Frame[];
   /** How deep nodes were recorded (Infinity: every node). */
@@ -135,7 +140,10 @@ interface Trees {
 }
 
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
-function parseRecorded(text: string, file: string, depth: number): Parsed {
+function parseRecorded(text: string, file: string, depth: number, fast = true): Parsed {
+  // Most project files are of the plain kind the fast path reads; it declines everything else.
+  const quick = fast ? parseFast(text, depth, IMPLICIT_TYPES) : undefined;
+  if (quick) return quick;
   const roots: Frame[] = [];
   const stack: Frame[] = [];
   const values: unknown[] = [];

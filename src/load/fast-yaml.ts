@@ -1,0 +1,560 @@
+/**
+ * A fast path for the YAML that failbook projects are written in: block mappings and
+ * sequences, one-line flow collections, plain and quoted one-line scalars, comments and `---`
+ * separators. It yields exactly what js-yaml yields for such text (the same values, scalars
+ * resolved by the same schema's types) and frames of the same shape, in a fraction of the
+ * time: most of a large project's load was js-yaml.
+ *
+ * It declines anything else by returning undefined, and the caller parses the whole file with
+ * js-yaml: anchors, aliases and tags, block scalars, multi-line scalars and flow collections,
+ * complex and duplicate keys, merge keys, `__proto__`, tabs, carriage returns, directives,
+ * empty documents, and every error. So each error message, and the handling of every hostile
+ * construct (SPEC 16), stays js-yaml's: this path only ever reads text js-yaml reads cleanly.
+ */
+import type { Frame, Parsed } from "./yaml.js";
+
+/** What a schema's implicit type offers: js-yaml's `Type`, as far as resolving a plain scalar goes. */
+export interface ImplicitType {
+  resolve(data: string): boolean;
+  construct(data: string): unknown;
+}
+
+/** js-yaml refuses a stream holding any of these: such a file is its to report. */
+const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+
+class Decline extends Error {}
+const DECLINE = new Decline();
+
+const SPACE = 32;
+const NEWLINE = 10;
+const HASH = 35;
+const DASH = 45;
+const COLON = 58;
+const COMMA = 44;
+
+/**
+ * The documents of `text` and their frames (recorded `depth` levels deep), or undefined when
+ * the text is not of the kind this path reads. `text` has no byte order mark.
+ */
+export function parseFast(text: string, depth: number, types: readonly ImplicitType[]): Parsed | undefined {
+  if (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text)) return undefined;
+  try {
+    return new FastParser(text, depth, types).stream();
+  } catch (e) {
+    if (e === DECLINE) return undefined;
+    throw e;
+  }
+}
+
+class FastParser {
+  private pos = 0;
+  /** Start of the current line, and its indentation (-1: past the end). */
+  private lineStart = 0;
+  private indent = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly depth: number,
+    private readonly types: readonly ImplicitType[],
+  ) {}
+
+  stream(): Parsed {
+    const values: unknown[] = [];
+    const roots: Frame[] = [];
+    this.skipBlankLines();
+    // A stream of one document may open with `---`; each further `---` opens the next.
+    if (this.atSeparator()) {
+      this.nextLine();
+      this.skipBlankLines();
+    }
+    for (;;) {
+      // pos at the document's first token (skipBlankLines is only ever called at a line's end).
+      if (this.indent !== 0 || this.atSeparator()) throw DECLINE; // an empty document, or one that does not start at column 1
+      const frame = this.frame(0, this.pos);
+      const value = this.blockNode(0, frame);
+      values.push(value);
+      if (frame) roots.push(this.close(frame, "", value));
+      // Every block ends on the next line holding something.
+      if (this.indent < 0) break;
+      if (!this.atSeparator()) throw DECLINE;
+      this.nextLine();
+      this.skipBlankLines();
+    }
+    return { values, roots, depth: this.depth };
+  }
+
+  // ---- lines -------------------------------------------------------------------------
+
+  /**
+   * From a line's start or end, move to the next line that holds something other than a
+   * comment: pos at its first token, `indent` its column (-1 at the end of the text).
+   */
+  private skipBlankLines(): void {
+    const t = this.text;
+    for (;;) {
+      if (this.pos >= t.length) {
+        this.indent = -1;
+        this.lineStart = this.pos = t.length;
+        return;
+      }
+      this.lineStart = this.pos;
+      let i = this.pos;
+      while (t.charCodeAt(i) === SPACE) i++;
+      const c = t.charCodeAt(i);
+      if (c === NEWLINE || i >= t.length || c === HASH) {
+        const end = t.indexOf("\n", i);
+        this.pos = end < 0 ? t.length : end + 1;
+        continue;
+      }
+      this.indent = i - this.lineStart;
+      this.pos = i;
+      return;
+    }
+  }
+
+  private nextLine(): void {
+    const end = this.text.indexOf("\n", this.pos);
+    this.pos = end < 0 ? this.text.length : end + 1;
+  }
+
+  /** A line that is `---` (with nothing after it but a comment) separates documents; `...` and directives are declined. */
+  private atSeparator(): boolean {
+    const t = this.text;
+    if (this.indent !== 0) return false;
+    const p = this.pos;
+    if (t.charCodeAt(p) === 37 /* % */) throw DECLINE;
+    const three = t.slice(p, p + 3);
+    if (three !== "---" && three !== "...") return false;
+    const after = t.charCodeAt(p + 3);
+    if (!(p + 3 >= t.length || after === NEWLINE || after === SPACE)) throw DECLINE; // "---x": js-yaml's to read
+    if (three === "...") throw DECLINE;
+    this.pos = p + 3;
+    this.restOfLine();
+    this.pos = p;
+    return true;
+  }
+
+  /** Only spaces and a comment may follow: else decline. Leaves pos at the line's end. */
+  private restOfLine(): void {
+    const t = this.text;
+    let i = this.pos;
+    while (t.charCodeAt(i) === SPACE) i++;
+    if (i < t.length && t.charCodeAt(i) !== NEWLINE) {
+      if (t.charCodeAt(i) !== HASH || i === this.pos) throw DECLINE;
+      const end = t.indexOf("\n", i);
+      i = end < 0 ? t.length : end;
+    }
+    this.pos = i;
+  }
+
+  // ---- frames ------------------------------------------------------------------------
+
+  /** A frame for a node `level` levels deep (0: a document), or null when nodes so deep are not recorded. */
+  private frame(level: number, start: number): Frame | null {
+    if (level >= this.depth) return null;
+    return { start, kind: null, result: undefined, children: null, truncated: level + 1 === this.depth, slots: null };
+  }
+
+  private close(frame: Frame, kind: string, value: unknown): Frame {
+    frame.kind = kind === "" ? (Array.isArray(value) ? "sequence" : value !== null && typeof value === "object" ? "mapping" : "scalar") : kind;
+    frame.result = value;
+    return frame;
+  }
+
+  private child(parent: Frame | null, frame: Frame | null): void {
+    if (parent && frame && !parent.truncated) (parent.children ??= []).push(frame);
+  }
+
+  // ---- block nodes -------------------------------------------------------------------
+
+  /** The block node at pos (a line's first token, at `indent`). */
+  private blockNode(level: number, frame: Frame | null): unknown {
+    const t = this.text;
+    const c = t.charCodeAt(this.pos);
+    if (c === DASH && this.isSpaceOrEnd(this.pos + 1)) return this.blockSequence(this.indent, level, frame);
+    if (this.keyAhead()) return this.blockMapping(this.indent, level, frame);
+    throw DECLINE; // a document or value that is a lone scalar on its own lines
+  }
+
+  private isSpaceOrEnd(i: number): boolean {
+    const c = this.text.charCodeAt(i);
+    return i >= this.text.length || c === SPACE || c === NEWLINE;
+  }
+
+  /** Does the line at pos start with `key:` (a plain or quoted key, then a colon and a space or the line's end)? */
+  private keyAhead(): boolean {
+    const save = this.pos;
+    const key = this.scanKey();
+    this.pos = save;
+    return key !== null;
+  }
+
+  /** A key and its colon; pos after the colon. */
+  private key(): string {
+    const key = this.scanKey();
+    if (key === null) throw DECLINE;
+    return key;
+  }
+
+  /** A key and its colon, pos after the colon; null (pos anywhere) when the line does not start with one. */
+  private scanKey(): string | null {
+    const t = this.text;
+    const c = t.charCodeAt(this.pos);
+    let key: string;
+    if (c === 39 /* ' */ || c === 34 /* " */) {
+      // A quoted key is rare: its scan may decline the whole file.
+      key = this.quoted();
+    } else {
+      const start = this.pos;
+      if (!this.plainStart(start, false)) return null;
+      let i = start;
+      // A plain key ends at ": " or ":" at the line's end; it holds no " #".
+      for (;;) {
+        const d = t.charCodeAt(i);
+        if (i >= t.length || d === NEWLINE) return null;
+        if (d === COLON && this.isSpaceOrEnd(i + 1)) break;
+        if (d === HASH && t.charCodeAt(i - 1) === SPACE) return null;
+        i++;
+      }
+      let end = i;
+      while (t.charCodeAt(end - 1) === SPACE) end--;
+      key = t.slice(start, end);
+      // A key that resolves to anything but itself (null, true, 12) is js-yaml's to stringify.
+      if (this.resolvesToOther(key)) throw DECLINE;
+      this.pos = i;
+    }
+    if (t.charCodeAt(this.pos) !== COLON || !this.isSpaceOrEnd(this.pos + 1)) return null;
+    this.pos++;
+    if (key === "__proto__" || key === "<<") throw DECLINE;
+    return key;
+  }
+
+  /** Keys repeat (every verdict has a `code:`): each is resolved once. */
+  private readonly keyResolves = new Map<string, boolean>();
+
+  private resolvesToOther(plain: string): boolean {
+    let known = this.keyResolves.get(plain);
+    if (known === undefined) {
+      known = this.types.some((type) => type.resolve(plain));
+      this.keyResolves.set(plain, known);
+    }
+    return known;
+  }
+
+  private blockMapping(indent: number, level: number, frame: Frame | null): Record<string, unknown> {
+    const t = this.text;
+    const map: Record<string, unknown> = {};
+    for (;;) {
+      const keyStart = this.pos;
+      const key = this.key();
+      if (Object.prototype.hasOwnProperty.call(map, key)) throw DECLINE; // js-yaml reports the duplicate
+      const keyFrame = this.frame(level + 1, keyStart);
+      if (keyFrame) this.close(keyFrame, "scalar", key);
+      // The value: on this line, or the block below; js-yaml opens it where the colon ends.
+      const valueFrame = this.frame(level + 1, this.pos);
+      let i = this.pos;
+      while (t.charCodeAt(i) === SPACE) i++;
+      let value: unknown;
+      if (i >= t.length || t.charCodeAt(i) === NEWLINE || (t.charCodeAt(i) === HASH && i > this.pos)) {
+        this.pos = i;
+        this.restOfLine();
+        this.skipBlankLines();
+        // A nested block, deeper; or a sequence at the key's own column ("key:\n- a").
+        if (this.indent > indent || (this.indent === indent && t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1))) {
+          if (valueFrame) valueFrame.start = this.pos;
+          value = this.blockNode(level + 1, valueFrame);
+        } else throw DECLINE; // an empty value: where js-yaml places it is its own
+      } else {
+        if (i === this.pos) throw DECLINE;
+        this.pos = i;
+        if (valueFrame) valueFrame.start = i;
+        value = this.inlineValue(level + 1, valueFrame, indent);
+        this.skipBlankLines();
+      }
+      map[key] = value;
+      if (valueFrame) this.close(valueFrame, "", value);
+      this.child(frame, keyFrame);
+      this.child(frame, valueFrame);
+      if (this.indent < indent || this.atDocumentEdge()) break;
+      if (this.indent > indent) throw DECLINE; // a continuation line (a multi-line scalar) or bad indentation
+      if (t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1)) break; // a sequence after a key's compact one
+    }
+    if (frame) this.close(frame, "mapping", map);
+    return map;
+  }
+
+  /** At the end of the text, or at a `---` line (which ends every block). */
+  private atDocumentEdge(): boolean {
+    if (this.indent !== 0) return this.indent < 0;
+    const three = this.text.slice(this.pos, this.pos + 3);
+    if (three !== "---" && three !== "...") return false;
+    if (three === "..." || !this.isSpaceOrEnd(this.pos + 3)) throw DECLINE;
+    return true;
+  }
+
+  private blockSequence(indent: number, level: number, frame: Frame | null): unknown[] {
+    const t = this.text;
+    const list: unknown[] = [];
+    for (;;) {
+      // pos at the dash
+      this.pos++;
+      const itemFrame = this.frame(level + 1, this.pos);
+      let i = this.pos;
+      while (t.charCodeAt(i) === SPACE) i++;
+      let value: unknown;
+      if (i >= t.length || t.charCodeAt(i) === NEWLINE || (t.charCodeAt(i) === HASH && i > this.pos)) {
+        this.pos = i;
+        this.restOfLine();
+        this.skipBlankLines();
+        if (this.indent > indent && !this.atDocumentEdge()) {
+          if (itemFrame) itemFrame.start = this.pos;
+          value = this.blockNode(level + 1, itemFrame);
+        } else throw DECLINE; // an empty item
+      } else {
+        if (i === this.pos) throw DECLINE;
+        this.pos = i;
+        if (itemFrame) itemFrame.start = i;
+        const c = t.charCodeAt(i);
+        if (c === DASH && this.isSpaceOrEnd(i + 1)) throw DECLINE; // "- - a"
+        if (this.keyAhead()) {
+          // "- key: value": a mapping whose column is the key's.
+          this.indent = i - this.lineStart;
+          value = this.blockMapping(this.indent, level + 1, itemFrame);
+        } else {
+          value = this.inlineValue(level + 1, itemFrame, indent);
+          this.skipBlankLines();
+        }
+      }
+      list.push(value);
+      if (itemFrame) this.close(itemFrame, "", value);
+      this.child(frame, itemFrame);
+      if (this.indent < indent || this.atDocumentEdge()) break;
+      if (this.indent > indent) throw DECLINE;
+      if (!(t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1))) break; // the mapping this sequence is a value in goes on
+    }
+    if (frame) this.close(frame, "sequence", list);
+    return list;
+  }
+
+  /**
+   * A value that starts on the current line after a key or a dash: a flow collection, a
+   * quoted or a plain scalar, all ending on this line (followed at most by a comment).
+   */
+  private inlineValue(level: number, frame: Frame | null, parentIndent: number): unknown {
+    const t = this.text;
+    const c = t.charCodeAt(this.pos);
+    let value: unknown;
+    if (c === 91 /* [ */ || c === 123 /* { */) value = this.flow(level, frame);
+    else if (c === 39 || c === 34) {
+      value = this.quoted();
+      if (frame) this.close(frame, "scalar", value);
+    } else {
+      value = this.plainInline(parentIndent);
+      if (frame) this.close(frame, "scalar", value);
+    }
+    this.restOfLine();
+    return value;
+  }
+
+  /** Can a plain scalar start at i? In flow context, also not at a flow indicator. */
+  private plainStart(i: number, inFlow: boolean): boolean {
+    const c = this.text.charCodeAt(i);
+    if (i >= this.text.length || c === SPACE || c === NEWLINE) return false;
+    // Indicators: - ? : , [ ] { } # & * ! | > ' " % @ `
+    if (c === DASH) {
+      const d = this.text.charCodeAt(i + 1);
+      return !(i + 1 >= this.text.length || d === SPACE || d === NEWLINE || (inFlow && (d === COMMA || d === 93 || d === 125 || d === 91 || d === 123)));
+    }
+    return !"?:,[]{}#&*!|>'\"%@`".includes(this.text[i] as string);
+  }
+
+  /** A plain scalar to the line's end (or a comment), resolved by the schema. */
+  private plainInline(parentIndent: number): unknown {
+    const t = this.text;
+    const start = this.pos;
+    if (!this.plainStart(start, false)) throw DECLINE;
+    let i = start;
+    for (; i < t.length; i++) {
+      const d = t.charCodeAt(i);
+      if (d === NEWLINE) break;
+      if (d === COLON && this.isSpaceOrEnd(i + 1)) throw DECLINE; // "a: b: c"
+      if (d === HASH && t.charCodeAt(i - 1) === SPACE) break;
+    }
+    let end = i;
+    while (t.charCodeAt(end - 1) === SPACE) end--;
+    this.pos = end;
+    // A following line indented past the parent would continue this scalar: js-yaml folds those.
+    const save = this.pos;
+    this.restOfLine();
+    this.skipBlankLines();
+    const continues = this.indent > parentIndent && !this.atDocumentEdge();
+    this.pos = save;
+    if (continues) throw DECLINE;
+    return this.resolvePlain(t.slice(start, end));
+  }
+
+  private resolvePlain(plain: string): unknown {
+    for (const type of this.types) if (type.resolve(plain)) return type.construct(plain);
+    return plain;
+  }
+
+  /** A quoted scalar on one line; pos after its closing quote. */
+  private quoted(): string {
+    const t = this.text;
+    const q = t.charCodeAt(this.pos);
+    let i = this.pos + 1;
+    let out = "";
+    let from = i;
+    for (;;) {
+      if (i >= t.length) throw DECLINE;
+      const c = t.charCodeAt(i);
+      if (c === NEWLINE) throw DECLINE; // a multi-line quoted scalar folds: js-yaml's
+      if (q === 39) {
+        if (c === 39) {
+          if (t.charCodeAt(i + 1) === 39) {
+            out += t.slice(from, i + 1);
+            i += 2;
+            from = i;
+            continue;
+          }
+          out += t.slice(from, i);
+          break;
+        }
+      } else if (c === 34) {
+        out += t.slice(from, i);
+        break;
+      } else if (c === 92 /* \ */) {
+        out += t.slice(from, i);
+        const e = t[i + 1];
+        const simple = e === undefined ? undefined : ESCAPES[e];
+        if (simple !== undefined) {
+          out += simple;
+          i += 2;
+        } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(t.slice(i + 2, i + 6))) {
+          out += String.fromCharCode(parseInt(t.slice(i + 2, i + 6), 16));
+          i += 6;
+        } else throw DECLINE;
+        from = i;
+        continue;
+      }
+      i++;
+    }
+    this.pos = i + 1;
+    return out;
+  }
+
+  // ---- flow collections --------------------------------------------------------------
+
+  /** A flow collection that closes on this line. */
+  private flow(level: number, frame: Frame | null): unknown {
+    const t = this.text;
+    const open = t.charCodeAt(this.pos);
+    const close = open === 91 ? 93 : 125;
+    this.pos++;
+    const list: unknown[] = [];
+    const map: Record<string, unknown> = {};
+    const value = open === 91 ? list : map;
+    let first = true;
+    for (;;) {
+      this.flowSpace();
+      if (t.charCodeAt(this.pos) === close) {
+        this.pos++;
+        break;
+      }
+      if (!first) {
+        if (t.charCodeAt(this.pos) !== COMMA) throw DECLINE;
+        this.pos++;
+        this.flowSpace();
+        if (t.charCodeAt(this.pos) === close) throw DECLINE; // a trailing comma
+      }
+      first = false;
+      if (open === 91) {
+        const itemFrame = this.frame(level + 1, this.pos);
+        const item = this.flowValue(level + 1, itemFrame);
+        this.flowSpace();
+        if (t.charCodeAt(this.pos) === COLON) throw DECLINE; // [a: b], a single-pair mapping
+        list.push(item);
+        if (itemFrame) this.close(itemFrame, "", item);
+        this.child(frame, itemFrame);
+      } else {
+        const keyStart = this.pos;
+        const key = this.flowKey();
+        if (Object.prototype.hasOwnProperty.call(map, key)) throw DECLINE;
+        const keyFrame = this.frame(level + 1, keyStart);
+        if (keyFrame) this.close(keyFrame, "scalar", key);
+        const valueFrame = this.frame(level + 1, this.pos);
+        this.flowSpace();
+        if (valueFrame) valueFrame.start = this.pos;
+        const item = this.flowValue(level + 1, valueFrame);
+        map[key] = item;
+        if (valueFrame) this.close(valueFrame, "", item);
+        this.child(frame, keyFrame);
+        this.child(frame, valueFrame);
+      }
+    }
+    if (frame) this.close(frame, open === 91 ? "sequence" : "mapping", value);
+    return value;
+  }
+
+  private flowSpace(): void {
+    const t = this.text;
+    while (t.charCodeAt(this.pos) === SPACE) this.pos++;
+    const c = t.charCodeAt(this.pos);
+    if (this.pos >= t.length || c === NEWLINE || c === HASH) throw DECLINE; // a flow collection over several lines
+  }
+
+  /** `key:` in a flow mapping (the colon followed by a space); pos after the colon. */
+  private flowKey(): string {
+    const t = this.text;
+    let key: string;
+    if (t.charCodeAt(this.pos) === 39 || t.charCodeAt(this.pos) === 34) key = this.quoted();
+    else {
+      const plain = this.flowPlain();
+      if (typeof plain !== "string" || this.resolvesToOther(plain)) throw DECLINE;
+      key = plain;
+    }
+    if (t.charCodeAt(this.pos) !== COLON || t.charCodeAt(this.pos + 1) !== SPACE) throw DECLINE;
+    this.pos++;
+    if (key === "__proto__" || key === "<<") throw DECLINE;
+    return key;
+  }
+
+  private flowValue(level: number, frame: Frame | null): unknown {
+    const t = this.text;
+    const c = t.charCodeAt(this.pos);
+    if (c === 91 || c === 123) return this.flow(level, frame);
+    let value: unknown;
+    if (c === 39 || c === 34) value = this.quoted();
+    else {
+      const plain = this.flowPlain();
+      value = this.resolvePlain(plain);
+    }
+    if (frame) this.close(frame, "scalar", value);
+    return value;
+  }
+
+  /** A plain scalar in flow context: up to `, ] }` or `: `, trimmed. */
+  private flowPlain(): string {
+    const t = this.text;
+    const start = this.pos;
+    if (!this.plainStart(start, true)) throw DECLINE;
+    let i = start;
+    for (; i < t.length; i++) {
+      const d = t.charCodeAt(i);
+      if (d === NEWLINE || d === COMMA || d === 93 || d === 125 || d === 91 || d === 123) break;
+      if (d === COLON) {
+        const e = t.charCodeAt(i + 1);
+        if (e === SPACE || e === COMMA || e === 93 || e === 125) break;
+        throw DECLINE; // "a:b" in flow context: js-yaml's reading
+      }
+      if (d === HASH && t.charCodeAt(i - 1) === SPACE) throw DECLINE;
+    }
+    let end = i;
+    while (t.charCodeAt(end - 1) === SPACE) end--;
+    this.pos = end;
+    return t.slice(start, end);
+  }
+}
+
+/** The one-character escapes of a double-quoted scalar this path reads (others: js-yaml's). */
+const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", "0": "\0" };

@@ -1,0 +1,203 @@
+/**
+ * The fast YAML path (src/load/fast-yaml.ts) against js-yaml: on every text it either
+ * declines or gives exactly js-yaml's documents, and every key and value is located where
+ * js-yaml's parse locates it. Texts: the repository's own YAML, the benchmark's catalogue
+ * style, random documents in many styles, and random mutations of them (which js-yaml
+ * often refuses: then the fast path must decline).
+ */
+import fc from "fast-check";
+import jsyaml from "js-yaml";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { describe, expect, it } from "vitest";
+import { parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
+import { parseYaml } from "../src/load/yaml.js";
+import type { PathSegment } from "../src/model/finding.js";
+
+const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
+const TYPES = (SCHEMA as unknown as { compiledImplicit: ImplicitType[] }).compiledImplicit;
+
+function jsYaml(text: string): unknown[] | "error" {
+  try {
+    return jsyaml.loadAll(text, undefined, { schema: SCHEMA });
+  } catch {
+    return "error";
+  }
+}
+
+function paths(value: unknown, path: PathSegment[] = [], out: PathSegment[][] = []): PathSegment[][] {
+  out.push(path);
+  if (value !== null && typeof value === "object") for (const key of Object.keys(value)) paths((value as Record<string, unknown>)[key], [...path, Array.isArray(value) ? Number(key) : key], out);
+  return out;
+}
+
+/** Declined, or equal to js-yaml in values and in every position; returns whether the fast path read it. */
+function agrees(text: string): boolean {
+  const fast = parseFast(text, Infinity, TYPES);
+  const expected = jsYaml(text);
+  if (fast === undefined) return false;
+  expect(expected, `the fast path read a text js-yaml refuses:\n${text}`).not.toBe("error");
+  expect(isDeepStrictEqual(fast.values, expected), `values differ for:\n${text}\nfast: ${JSON.stringify(fast.values)}\njs-yaml: ${JSON.stringify(expected)}`).toBe(true);
+  const quick = parseYaml("a.yaml", text, { recordAll: true });
+  const slow = parseYaml("a.yaml", text, { recordAll: true, jsYamlOnly: true });
+  for (const [i, doc] of quick.documents.entries()) {
+    for (const path of paths(doc.value)) {
+      for (const target of ["value", "key"] as const) {
+        const a = doc.locate(path, target);
+        const b = slow.documents[i]!.locate(path, target);
+        expect(`${a.line}:${a.column}`, `${JSON.stringify(path)} (${target}) in:\n${text}`).toBe(`${b.line}:${b.column}`);
+      }
+    }
+  }
+  // The shallow parse (the top levels recorded) locates the same.
+  const shallow = parseYaml("a.yaml", text);
+  for (const [i, doc] of shallow.documents.entries()) {
+    for (const path of paths(doc.value).slice(0, 50)) expect(doc.locate(path)).toEqual(slow.documents[i]!.locate(path));
+  }
+  return true;
+}
+
+// ---- random documents in the styles people write, and some they should not ------------
+
+// Mostly what projects hold, now and then what they should not.
+const SCALARS = ["plain", "two words", "-5", "12", "1e3", "true", "False", "null", "~", "yes", "off", "[E12] text", "é ü 日本", "it's", 'say "hi"', "3.50", "0", "svc0.op_1", "x-request-id", "a#b", "a:b"];
+const NASTY = [
+  "0x1F", "0o17", ".inf", "-.Inf", ".NaN", "NULL", "a: b", "#hash", "a #b", "back\\slash", "tab\there", "line\nbreak", "{x}", "x,y", "- dash",
+  "", " lead", "trail ", "@at", "`tick", "%pct", "&anchor", "*alias", "!tag", "|pipe", ">fold", "?q", ":c", "__proto__", "<<", "-0", "1_000",
+];
+const KEYS = ["code", "class", "kind", "http_status", "x-should-retry", "a b", "é", "K", "match", "examples"];
+const NASTY_KEYS = ["1", "true", "null", "__proto__", "<<", "k:v", "#k", "'q'", "-k", "a #b"];
+
+const scalarArb = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...SCALARS) }, { weight: 1, arbitrary: fc.constantFrom(...NASTY) });
+const keyArb = fc.oneof({ weight: 20, arbitrary: fc.constantFrom(...KEYS) }, { weight: 1, arbitrary: fc.constantFrom(...NASTY_KEYS) });
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+const json: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.oneof(scalarArb, fc.constantFrom<Json>(0, 1.5, -3, true, false, null)),
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(keyArb, tie("value"), { maxKeys: 4 }),
+  ),
+})).value;
+
+/** A scalar written plain, single- or double-quoted (quoting as JSON does: YAML reads that too). */
+function scalarText(v: Json, style: number): string {
+  if (typeof v !== "string") return String(v);
+  if (style % 3 === 0) return v;
+  if (style % 3 === 1) return `'${v.replace(/'/g, "''")}'`;
+  return JSON.stringify(v);
+}
+
+function flowText(v: Json, style: number): string {
+  if (Array.isArray(v)) return `[${v.map((x, i) => flowText(x, style + i)).join(", ")}]`;
+  if (v !== null && typeof v === "object") return `{ ${Object.entries(v).map(([k, x], i) => `${scalarText(k, style + i)}: ${flowText(x, style + i + 1)}`).join(", ")} }`;
+  return scalarText(v, style);
+}
+
+function blockText(v: Json, indent: string, style: number): string {
+  const comment = style % 5 === 0 ? "  # note" : "";
+  if (Array.isArray(v)) {
+    if (v.length === 0) return `${indent}[]\n`;
+    return v.map((x, i) => (x !== null && typeof x === "object" && style % 2 === 0 ? `${indent}- ${blockText(x, `${indent}  `, style + i).trimStart()}` : `${indent}- ${inline(x, style + i)}${comment}\n`)).join("");
+  }
+  if (v !== null && typeof v === "object") {
+    if (Object.keys(v).length === 0) return `${indent}{}\n`;
+    return Object.entries(v)
+      .map(([k, x], i) => {
+        const key = scalarText(k, style + i);
+        if (x !== null && typeof x === "object" && style % 3 !== 2) return `${indent}${key}:${comment}\n${style % 7 === 0 ? "\n" : ""}${blockText(x, Array.isArray(x) && style % 4 === 1 ? indent : `${indent}  `, style + i + 1)}`;
+        return `${indent}${key}: ${inline(x, style + i)}${comment}\n`;
+      })
+      .join("");
+  }
+  return `${indent}${inline(v, style)}\n`;
+}
+
+const inline = (v: Json, style: number): string => (v !== null && typeof v === "object" ? flowText(v, style) : scalarText(v, style));
+
+const documentText = fc.tuple(fc.array(fc.tuple(fc.dictionary(keyArb, json, { minKeys: 1, maxKeys: 5 }), fc.nat(1000)), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([docs, marker]) =>
+  (marker ? "---\n" : "") + docs.map(([v, style]) => blockText(v, "", style)).join("---\n"),
+);
+
+describe("the fast YAML path", () => {
+  it("reads the repository's YAML as js-yaml does, or declines it", () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        if (["node_modules", ".git", "dist", ".bench"].includes(name)) continue;
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\.ya?ml$/.test(name)) files.push(path);
+      }
+    };
+    for (const dir of ["playbooks", "examples", "docs", "test"]) walk(dir);
+    let read = 0;
+    for (const file of files) if (agrees(readFileSync(file, "utf8").replace(/^\uFEFF/, ""))) read++;
+    // Most of them are of the plain kind it is for.
+    expect(read).toBeGreaterThan(files.length / 2);
+  });
+
+  it("reads the benchmark catalogue's style (block lists of maps, short maps in flow style)", async () => {
+    const { catalogue, toYaml, fixtures } = (await import("../scripts/bench/generate.mjs")) as unknown as {
+      catalogue: (n: number) => { verdicts: { code: string; rules: unknown[] }[] };
+      fixtures: (cat: unknown, n: number) => unknown[];
+      toYaml: (v: unknown) => string;
+    };
+    const cat = catalogue(60);
+    const registry = toYaml({ verdicts: cat.verdicts.map((v) => ({ code: v.code, match: v.rules })) });
+    expect(agrees(registry)).toBe(true);
+    expect(agrees(fixtures(cat, 60).map((f) => toYaml(f)).join("---\n"))).toBe(true);
+  });
+
+  it("on random documents: declines, or gives js-yaml's values and positions", () => {
+    let read = 0;
+    fc.assert(
+      fc.property(documentText, (text) => {
+        if (agrees(text)) read++;
+      }),
+      { numRuns: 1500, seed: 20261123 },
+    );
+    // Not a path that declines everything.
+    console.log(`fast path read ${read} of 1500 random documents`);
+    expect(read).toBeGreaterThan(300);
+  });
+
+  it("on random mutations of valid documents (a character inserted, removed or replaced): declines, or agrees", () => {
+    const mutation = fc.tuple(documentText, fc.array(fc.tuple(fc.nat(), fc.constantFrom("del", "ins", "rep"), fc.constantFrom(" ", "\n", ":", "-", "#", "'", '"', "[", "]", "{", "}", ",", "a", "\\", "&", "*", "!", "|", "?", "\t", "\r")), { minLength: 1, maxLength: 3 }));
+    fc.assert(
+      fc.property(mutation, ([text, edits]) => {
+        let t = text;
+        for (const [at, op, ch] of edits) {
+          const i = t.length === 0 ? 0 : at % t.length;
+          t = op === "del" ? t.slice(0, i) + t.slice(i + 1) : op === "ins" ? t.slice(0, i) + ch + t.slice(i) : t.slice(0, i) + ch + t.slice(i + 1);
+        }
+        agrees(t);
+      }),
+      { numRuns: 3000, seed: 20261123 },
+    );
+  });
+
+  it("leaves every construct it does not read to js-yaml", () => {
+    for (const text of [
+      "a: &x 1\nb: *x\n", // anchors and aliases
+      "a: !!str 1\n", // tags
+      "a: |\n  text\n", // block scalars
+      "a: plain\n  continued\n", // multi-line plain scalars
+      "a: [1,\n  2]\n", // multi-line flow
+      "a: 1\na: 2\n", // a duplicate key (js-yaml's error)
+      "__proto__: 1\n", // js-yaml defines it as an own key
+      "<<: {a: 1}\n", // merge keys
+      "a:\t1\n", // tabs
+      "a: 1\r\n", // CRLF
+      "%YAML 1.2\n---\na: 1\n", // directives
+      "a: 1\n---\n", // a trailing empty document
+      "? a\n: 1\n", // complex keys
+      "1: one\n", // keys that resolve to numbers
+      'a: "\\x41"\n', // escapes beyond JSON's
+    ]) {
+      expect(parseFast(text, Infinity, TYPES), JSON.stringify(text)).toBeUndefined();
+    }
+  });
+});
