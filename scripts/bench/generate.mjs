@@ -329,6 +329,10 @@ export function toYaml(value, indent = "") {
 // ---------------------------------------------------------------------------------------
 
 function registryDoc(cat) {
+  // Examples (SPEC 13) on most active verdicts, as a team that documents its catalogue keeps
+  // them: an error built for the verdict's first rule. Their own generator, so the catalogue
+  // and the fixtures stay what they were.
+  const ex = prng(SEED * 3 + cat.n);
   const verdicts = cat.verdicts.map((v) => {
     const c = CLASSES[v.cls];
     const doc = {
@@ -349,6 +353,10 @@ function registryDoc(cat) {
     }
     if (v.i % 20 === 7) doc.details = { type: "object", properties: { request_id: { type: "string" }, status: { type: "integer" } }, required: ["request_id"] };
     if (v.rules.length > 0) doc.match = v.rules;
+    if (v.rules.length > 0 && v.status === "active" && ex.chance(0.85)) {
+      const { error, tool } = errorFor(ex, { rule: v.rules[0], verdict: v });
+      doc.examples = [{ ...error, tool }];
+    }
     return doc;
   });
   const classes = Object.fromEntries(
