@@ -58,7 +58,16 @@ export function classifierRules(registry: Registry): { rules: ClassifierRule[]; 
   return { rules, places };
 }
 
-const listOf = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+const listOf = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v.map(flat) : [flat(v)]);
+
+/**
+ * A string of its own. A YAML parser's strings are slices of the file's text; V8 compares a
+ * slice with an adapter's string the slow way at every lookup, and the index keeps these
+ * strings for as long as it lives. (Short strings are copies already.)
+ */
+function flat<T>(v: T): T {
+  return typeof v === "string" && v.length >= 13 ? (JSON.parse(JSON.stringify(v)) as T) : v;
+}
 
 /** A YAML match rule (scalars or lists) as the classifier's conditions (lists throughout). */
 export function toConditions(rule: MatchRule): RuleConditions {
