@@ -252,25 +252,16 @@ class FastParser {
       if (keyFrame) this.close(keyFrame, "scalar", key);
       // The value: on this line, or the block below; js-yaml opens it where the colon ends.
       const valueFrame = this.frame(level + 1, this.pos);
-      let i = this.pos;
-      while (t.charCodeAt(i) === SPACE) i++;
+      const onThisLine = this.valueOnThisLine();
+      if (valueFrame) valueFrame.start = this.pos;
       let value: unknown;
-      if (i >= t.length || t.charCodeAt(i) === NEWLINE || (t.charCodeAt(i) === HASH && i > this.pos)) {
-        this.pos = i;
-        this.restOfLine();
-        this.skipBlankLines();
-        // A nested block, deeper; or a sequence at the key's own column ("key:\n- a").
-        if (this.indent > indent || (this.indent === indent && t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1))) {
-          if (valueFrame) valueFrame.start = this.pos;
-          value = this.blockNode(level + 1, valueFrame);
-        } else throw DECLINE; // an empty value: where js-yaml places it is its own
-      } else {
-        if (i === this.pos) throw DECLINE;
-        this.pos = i;
-        if (valueFrame) valueFrame.start = i;
+      if (onThisLine) {
         value = this.inlineValue(level + 1, valueFrame, indent);
         this.skipBlankLines();
-      }
+      } else if (this.indent > indent || (this.indent === indent && t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1))) {
+        // A nested block, deeper; or a sequence at the key's own column ("key:\n- a").
+        value = this.blockNode(level + 1, valueFrame);
+      } else throw DECLINE; // an empty value: where js-yaml places it is its own
       map[key] = value;
       if (valueFrame) this.close(valueFrame, "", value);
       this.child(frame, keyFrame);
@@ -281,6 +272,25 @@ class FastParser {
     }
     if (frame) this.close(frame, "mapping", map);
     return map;
+  }
+
+  /**
+   * After a key's colon or an item's dash: true, pos at the value, when one follows on this
+   * line; false, pos at the next line's first token, when the line ends there (or in a comment).
+   */
+  private valueOnThisLine(): boolean {
+    const t = this.text;
+    let i = this.pos;
+    while (t.charCodeAt(i) === SPACE) i++;
+    if (i >= t.length || t.charCodeAt(i) === NEWLINE || (t.charCodeAt(i) === HASH && i > this.pos)) {
+      this.pos = i;
+      this.restOfLine();
+      this.skipBlankLines();
+      return false;
+    }
+    if (i === this.pos) throw DECLINE;
+    this.pos = i;
+    return true;
   }
 
   /** At the end of the text, or at a `---` line (which ends every block). */
@@ -299,31 +309,21 @@ class FastParser {
       // pos at the dash
       this.pos++;
       const itemFrame = this.frame(level + 1, this.pos);
-      let i = this.pos;
-      while (t.charCodeAt(i) === SPACE) i++;
+      const onThisLine = this.valueOnThisLine();
+      if (itemFrame) itemFrame.start = this.pos;
       let value: unknown;
-      if (i >= t.length || t.charCodeAt(i) === NEWLINE || (t.charCodeAt(i) === HASH && i > this.pos)) {
-        this.pos = i;
-        this.restOfLine();
-        this.skipBlankLines();
-        if (this.indent > indent && !this.atDocumentEdge()) {
-          if (itemFrame) itemFrame.start = this.pos;
-          value = this.blockNode(level + 1, itemFrame);
-        } else throw DECLINE; // an empty item
+      if (!onThisLine) {
+        if (this.indent <= indent || this.atDocumentEdge()) throw DECLINE; // an empty item
+        value = this.blockNode(level + 1, itemFrame);
+      } else if (t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1)) {
+        throw DECLINE; // "- - a"
+      } else if (this.keyAhead()) {
+        // "- key: value": a mapping whose column is the key's.
+        this.indent = this.pos - this.lineStart;
+        value = this.blockMapping(this.indent, level + 1, itemFrame);
       } else {
-        if (i === this.pos) throw DECLINE;
-        this.pos = i;
-        if (itemFrame) itemFrame.start = i;
-        const c = t.charCodeAt(i);
-        if (c === DASH && this.isSpaceOrEnd(i + 1)) throw DECLINE; // "- - a"
-        if (this.keyAhead()) {
-          // "- key: value": a mapping whose column is the key's.
-          this.indent = i - this.lineStart;
-          value = this.blockMapping(this.indent, level + 1, itemFrame);
-        } else {
-          value = this.inlineValue(level + 1, itemFrame, indent);
-          this.skipBlankLines();
-        }
+        value = this.inlineValue(level + 1, itemFrame, indent);
+        this.skipBlankLines();
       }
       list.push(value);
       if (itemFrame) this.close(itemFrame, "", value);
