@@ -208,24 +208,42 @@ class FastParser {
       const start = this.pos;
       if (!this.plainStart(start, false)) return null;
       let i = start;
+      let hash = 0;
       // A plain key ends at ": " or ":" at the line's end; it holds no " #".
       for (;;) {
         const d = t.charCodeAt(i);
         if (i >= t.length || d === NEWLINE) return null;
         if (d === COLON && this.isSpaceOrEnd(i + 1)) break;
         if (d === HASH && t.charCodeAt(i - 1) === SPACE) return null;
+        hash = (Math.imul(hash, 31) + d) | 0;
         i++;
       }
       let end = i;
       while (t.charCodeAt(end - 1) === SPACE) end--;
-      key = t.slice(start, end);
-      // A key that resolves to anything but itself (null, true, 12) is js-yaml's to stringify.
-      if (this.resolvesToOther(key)) throw DECLINE;
+      key = this.plainKey(start, end, hash);
       this.pos = i;
     }
     if (t.charCodeAt(this.pos) !== COLON || !this.isSpaceOrEnd(this.pos + 1)) return null;
     this.pos++;
     if (key === "__proto__" || key === "<<") throw DECLINE;
+    return key;
+  }
+
+  /**
+   * Keys repeat (every verdict has a `code:`): the last key seen under each hash of its
+   * text is kept, and a key that equals it is that very string, neither sliced from the text
+   * again nor looked up among the interned strings when it becomes a property.
+   */
+  private readonly recentKeys: string[] = new Array<string>(1024).fill("");
+
+  private plainKey(start: number, end: number, hash: number): string {
+    const slot = (hash ^ (hash >>> 10)) & 1023;
+    const known = this.recentKeys[slot] as string;
+    if (known.length === end - start && known.length > 0 && this.text.startsWith(known, start)) return known;
+    const key = this.text.slice(start, end);
+    // A key that resolves to anything but itself (null, true, 12) is js-yaml's to stringify.
+    if (this.resolvesToOther(key)) throw DECLINE;
+    this.recentKeys[slot] = key;
     return key;
   }
 
