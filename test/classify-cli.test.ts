@@ -52,9 +52,10 @@ describe("failbook classify", () => {
   it.each([
     ["{kind", "--error is not valid JSON (at character 2)"],
     ["[1, 2]", "--error must be a JSON object (an adapter error), not a list"],
-    ['{"message":"x"}', '--error needs "kind", a string'],
-    ['{"kind":"x","http_status":"500"}', '--error field "http_status" must be a whole number'],
-    ['{"kind":"x","side_effect":"none"}', '--error has unknown field "side_effect"'],
+    ['{"message":"x"}', "--error: the adapter error is missing 'kind'"],
+    ['{"kind":"x","http_status":"500"}', "--error: 'http_status' must be an integer, not '500'"],
+    ['{"kind":"x","retry_after_ms":-5}', "--error: 'retry_after_ms' must be >= 0, not -5"],
+    ['{"kind":"x","side_effect":"none"}', "--error: unknown key 'side_effect' in the adapter error; did you mean 'side_effect_state'?"],
   ])("%s is one clear line and exit 2", (error, message) => {
     const r = failbook(["classify", "--error", error]);
     expect(r.code).toBe(2);

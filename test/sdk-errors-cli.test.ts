@@ -155,12 +155,12 @@ describe("classify: headers, declared fields and causes (SPEC 12)", () => {
   });
 
   it.each([
-    [{ kind: "x", headers: { "retry-after": 5 } }, '--error field "headers.retry-after" must be a string (header values are text)'],
-    [{ kind: "x", headers: ["retry-after"] }, '--error field "headers" must be an object'],
-    [{ kind: "x", fields: { errno: { nested: 1 } } }, '--error field "fields.errno" must be a string, number or boolean'],
-    [{ kind: "x", cause: { message: "no kind" } }, '--error needs "cause.kind", a string'],
-    [{ kind: "x", cause: { kind: "y", surprise: 1 } }, '--error has unknown field "cause.surprise"'],
-    [{ kind: "x", http_status: 1000 }, '--error field "http_status" must be from 100 to 999'],
+    [{ kind: "x", headers: { "retry-after": 5 } }, `--error field "headers.retry-after": 'retry-after' must be a string, not 5`],
+    [{ kind: "x", headers: ["retry-after"] }, "--error: 'headers' must be a mapping, not a list"],
+    [{ kind: "x", fields: { errno: { nested: 1 } } }, `--error field "fields.errno": 'errno' must be a string, a number or true or false, not a mapping`],
+    [{ kind: "x", cause: { message: "no kind" } }, `--error: 'cause' is missing 'kind'`],
+    [{ kind: "x", cause: { kind: "y", surprise: 1 } }, `--error field "cause.surprise": unknown key 'surprise' in 'cause'`],
+    [{ kind: "x", http_status: 1000 }, "--error: 'http_status' must be <= 999, not 1000"],
   ])("%j is one clear line and exit 2", (error, message) => {
     const r = classify(error);
     expect(r.code).toBe(2);

@@ -1,6 +1,7 @@
 /** `failbook classify`: which verdict one adapter error gets, by which rule, and what the playbook does. */
 import { Option } from "commander";
 import type { AdapterError } from "../model/fixture.js";
+import { adapterErrorProblems } from "../load/schema.js";
 import { UsageError } from "../model/errors.js";
 import type { Position } from "../model/finding.js";
 import { hasFieldType, type Registry, sideEffectOf } from "../model/registry.js";
@@ -16,7 +17,6 @@ import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor 
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json"] as const;
-const SIDE_EFFECT_STATES = ["none", "unknown", "committed"];
 const EXAMPLE = `--error '{"kind":"409_conflict","message":"idempotency_key already processed"}'`;
 
 interface ClassifyFlags {
@@ -156,44 +156,19 @@ export function parseAdapterError(text: string): AdapterError | undefined {
   }
   if (value === null) return undefined;
   if (typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--error must be a JSON object (an adapter error), not ${Array.isArray(value) ? "a list" : `a ${typeof value}`}; for example ${EXAMPLE}`);
-  const o = value as Record<string, unknown>;
-  const problem = adapterErrorProblem(o);
-  if (problem) throw new UsageError(`--error ${problem}; for example ${EXAMPLE}`);
-  return o as unknown as AdapterError;
-}
-
-const KNOWN_FIELDS = ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"];
-
-/** What is wrong with an adapter error given on the command line, naming the path to it; undefined when nothing is. */
-function adapterErrorProblem(o: Record<string, unknown>, at = "", depth = 0): string | undefined {
-  const field = (key: string) => `field "${at}${key}"`;
-  if (typeof o.kind !== "string") return `needs "${at}kind", a string (the adapter's own error kind)`;
-  for (const key of ["message", "provider_code"]) if (o[key] !== undefined && typeof o[key] !== "string") return `${field(key)} must be a string`;
-  for (const key of ["http_status", "retry_after_ms"]) {
-    if (o[key] !== undefined && !Number.isInteger(o[key])) return `${field(key)} must be a whole number`;
+  // Causes are followed CAUSE_DEPTH deep: a deeper chain is refused before anything walks it.
+  let depth = 1;
+  for (let e = value as { cause?: unknown }; e.cause !== null && typeof e.cause === "object"; e = e.cause as { cause?: unknown }) {
+    if (++depth > CAUSE_DEPTH) throw new UsageError(`--error field "${"cause.".repeat(CAUSE_DEPTH - 1)}cause" nests deeper than ${CAUSE_DEPTH} errors; for example ${EXAMPLE}`);
   }
-  if (o.http_status !== undefined && ((o.http_status as number) < 100 || (o.http_status as number) > 999)) return `${field("http_status")} must be from 100 to 999`;
-  if (o.side_effect_state !== undefined && !SIDE_EFFECT_STATES.includes(String(o.side_effect_state))) {
-    return `${field("side_effect_state")} must be one of ${SIDE_EFFECT_STATES.join(", ")}`;
+  // The fixture schema's definition of an adapter error, the one every fixture is checked by.
+  const [problem] = adapterErrorProblems(value);
+  if (problem) {
+    // The message names the field; a nested one is named by its whole path too.
+    const at = problem.path.length > 1 ? ` field "${problem.path.join(".")}"` : "";
+    throw new UsageError(`--error${at}: ${problem.message}; for example ${EXAMPLE}`);
   }
-  for (const key of ["headers", "fields"]) {
-    const map = o[key];
-    if (map === undefined) continue;
-    if (map === null || typeof map !== "object" || Array.isArray(map)) return `${field(key)} must be an object`;
-    for (const [name, value] of Object.entries(map)) {
-      const ok = key === "headers" ? typeof value === "string" : ["string", "number", "boolean"].includes(typeof value);
-      if (!ok) return `${field(`${key}.${name}`)} must be ${key === "headers" ? "a string (header values are text)" : "a string, number or boolean"}`;
-    }
-  }
-  if (o.cause !== undefined) {
-    if (o.cause === null || typeof o.cause !== "object" || Array.isArray(o.cause)) return `${field("cause")} must be an adapter error (an object)`;
-    if (depth + 1 >= CAUSE_DEPTH) return `${field("cause")} nests deeper than ${CAUSE_DEPTH} errors`;
-    const inner = adapterErrorProblem(o.cause as Record<string, unknown>, `${at}cause.`, depth + 1);
-    if (inner) return inner;
-  }
-  const unknown = Object.keys(o).filter((k) => !KNOWN_FIELDS.includes(k));
-  if (unknown.length > 0) return `has unknown field "${at}${unknown[0]}" (an adapter error has ${KNOWN_FIELDS.join(", ")}; the registry's error_fields go under "fields")`;
-  return undefined;
+  return value as AdapterError;
 }
 
 /**

@@ -19,6 +19,9 @@ export interface SchemaProblem {
 
 const VALIDATORS: Record<DocumentKind, Validator> = validators;
 
+/** What a problem is found in: a document, or an adapter error given on its own. */
+type Context = DocumentKind | "adapter_error";
+
 /** Allowed keys per context, for "did you mean" suggestions on unknown keys. */
 const KEYS: Record<string, string[]> = {
   registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "error_fields", "verdicts", "fallback"],
@@ -66,7 +69,17 @@ export function validateDocument(kind: DocumentKind, doc: YamlDocument): SchemaP
   return translate(kind, doc.value, validate.errors ?? []);
 }
 
-function translate(kind: DocumentKind, root: unknown, errors: SchemaError[]): SchemaProblem[] {
+/**
+ * What is wrong with an adapter error given outside any document (`failbook classify
+ * --error`), by the fixture schema's own definition of one; paths are within the error.
+ */
+export function adapterErrorProblems(value: unknown): SchemaProblem[] {
+  const validate = validators.adapter_error;
+  if (validate(value)) return [];
+  return translate("adapter_error", value, validate.errors ?? []);
+}
+
+function translate(kind: Context, root: unknown, errors: SchemaError[]): SchemaProblem[] {
   const anyOfPaths = new Set(errors.filter((e) => e.keyword === "anyOf").map((e) => e.instancePath));
   const problems: SchemaProblem[] = [];
   const seen = new Set<string>();
@@ -84,7 +97,7 @@ function translate(kind: DocumentKind, root: unknown, errors: SchemaError[]): Sc
   return problems;
 }
 
-function describe(kind: DocumentKind, root: unknown, e: SchemaError): SchemaProblem {
+function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
   const path = parsePointer(e.instancePath);
   const field = path.length > 0 ? String(path[path.length - 1]) : kind;
   const where = contextName(kind, path, root);
@@ -172,10 +185,11 @@ function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
 }
 
 /** Which KEYS table applies to the object at `path`. */
-function contextKey(kind: DocumentKind, path: readonly PathSegment[]): string | undefined {
+function contextKey(kind: Context, path: readonly PathSegment[]): string | undefined {
   const names = path.filter((s) => typeof s === "string") as string[];
   const last = path.length > 0 ? path[path.length - 1] : undefined;
   const parent = path.length > 1 ? path[path.length - 2] : undefined;
+  if (kind === "adapter_error") return path.length === 0 || last === "cause" ? "error" : undefined;
   if (path.length === 0) return kind;
   if (kind === "registry") {
     if (parent === "classes") return "class";
@@ -200,8 +214,8 @@ function contextKey(kind: DocumentKind, path: readonly PathSegment[]): string | 
 }
 
 /** "verdict 'transient_timeout'", "playbook entry 'policy_denied'", "match rule 2 of 'x'". */
-function contextName(kind: DocumentKind, path: readonly PathSegment[], root: unknown): string {
-  if (path.length === 0) return `the ${kind === "config" ? "config" : kind}`;
+function contextName(kind: Context, path: readonly PathSegment[], root: unknown): string {
+  if (path.length === 0) return kind === "adapter_error" ? "the adapter error" : `the ${kind}`;
   const code = kind === "registry" && path[0] === "verdicts" && typeof path[1] === "number" ? valueAt(root, ["verdicts", path[1], "code"]) : undefined;
   const parent = path[path.length - 2];
   const last = path[path.length - 1];
@@ -215,9 +229,11 @@ function contextName(kind: DocumentKind, path: readonly PathSegment[], root: unk
   return `'${String(last)}'`;
 }
 
+/** "an integer"; for a union such as "string,number,boolean", "a string, a number or true or false". */
 function article(type: string): string {
   const names: Record<string, string> = { integer: "an integer", number: "a number", string: "a string", boolean: "true or false", object: "a mapping", array: "a list", null: "null" };
-  return names[type] ?? type;
+  const each = type.split(",").map((t) => names[t] ?? t);
+  return each.length === 1 ? (each[0] as string) : `${each.slice(0, -1).join(", ")} or ${each[each.length - 1] as string}`;
 }
 
 function describeValue(v: unknown): string {

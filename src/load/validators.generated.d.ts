@@ -13,3 +13,5 @@ export const config: Validator;
 export const registry: Validator;
 export const playbook: Validator;
 export const fixture: Validator;
+/** An adapter error alone: the fixture schema's #/definitions/error. */
+export const adapter_error: Validator;
