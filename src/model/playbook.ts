@@ -115,10 +115,10 @@ export const isRetryAction = (a: CompensationAction): a is RetryAction =>
   a.action === "retry_with_backoff" || a.action === "retry_with_hint";
 
 /** The Retry-After policy in force for a retry action (SPEC 12): its own, else the playbook's, else the defaults. */
-export const retryAfterPolicyOf = (playbook: Playbook, action: RetryAction): RetryAfterPolicy => action.retry_after ?? playbook.retry_after ?? {};
+export const retryAfterPolicyOf = (playbook: { readonly retry_after?: RetryAfterPolicy | null }, action: RetryAction): RetryAfterPolicy => action.retry_after ?? playbook.retry_after ?? {};
 
 /** Whether servers' Retry-After hints are read at all (`honor_retry_after`, default true). */
-export const honorsRetryAfter = (playbook: Playbook): boolean => playbook.honor_retry_after ?? true;
+export const honorsRetryAfter = (playbook: { readonly honor_retry_after?: boolean }): boolean => playbook.honor_retry_after ?? true;
 
 export interface Budgets {
   retries?: number;

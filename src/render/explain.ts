@@ -6,6 +6,7 @@
 import type { ChalkInstance } from "chalk";
 import { inert, inertJson, inertValue } from "../util/inert.js";
 import { nearest } from "../util/text.js";
+import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf } from "../model/playbook.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
 import type { Exercise } from "./exercises.js";
 import { matchText, quotaText, retryAfterText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
@@ -83,10 +84,10 @@ export function explainCode(raw: CodeRow, model: RegistryModel, rawExercises: re
     out.push(`  ${c.cyan(row.action.name)}${row.action.detail ? `: ${row.action.detail}` : ""}`);
     out.push(wrap(`worst case: ${worstCaseText(row)}`, "  "));
     const params = raw.action?.params;
-    if (params !== undefined && (params.action === "retry_with_backoff" || params.action === "retry_with_hint") && row.retryable) {
-      const policy = params.retry_after ?? model.playbook.retry_after;
+    if (params !== undefined && isRetryAction(params) && row.retryable) {
+      // The policy in force, as the engine reads it.
       const own = params.retry_after !== undefined ? " (this action's own)" : "";
-      out.push(wrap(model.playbook.honor_retry_after ? `retry after${own}: ${inert(retryAfterText(policy ?? {}))}` : "retry after: ignored (honor_retry_after: false)", "  "));
+      out.push(wrap(honorsRetryAfter(model.playbook) ? `retry after${own}: ${inert(retryAfterText(retryAfterPolicyOf(model.playbook, params)))}` : "retry after: ignored (honor_retry_after: false)", "  "));
       if (model.playbook.backoff_index === "per_call") out.push(wrap("backoff index: per call (the n-th retry of the call waits the n-th delay, whatever its verdict)", "  "));
       if (model.playbook.retry_quota !== null) out.push(wrap(`retry quota: ${inert(quotaText(model.playbook.retry_quota))}`, "  "));
     }
