@@ -511,6 +511,24 @@ def classify(error: Optional[Mapping[str, object]], tool: Optional[str] = None) 
     return _RULES[best].verdict if best < len(_RULES) else FALLBACK_VERDICT
 `;
 
+/**
+ * The fields a failure envelope shares with the dispatcher's envelope error (after code and
+ * class, whose class is optional in the latter): written once for both TypedDicts.
+ */
+const ENVELOPE_ERROR_FIELDS = [
+  '"retryable": bool',
+  '"side_effect_state": SideEffectState',
+  '"human_action_required": bool',
+  '"retry_after_ms": Optional[float]',
+  '"summary": Optional[str]',
+  '"message": Optional[str]',
+  '"recovery_hint": Optional[str]',
+  '"safe_next_actions": List[str]',
+  '"unsafe_next_actions": List[str]',
+]
+  .map((field) => `    ${field},`)
+  .join("\n");
+
 export const PY_ENVELOPE = String.raw`
 class EnvelopeOptions(TypedDict, total=False):
     """What an adapter adds to the registry's facts when it builds an envelope."""
@@ -529,15 +547,7 @@ class EnvelopeOptions(TypedDict, total=False):
 FailureEnvelope = TypedDict("FailureEnvelope", {
     "code": FailureVerdict,
     "class": FailureClass,
-    "retryable": bool,
-    "side_effect_state": SideEffectState,
-    "human_action_required": bool,
-    "retry_after_ms": Optional[float],
-    "summary": Optional[str],
-    "message": Optional[str],
-    "recovery_hint": Optional[str],
-    "safe_next_actions": List[str],
-    "unsafe_next_actions": List[str],
+${ENVELOPE_ERROR_FIELDS}
     "boundary": Optional[str],
     "trace_id": Optional[str],
     "details": Optional[Mapping[str, object]],
@@ -578,15 +588,7 @@ OutcomeKind = Literal["succeeded", "recovered", "deprecated", "escalated", "reve
 EnvelopeError = TypedDict("EnvelopeError", {
     "code": FailureVerdict,
     "class": Optional[FailureClass],
-    "retryable": bool,
-    "side_effect_state": SideEffectState,
-    "human_action_required": bool,
-    "retry_after_ms": Optional[float],
-    "summary": Optional[str],
-    "message": Optional[str],
-    "recovery_hint": Optional[str],
-    "safe_next_actions": List[str],
-    "unsafe_next_actions": List[str],
+${ENVELOPE_ERROR_FIELDS}
 })
 """The last failure in a dispatcher's envelope, as the registry describes it."""
 
