@@ -216,4 +216,11 @@ describe("action.yml", () => {
     expect(action).toContain('node "$GITHUB_ACTION_PATH/scripts/action.mjs"');
     for (const input of ["config", "against", "fail-on", "sarif"]) expect(action).toContain(`INPUT_${input.toUpperCase().replace(/-/g, "_")}: \${{ inputs.${input} }}`);
   });
+
+  it("builds only when the file the build makes is missing: the file it tests for is one the build writes", () => {
+    const tested = /if \[ ! -f (\S+) \]; then npm ci/.exec(action)?.[1];
+    expect(tested).toBeDefined();
+    // npm test builds first: the file must be there now, or the action would install and build on every run.
+    expect(existsSync(join(REPO, tested as string)), tested).toBe(true);
+  });
 });
