@@ -307,6 +307,8 @@ export interface CompiledConditions {
 export interface CompiledRule {
   /** The rule's place in registry order. */
   readonly position: number;
+  /** The verdict it gives: read here, not from `source`, whose shape varies from rule to rule. */
+  readonly verdict: string;
   readonly source: ClassifierRule;
   readonly test: CompiledConditions;
   /**
@@ -372,7 +374,7 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
   for (let i = 0; i < rules.length; i++) {
     const source = rules[i] as ClassifierRule;
     const test = compileConditions(source, 0);
-    compiled.push({ position: i, source, test, candidateTest: test, candidateHolds: false });
+    compiled.push({ position: i, verdict: source.verdict, source, test, candidateTest: test, candidateHolds: false });
   }
   const index: ClassifierIndex = {
     rules: compiled,
@@ -448,18 +450,39 @@ interface BucketOption {
 function withoutBucketField(c: CompiledConditions, field: BucketField): CompiledConditions {
   switch (field) {
     case "kind":
-      return { ...c, kinds: null };
+      return conditions({ ...c, kinds: null });
     case "provider_code":
-      return { ...c, providerCodes: null };
+      return conditions({ ...c, providerCodes: null });
     case "side_effect_state":
-      return { ...c, states: null };
+      return conditions({ ...c, states: null });
     case "tool":
-      return { ...c, globs: null };
+      return conditions({ ...c, globs: null });
     case "status":
-      return { ...c, exactStatuses: null, statusRanges: [] };
+      return conditions({ ...c, exactStatuses: null, statusRanges: [] });
     default:
       return c;
   }
+}
+
+/**
+ * Every CompiledConditions is made by this one object literal, so that all of them share
+ * one hidden class. A spread makes a new one for each field it overrides, and a rule test
+ * read at every candidate that meets five shapes is read the slow (megamorphic) way.
+ */
+function conditions(c: CompiledConditions): CompiledConditions {
+  return {
+    kinds: c.kinds,
+    exactStatuses: c.exactStatuses,
+    statusRanges: c.statusRanges,
+    providerCodes: c.providerCodes,
+    texts: c.texts,
+    patterns: c.patterns,
+    globs: c.globs,
+    states: c.states,
+    headers: c.headers,
+    fields: c.fields,
+    cause: c.cause,
+  };
 }
 
 function testsNothing(c: CompiledConditions): boolean {
@@ -621,7 +644,7 @@ function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions 
     const declared = rule.fields;
     for (const name of Object.keys(declared).sort()) fields.push([name, declared[name] || []]);
   }
-  return {
+  return conditions({
     kinds: rule.kind === undefined ? null : rule.kind,
     exactStatuses,
     statusRanges,
@@ -633,7 +656,7 @@ function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions 
     headers,
     fields,
     cause: rule.cause === undefined || depth >= CAUSE_DEPTH ? null : compileConditions(rule.cause, depth + 1),
-  };
+  });
 }
 
 function compileHeaders(headers: { readonly [name: string]: readonly string[] }): [string, readonly string[] | null][] {
@@ -994,7 +1017,7 @@ export function classify(error: AdapterErrorLike | null | undefined, call?: Tool
   if (error === null || error === undefined) return FALLBACK_VERDICT;
   if (CLASSIFIER === undefined) CLASSIFIER = compileClassifier(MATCH_RULES);
   const rule = classifyIndex(CLASSIFIER, error, call === undefined ? undefined : call.tool);
-  return rule === null ? FALLBACK_VERDICT : (rule.source.verdict as FailureVerdict);
+  return rule === null ? FALLBACK_VERDICT : (rule.verdict as FailureVerdict);
 }
 
 /** An example from the registry: an adapter error (and the call's tool) that classifies to `verdict`. */

@@ -124,7 +124,7 @@ export function classify(error: AdapterErrorLike | null | undefined, call?: Tool
   if (error === null || error === undefined) return FALLBACK_VERDICT;
   if (CLASSIFIER === undefined) CLASSIFIER = compileClassifier(MATCH_RULES);
   const rule = classifyIndex(CLASSIFIER, error, call === undefined ? undefined : call.tool);
-  return rule === null ? FALLBACK_VERDICT : (rule.source.verdict as FailureVerdict);
+  return rule === null ? FALLBACK_VERDICT : (rule.verdict as FailureVerdict);
 }
 `;
 

@@ -84,6 +84,8 @@ export interface CompiledConditions {
 export interface CompiledRule {
   /** The rule's place in registry order. */
   readonly position: number;
+  /** The verdict it gives: read here, not from `source`, whose shape varies from rule to rule. */
+  readonly verdict: string;
   readonly source: ClassifierRule;
   readonly test: CompiledConditions;
   /**
@@ -149,7 +151,7 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
   for (let i = 0; i < rules.length; i++) {
     const source = rules[i] as ClassifierRule;
     const test = compileConditions(source, 0);
-    compiled.push({ position: i, source, test, candidateTest: test, candidateHolds: false });
+    compiled.push({ position: i, verdict: source.verdict, source, test, candidateTest: test, candidateHolds: false });
   }
   const index: ClassifierIndex = {
     rules: compiled,
@@ -225,18 +227,39 @@ interface BucketOption {
 function withoutBucketField(c: CompiledConditions, field: BucketField): CompiledConditions {
   switch (field) {
     case "kind":
-      return { ...c, kinds: null };
+      return conditions({ ...c, kinds: null });
     case "provider_code":
-      return { ...c, providerCodes: null };
+      return conditions({ ...c, providerCodes: null });
     case "side_effect_state":
-      return { ...c, states: null };
+      return conditions({ ...c, states: null });
     case "tool":
-      return { ...c, globs: null };
+      return conditions({ ...c, globs: null });
     case "status":
-      return { ...c, exactStatuses: null, statusRanges: [] };
+      return conditions({ ...c, exactStatuses: null, statusRanges: [] });
     default:
       return c;
   }
+}
+
+/**
+ * Every CompiledConditions is made by this one object literal, so that all of them share
+ * one hidden class. A spread makes a new one for each field it overrides, and a rule test
+ * read at every candidate that meets five shapes is read the slow (megamorphic) way.
+ */
+function conditions(c: CompiledConditions): CompiledConditions {
+  return {
+    kinds: c.kinds,
+    exactStatuses: c.exactStatuses,
+    statusRanges: c.statusRanges,
+    providerCodes: c.providerCodes,
+    texts: c.texts,
+    patterns: c.patterns,
+    globs: c.globs,
+    states: c.states,
+    headers: c.headers,
+    fields: c.fields,
+    cause: c.cause,
+  };
 }
 
 function testsNothing(c: CompiledConditions): boolean {
@@ -398,7 +421,7 @@ export function compileConditions(rule: RuleConditions, depth = 0): CompiledCond
     const declared = rule.fields;
     for (const name of Object.keys(declared).sort()) fields.push([name, declared[name] || []]);
   }
-  return {
+  return conditions({
     kinds: rule.kind === undefined ? null : rule.kind,
     exactStatuses,
     statusRanges,
@@ -410,7 +433,7 @@ export function compileConditions(rule: RuleConditions, depth = 0): CompiledCond
     headers,
     fields,
     cause: rule.cause === undefined || depth >= CAUSE_DEPTH ? null : compileConditions(rule.cause, depth + 1),
-  };
+  });
 }
 
 function compileHeaders(headers: { readonly [name: string]: readonly string[] }): [string, readonly string[] | null][] {

@@ -96,7 +96,7 @@ export function classify(registry: Registry, error: AdapterError | undefined, to
   if (error) {
     const compiled = compiledRegistry(registry);
     const rule = classifyIndex(compiled.index, error, tool);
-    if (rule !== null) return { verdict: rule.source.verdict, rule: compiled.places[rule.position], fallback: false };
+    if (rule !== null) return { verdict: rule.verdict, rule: compiled.places[rule.position], fallback: false };
   }
   return { verdict: registry.fallback, fallback: true };
 }
