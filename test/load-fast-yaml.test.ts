@@ -200,4 +200,19 @@ describe("the fast YAML path", () => {
       expect(parseFast(text, Infinity, TYPES), JSON.stringify(text)).toBeUndefined();
     }
   });
+
+  it("leaves deep nesting to js-yaml, which bounds it and says where: a document built to be deep gets js-yaml's finding, not a stack overflow", () => {
+    const block = (depth: number) => Array.from({ length: depth }, (_, i) => `${"  ".repeat(i)}k${i}:\n`).join("") + `${"  ".repeat(depth)}v: 1\n`;
+    const flow = (depth: number) => `a: ${"[".repeat(depth)}${"]".repeat(depth)}\n`;
+    // Deep enough to decline, yet valid YAML: js-yaml reads it.
+    expect(parseFast(block(40), Infinity, TYPES)).toBeUndefined();
+    expect(parseYaml("a.yaml", block(40)).error).toBeUndefined();
+    for (const text of [block(6000), flow(150), flow(100_000)]) {
+      expect(parseFast(text, Infinity, TYPES)).toBeUndefined();
+      const error = parseYaml("a.yaml", text).error;
+      expect(error).toBeDefined();
+      expect(error).toEqual(parseYaml("a.yaml", text, { jsYamlOnly: true }).error);
+      expect(error?.message).not.toMatch(/call stack/);
+    }
+  });
 });

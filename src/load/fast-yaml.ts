@@ -22,6 +22,12 @@ export interface ImplicitType {
 /** js-yaml refuses a stream holding any of these: such a file is its to report. */
 const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
 
+/**
+ * Deeper nesting is js-yaml's to read: it bounds nesting itself (and reports where), and
+ * this path's recursion must not run out of stack on a document built to be deep.
+ */
+const MAX_LEVEL = 32;
+
 class Decline extends Error {}
 const DECLINE = new Decline();
 
@@ -260,6 +266,7 @@ class FastParser {
   }
 
   private blockMapping(indent: number, level: number, frame: Frame | null): Record<string, unknown> {
+    if (level > MAX_LEVEL) throw DECLINE;
     const t = this.text;
     const map: Record<string, unknown> = {};
     for (;;) {
@@ -321,6 +328,7 @@ class FastParser {
   }
 
   private blockSequence(indent: number, level: number, frame: Frame | null): unknown[] {
+    if (level > MAX_LEVEL) throw DECLINE;
     const t = this.text;
     const list: unknown[] = [];
     for (;;) {
@@ -465,6 +473,7 @@ class FastParser {
 
   /** A flow collection that closes on this line. */
   private flow(level: number, frame: Frame | null): unknown {
+    if (level > MAX_LEVEL) throw DECLINE;
     const t = this.text;
     const open = t.charCodeAt(this.pos);
     const close = open === 91 ? 93 : 125;
