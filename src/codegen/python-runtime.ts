@@ -23,6 +23,11 @@ export const PYTHON_FIXED_NAMES: ReadonlySet<string> = new Set([
   "DeprecateToolCall", "Fallback", "Fail", "DeadLetter",
 ]);
 
+/** The optional fields of AdapterErrorLike and AdapterError (which differ only in kind): written once for both. */
+const ADAPTER_ERROR_FIELDS = ["message: str", "http_status: int", "provider_code: str", "side_effect_state: SideEffectState", "retry_after_ms: float", "headers: Mapping[str, str]", "fields: AdapterErrorFields", "cause: AdapterErrorLike"]
+  .map((field) => `    ${field}`)
+  .join("\n");
+
 export const PY_ERROR_TYPES = String.raw`
 SideEffectState = Literal["none", "unknown", "committed"]
 
@@ -34,14 +39,7 @@ class _AdapterErrorLikeRequired(TypedDict):
 class AdapterErrorLike(_AdapterErrorLikeRequired, total=False):
     """An adapter error from outside the type system (parsed JSON, another adapter): any kind."""
 
-    message: str
-    http_status: int
-    provider_code: str
-    side_effect_state: SideEffectState
-    retry_after_ms: float
-    headers: Mapping[str, str]
-    fields: AdapterErrorFields
-    cause: AdapterErrorLike
+${ADAPTER_ERROR_FIELDS}
 
 
 class _AdapterErrorRequired(TypedDict):
@@ -51,14 +49,7 @@ class _AdapterErrorRequired(TypedDict):
 class AdapterError(_AdapterErrorRequired, total=False):
     """What an adapter reports for one failed attempt, in the registry's vocabulary (kind: ErrorKind)."""
 
-    message: str
-    http_status: int
-    provider_code: str
-    side_effect_state: SideEffectState
-    retry_after_ms: float
-    headers: Mapping[str, str]
-    fields: AdapterErrorFields
-    cause: AdapterErrorLike
+${ADAPTER_ERROR_FIELDS}
 `;
 
 export const PY_ACTION_TYPES = String.raw`
