@@ -317,36 +317,54 @@ export interface CompiledRule {
    * side-effect state, a literal tool), so that field is not tested again.
    */
   candidateTest: CompiledConditions;
-  /** candidateTest tests nothing: being offered is holding (a rule of one kind, say). */
-  candidateHolds: boolean;
 }
 
 /** The exact-valued fields a rule may be bucketed under. */
 export type BucketField = "kind" | "provider_code" | "field" | "header" | "header_any" | "status" | "tool" | "side_effect_state" | "text" | "residual";
 
 /**
+ * The rules under one key: a lone rule as its position, two or more as their positions in
+ * order. Most keys hold one rule (a provider code, a kind of its own), and a lookup that
+ * hits one reads no list: at 10,000 codes each list read is a cache miss.
+ */
+export type Bucket = number | number[];
+
+/**
  * Rules by a string value. A Map, not an object without a prototype: an adapter's error
  * brings fresh strings, and V8 finds a fresh string in a Map two to four times faster than
  * in a dictionary object, which must first look the string up among its interned strings.
  */
-export type StringBuckets = Map<string, number[]>;
+export type StringBuckets = Map<string, Bucket>;
+
+/**
+ * What is left to test of a candidate, by its position (QUICK_STRIDE numbers each): a code,
+ * then for QUICK_STATUS two inclusive status ranges (an empty one as 1, 0). The common
+ * candidates are told here, in one small array, without reading the rule's objects.
+ */
+const QUICK_STRIDE = 5;
+/** Being offered is holding (a rule of one kind, say). */
+const QUICK_HOLDS = 0;
+/** Only the status is left to test, and it is one or two ranges. */
+const QUICK_STATUS = 1;
+/** The rule's candidateTest decides. */
+const QUICK_TEST = 2;
 
 export interface ClassifierIndex {
   readonly rules: readonly CompiledRule[];
   readonly kind: StringBuckets;
   readonly providerCode: StringBuckets;
-  readonly status: Map<number, number[]>;
+  readonly status: Map<number, Bucket>;
   /** Keyed by the hundreds digit: "5xx" under 5. */
-  readonly statusClass: Map<number, number[]>;
+  readonly statusClass: Map<number, Bucket>;
   readonly state: StringBuckets;
   readonly tool: StringBuckets;
   /** Lower-case header name -> value -> rules. */
-  readonly header: Map<string, Map<string, number[]>>;
+  readonly header: Map<string, Map<string, Bucket>>;
   /** Lower-case header name -> rules that accept any value ("*"). */
-  readonly headerAny: Map<string, number[]>;
-  readonly field: Map<string, Map<FieldValue, number[]>>;
+  readonly headerAny: Map<string, Bucket>;
+  readonly field: Map<string, Map<FieldValue, Bucket>>;
   /** The entries of `field`, as a list: a lookup walks them with no iterator. */
-  readonly fieldEntries: [name: string, byValue: Map<FieldValue, number[]>][];
+  readonly fieldEntries: [name: string, byValue: Map<FieldValue, Bucket>][];
   /**
    * Rules told apart by message text alone, by a trigram of each text (lower-cased): a
    * message can only contain the text if it contains the trigram. Trigram key (see
@@ -358,6 +376,8 @@ export interface ClassifierIndex {
   readonly textFilter: Uint8Array;
   /** Rules with no exact-valued field, in order: candidates for every error. */
   readonly residual: number[];
+  /** Each candidate's test, told without its objects where it can be (see QUICK_STRIDE). */
+  readonly quick: Int32Array;
   /** Each rule's bucket: the field, and for headers and fields the name. */
   readonly bucketOf: readonly (readonly [BucketField, string])[];
   /** Every rule bucketed under a field (for headers and fields: `field name`), in order. */
@@ -374,7 +394,7 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
   for (let i = 0; i < rules.length; i++) {
     const source = rules[i] as ClassifierRule;
     const test = compileConditions(source, 0);
-    compiled.push({ position: i, verdict: source.verdict, source, test, candidateTest: test, candidateHolds: false });
+    compiled.push({ position: i, verdict: source.verdict, source, test, candidateTest: test });
   }
   const index: ClassifierIndex = {
     rules: compiled,
@@ -392,6 +412,7 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
     textLists: [],
     textFilter: new Uint8Array(65536),
     residual: [],
+    quick: new Int32Array(compiled.length * QUICK_STRIDE),
     bucketOf: [],
     bucketed: new Map(),
   };
@@ -419,19 +440,45 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
         bestCost = cost;
       }
     }
+    const rule = compiled[position] as CompiledRule;
     if (best === null) {
       index.residual.push(position);
       bucketOf.push(["residual", ""]);
-      continue;
+    } else {
+      bucketOf.push([best.field, best.name]);
+      insertRule(index, best, position);
+      rule.candidateTest = withoutBucketField(rule.test, best.field);
+      const list = index.bucketed.get(best.bucket);
+      if (list === undefined) index.bucketed.set(best.bucket, [position]);
+      else list.push(position);
     }
-    bucketOf.push([best.field, best.name]);
-    insertRule(index, best, position);
-    const rule = compiled[position] as CompiledRule;
-    rule.candidateTest = withoutBucketField(rule.test, best.field);
-    rule.candidateHolds = testsNothing(rule.candidateTest);
-    pushPosition(index.bucketed, best.bucket, position);
+    quickTest(rule.candidateTest, index.quick, position * QUICK_STRIDE);
   }
   return index;
+}
+
+/** Write what is left to test of a candidate into `quick` at `at` (see QUICK_STRIDE). */
+function quickTest(c: CompiledConditions, quick: Int32Array, at: number): void {
+  const statusOnly = c.kinds === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null;
+  if (!statusOnly) {
+    quick[at] = QUICK_TEST;
+    return;
+  }
+  if (c.exactStatuses === null) {
+    quick[at] = QUICK_HOLDS;
+    return;
+  }
+  const ranges: number[] = [];
+  for (let i = 0; i < c.exactStatuses.length; i++) ranges.push(c.exactStatuses[i] as number, c.exactStatuses[i] as number);
+  for (let i = 0; i < c.statusRanges.length; i++) ranges.push(c.statusRanges[i] as number);
+  // Past two ranges, or past what the array holds exactly, the object test decides.
+  if (ranges.length > 4 || ranges.some((s) => s !== (s | 0))) {
+    quick[at] = QUICK_TEST;
+    return;
+  }
+  while (ranges.length < 4) ranges.push(1, 0);
+  quick[at] = QUICK_STATUS;
+  for (let i = 0; i < 4; i++) quick[at + 1 + i] = ranges[i] as number;
 }
 
 /**
@@ -485,10 +532,6 @@ function conditions(c: CompiledConditions): CompiledConditions {
   };
 }
 
-function testsNothing(c: CompiledConditions): boolean {
-  return c.kinds === null && c.exactStatuses === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null;
-}
-
 function insertRule(index: ClassifierIndex, option: BucketOption, p: number): void {
   for (const v of option.values) {
     switch (option.field) {
@@ -539,10 +582,11 @@ function appendPosition(list: number[], position: number): void {
   if (list[list.length - 1] !== position) list.push(position);
 }
 
-function pushPosition<K>(map: Map<K, number[]>, key: K, position: number): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [position]);
-  else appendPosition(list, position);
+function pushPosition<K>(map: Map<K, Bucket>, key: K, position: number): void {
+  const bucket = map.get(key);
+  if (bucket === undefined) map.set(key, position);
+  else if (typeof bucket !== "number") appendPosition(bucket, position);
+  else if (bucket !== position) map.set(key, [bucket, position]);
 }
 
 function innerMap<K, V>(map: Map<string, Map<K, V>>, name: string): Map<K, V> {
@@ -875,19 +919,27 @@ function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean
 // Lookup
 // ---------------------------------------------------------------------------------------
 
-/** The candidate lists of one lookup: reused, since a lookup never runs inside another. */
+/**
+ * The candidates of one lookup, reused since a lookup never runs inside another: the lone
+ * rules of the buckets hit, and the lists (each in rule order) of the others.
+ */
+const candidateSingles: number[] = [];
+let singleCount = 0;
 const candidateLists: (readonly number[])[] = [];
 let candidateCount = 0;
 /** The lookup each text list was last added in: a message repeating a trigram adds its list once. */
 const textListStamps: number[] = [];
 let lookupStamp = 0;
 
-function addCandidates(list: readonly number[] | undefined): void {
-  if (list !== undefined && list.length > 0) candidateLists[candidateCount++] = list;
+function addCandidates(bucket: Bucket | undefined): void {
+  if (bucket === undefined) return;
+  if (typeof bucket === "number") candidateSingles[singleCount++] = bucket;
+  else if (bucket.length > 0) candidateLists[candidateCount++] = bucket;
 }
 
 /** The rules whose bucket the error's values select, plus the residual rules. */
 function gatherCandidates(index: ClassifierIndex, p: Probe): void {
+  singleCount = 0;
   candidateCount = 0;
   addCandidates(index.residual);
   // An empty bucket map is not asked: even a miss hashes the error's (fresh) string.
@@ -918,7 +970,7 @@ function gatherCandidates(index: ClassifierIndex, p: Probe): void {
     // The registry declares few fields: ask for each, rather than list the error's own keys.
     const entries = index.fieldEntries;
     for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i] as [string, Map<FieldValue, number[]>];
+      const entry = entries[i] as [string, Map<FieldValue, Bucket>];
       const value = fieldOf(p, entry[0]);
       if (value !== undefined) addCandidates(entry[1].get(value));
     }
@@ -961,6 +1013,21 @@ function addTextCandidates(index: ClassifierIndex, message: string, fold: boolea
 function classifyIndex(index: ClassifierIndex, error: ClassifierInput, tool: string | undefined): CompiledRule | null {
   const p = newProbe(error, tool);
   gatherCandidates(index, p);
+  // The lone rules in order: the first that holds is the best among them.
+  let best = -1;
+  for (let i = 1; i < singleCount; i++) {
+    const at = candidateSingles[i] as number;
+    let j = i;
+    for (; j > 0 && (candidateSingles[j - 1] as number) > at; j--) candidateSingles[j] = candidateSingles[j - 1] as number;
+    candidateSingles[j] = at;
+  }
+  for (let i = 0; i < singleCount; i++) {
+    const at = candidateSingles[i] as number;
+    if (candidateHolds(index, at, p)) {
+      best = at;
+      break;
+    }
+  }
   // Shortest lists first: what they find bounds the scan of the long ones (a long message
   // may bring many short text lists: those are not worth sorting).
   for (let i = 1; i < candidateCount && candidateCount <= 16; i++) {
@@ -969,20 +1036,31 @@ function classifyIndex(index: ClassifierIndex, error: ClassifierInput, tool: str
     for (; j > 0 && (candidateLists[j - 1] as readonly number[]).length > list.length; j--) candidateLists[j] = candidateLists[j - 1] as readonly number[];
     candidateLists[j] = list;
   }
-  let best: CompiledRule | null = null;
   for (let i = 0; i < candidateCount; i++) {
     const list = candidateLists[i] as readonly number[];
     for (let k = 0; k < list.length; k++) {
       const at = list[k] as number;
-      if (best !== null && at >= best.position) break;
-      const rule = index.rules[at] as CompiledRule;
-      if (rule.candidateHolds || conditionsHold(rule.candidateTest, p, 0)) {
-        best = rule;
+      if (best >= 0 && at >= best) break;
+      if (candidateHolds(index, at, p)) {
+        best = at;
         break;
       }
     }
   }
-  return best;
+  return best < 0 ? null : (index.rules[best] as CompiledRule);
+}
+
+/** Does the candidate at `at` hold, given the bucket that offered it held? */
+function candidateHolds(index: ClassifierIndex, at: number, p: Probe): boolean {
+  const quick = index.quick;
+  const q = at * QUICK_STRIDE;
+  const code = quick[q];
+  if (code === QUICK_HOLDS) return true;
+  if (code === QUICK_STATUS) {
+    const s = p.status;
+    return s !== null && ((s >= (quick[q + 1] as number) && s <= (quick[q + 2] as number)) || (s >= (quick[q + 3] as number) && s <= (quick[q + 4] as number)));
+  }
+  return conditionsHold((index.rules[at] as CompiledRule).candidateTest, p, 0);
 }
 
 /** The classify rules, in registry order: the first that holds wins. */

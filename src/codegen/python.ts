@@ -10,7 +10,8 @@
 import type { PathSegment } from "../model/finding.js";
 import type { MatchRule, Registry } from "../model/registry.js";
 import { statusOf } from "../model/registry.js";
-import { CAUSE_DEPTH, compileClassifier, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "../engine/classifier.js";
+import { bucketRules } from "../engine/classify.js";
+import { CAUSE_DEPTH, compileClassifier, type Bucket, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "../engine/classifier.js";
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
 import { pythonPattern } from "./pyregex.js";
@@ -366,9 +367,9 @@ function rulesSection(index: ClassifierIndex): string {
   ].join("\n");
 }
 
-type Positions = readonly number[];
+type Positions = Bucket;
 
-const positions = (list: Positions) => pyTuple(list.map(String));
+const positions = (bucket: Positions) => pyTuple(bucketRules(bucket).map(String));
 
 function bucketDict(name: string, keyType: string, entries: [string, Positions][]): string {
   const body = entries.length === 0 ? "{}" : `{\n${entries.map(([k, list]) => `    ${k}: ${positions(list)},`).join("\n")}\n}`;
@@ -391,7 +392,7 @@ function nestedDict(name: string, keyType: string, entries: [string, [string, Po
  */
 function indexSection(index: ClassifierIndex): string {
   const strings = (buckets: StringBuckets): [string, Positions][] => [...buckets].map(([k, list]) => [pyStr(k), list]);
-  const numbers = (map: Map<number, number[]>): [string, Positions][] => [...map].map(([k, list]) => [String(k), list]);
+  const numbers = (map: Map<number, Bucket>): [string, Positions][] => [...map].map(([k, list]) => [String(k), list]);
   const textRules: number[] = [];
   index.bucketOf.forEach(([field], position) => field === "text" && textRules.push(position));
   const frequency = new Map<string, number>();

@@ -7,7 +7,7 @@
 import type { AdapterError } from "../model/fixture.js";
 import { setOwn } from "../model/json.js";
 import { statusOf, type MatchRule, type Registry, type Verdict, type VerdictExample } from "../model/registry.js";
-import { classifyIndex, compileClassifier, type ClassifierIndex, type ClassifierRule, type RuleConditions } from "./classifier.js";
+import { classifyIndex, compileClassifier, type Bucket, type ClassifierIndex, type ClassifierRule, type RuleConditions } from "./classifier.js";
 
 export interface Classification {
   verdict: string;
@@ -89,6 +89,11 @@ function mapValues<A, B>(record: Record<string, A>, f: (a: A) => B): Record<stri
   const out: Record<string, B> = {};
   for (const [k, v] of Object.entries(record)) setOwn(out, k, f(v));
   return out;
+}
+
+/** A classifier bucket's rule positions as a list (the index keeps a lone rule as its number). */
+export function bucketRules(bucket: Bucket): readonly number[] {
+  return typeof bucket === "number" ? [bucket] : bucket;
 }
 
 /** Classify one failed attempt. A failure with no error object classifies as the fallback. */

@@ -1,5 +1,5 @@
-import { trigramKey, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "../../engine/classifier.js";
-import { compiledRegistry, type RulePlace } from "../../engine/classify.js";
+import { trigramKey, type Bucket, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "../../engine/classifier.js";
+import { bucketRules, compiledRegistry, type RulePlace } from "../../engine/classify.js";
 import { conditionsCover } from "../../engine/match.js";
 import type { LintRule } from "../rule.js";
 
@@ -65,8 +65,8 @@ export function firstCovering(index: ClassifierIndex, rule: CompiledRule): Compi
  */
 function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonly number[])[] {
   const lists: (readonly number[])[] = [index.residual];
-  const add = (list: readonly number[] | undefined) => {
-    if (list !== undefined && list.length > 0) lists.push(list);
+  const add = (bucket: Bucket | undefined) => {
+    if (bucket !== undefined && (typeof bucket === "number" || bucket.length > 0)) lists.push(bucketRules(bucket));
   };
   const all = (bucket: string) => add(index.bucketed.get(bucket));
   const exact = (values: readonly string[] | null, buckets: StringBuckets, bucket: string) => {
