@@ -3,7 +3,7 @@
 // Playbook: playbooks/playbook.yaml ("default")
 // Paths are relative to failbook.yaml. Regenerate, in its directory: failbook gen ts
 // Check that it is current (CI): failbook gen ts --check
-// Inputs: sha256:dddb1df52c21da288ba8d18e14644615c3a09fa3f2ac20f653a96acb1c36bd3d (the registry and playbook as parsed)
+// Inputs: sha256:e85632af0ac80234c3d571b89561681899397ceede9a4f675485ebc00784a525 (the registry and playbook as parsed, by the manifest on the last line)
 /* eslint-disable */
 
 /** The registry these bindings were generated from. */
@@ -1522,4 +1522,4 @@ export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
   return { content: [{ type: "text", text: JSON.stringify(structuredContent, null, 2) }], structuredContent, isError: true };
 }
 
-// failbook-manifest: {"verdicts":{"approval_denied":"db3c799d6036","approval_timeout":"afb1a856ad55","credential_invalid":"300c30c70d06","evidence_stale":"e04321685601","idempotency_conflict":"49710e6061e0","network_unreachable":"c757fff346fd","permission_denied":"8bf1cc5c3380","policy_denied":"8a3db6177961","rate_limited":"d0756e2482a6","schema_mismatch":"9ab30f3a3924","server_error_5xx":"93236fe5a1be","transient_timeout":"b4dd5cd3dd5c","unknown_error":"b83f758ca984","write_committed":"522a79f6c75b"},"registry":{"apiVersion":"36d13ae939b9","classes":"6eedcf019fa9","fallback":"1a39ec7a92c7","kind":"c8c3e12be534","name":"697e4c7f3c05","revision":"4e07408562be","verdicts.order":"47358c140737"},"playbook":{"apiVersion":"36d13ae939b9","budgets":"f3008203b584","empty_response_is_failure":"b5bea41b6c62","escalation_queue":"14333dc05073","honor_retry_after":"b5bea41b6c62","kind":"ac673cd417d7","name":"1080a60800d9","on_exhausted":"290efb4e0f83","on_unknown_side_effect":"9650486e6dbf","saga":"041118b45b79","throttle":"fb38b16d9be8","tools":"09900e90cbd7"}}
+// failbook-manifest: {"verdicts":{"approval_denied":"8e513cd413cc","approval_timeout":"e9f2e2caf060","credential_invalid":"c48bbdb68a5a","evidence_stale":"f8520e9e34dd","idempotency_conflict":"23dbcdae7346","network_unreachable":"2f959d883313","permission_denied":"54cd90850216","policy_denied":"f499d3d771b0","rate_limited":"78083361d4b0","schema_mismatch":"96d66670cde2","server_error_5xx":"a6eaabd9c784","transient_timeout":"32c2ecf69b6d","unknown_error":"1b4cddedec26","write_committed":"4f2570d9c6d2"},"registry":{"apiVersion":"7cea2aa555d0","classes":"74dabbf54d6a","fallback":"5d91819b2657","kind":"94a4a8b309e9","name":"852005d8184e","revision":"190622fedded","verdicts.order":"1ebccf6dba7e"},"playbook":{"apiVersion":"7cea2aa555d0","budgets":"fd0091d665bb","empty_response_is_failure":"33ce3f1afa5f","escalation_queue":"c583bd8c526a","honor_retry_after":"33ce3f1afa5f","kind":"2f63f91d8f4c","name":"d96e330b1bb1","on_exhausted":"e3edd6e7186f","on_unknown_side_effect":"2d18b35a4d8b","saga":"4c1fe49d9a09","throttle":"10f7b4d5999d","tools":"3ad56e9da23c"}}

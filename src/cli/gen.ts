@@ -236,7 +236,7 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
     return 0;
   }
   try {
-    writeFileAtomic(out, generated.text, { shown });
+    writeFileAtomic(out, generated.text, { shown, current: existing });
   } catch (e) {
     if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     throw new UsageError(`cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; pass a writable file path with --out`);

@@ -26,12 +26,17 @@ const unicodeEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padSta
  * its own `\\`, backtick and `${`.
  */
 export function jsonData(value: readonly unknown[] | Record<string, unknown>): string {
-  const json = (v: unknown) => JSON.stringify(v).replace(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029<]/g, unicodeEscape);
-  const lines = Array.isArray(value) ? value.map(json) : Object.entries(value).map(([k, v]) => `${json(k)}:${json(v)}`);
+  const lines = Array.isArray(value) ? value.map((v) => JSON.stringify(v)) : Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
   const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
   const text = lines.length === 0 ? open + close : `${open}\n${lines.join(",\n")}\n${close}`;
-  return `JSON.parse(\`${text.replace(/[\\`]/g, "\\$&").replace(/\$\{/g, "\\${")}\`)`;
+  // JSON.stringify writes those characters raw only inside strings, where a \u escape means
+  // the same: one pass over the whole text does both escapes.
+  return `JSON.parse(\`${text.replace(DATA_ESCAPED, dataEscape)}\`)`;
 }
+
+const DATA_ESCAPED = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029<\\`]|\$\{/g;
+/** A character of JSON text as the template literal holds it (a \u escape's backslash escaped in turn). */
+const dataEscape = (ch: string): string => (ch === "\\" || ch === "`" || ch === "${" ? `\\${ch}` : `\\${unicodeEscape(ch)}`);
 
 /** A JSON value as a TypeScript expression: strings escaped by `tsString`, keys quoted the same way. */
 export function tsValue(value: unknown): string {

@@ -3,9 +3,10 @@
  * and per top-level setting. `gen ts --check` compares it with the current inputs to say
  * which verdicts were added, removed or changed, not just "the file differs".
  */
-import { canonicalJson as canonical, sha256Hex } from "../engine/idempotency.js";
+import { sha256Hex } from "../engine/idempotency.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
+import { Cyrb53 } from "../util/hash.js";
 
 export interface Manifest {
   /** Verdict code -> hash of its registry entry and its playbook action. */
@@ -27,21 +28,17 @@ export interface Staleness {
 /** The manifest line's lead, after the language's line-comment token. */
 const MARKER = " failbook-manifest: ";
 
-/** JSON with object keys sorted by code point and no insignificant whitespace (what YAML parsed: `.inf` is null). */
-export const canonicalJson = (value: unknown, cache?: Map<object, string>): string => canonical(value, true, cache);
-
-export const sha256 = sha256Hex;
-
 /**
- * The hash of everything the module is generated from. Give it the cache `manifestOf` used
- * and each verdict is serialised once for both.
+ * The hash of everything the module is generated from: of its manifest, which has a hash of
+ * every verdict and every setting.
  */
-export function inputsHash(registry: Registry, playbook: Playbook, cache?: Map<object, string>): string {
-  return sha256(canonicalJson({ registry, playbook }, cache));
+export function inputsHash(manifest: Manifest): string {
+  return sha256Hex(JSON.stringify(manifest));
 }
 
-export function manifestOf(registry: Registry, playbook: Playbook, cache?: Map<object, string>): Manifest {
-  const short = (value: unknown) => sha256(canonicalJson(value, cache)).slice(0, 12);
+/** Each verdict's and setting's hash, as parsed: equal for inputs whose canonical JSON is equal. */
+export function manifestOf(registry: Registry, playbook: Playbook): Manifest {
+  const short = (value: unknown) => contentHash(new Cyrb53(), value).hex48();
   const verdicts: Record<string, string> = {};
   for (const v of registry.verdicts) verdicts[v.code] = short({ verdict: v, action: Object.hasOwn(playbook.verdicts, v.code) ? playbook.verdicts[v.code] : null });
   const registryKeys: Record<string, string> = { "verdicts.order": short(registry.verdicts.map((v) => v.code)) };
@@ -50,6 +47,35 @@ export function manifestOf(registry: Registry, playbook: Playbook, cache?: Map<o
   for (const [key, value] of Object.entries(playbook)) if (key !== "verdicts") playbookKeys[key] = short(value);
   return { verdicts: sorted(verdicts), registry: sorted(registryKeys), playbook: sorted(playbookKeys) };
 }
+
+/**
+ * A value fed to the hash as its canonical JSON (RFC 8785) would read, without writing the
+ * text: object keys sorted by UTF-16 code units, `undefined` members dropped, what JSON
+ * cannot hold (`.inf`, say) as null. Each piece is tagged and strings carry their length,
+ * so two values feed the same sequence only if their canonical JSON is the same.
+ */
+function contentHash(h: Cyrb53, value: unknown): Cyrb53 {
+  if (typeof value === "string") return h.code(TAG_STRING).string(value);
+  if (typeof value === "number" && Number.isFinite(value)) {
+    // -0 and 0 are both "0" in JSON; an integer in 32 bits is one piece, any other number its text.
+    return value === (value | 0) ? h.code(TAG_INT).code(value) : h.code(TAG_NUMBER).string(String(value));
+  }
+  if (typeof value === "boolean") return h.code(value ? TAG_TRUE : TAG_FALSE);
+  if (value === null || typeof value !== "object") return h.code(TAG_NULL);
+  if (Array.isArray(value)) {
+    h.code(TAG_ARRAY).code(value.length);
+    for (const item of value) contentHash(h, item);
+    return h;
+  }
+  const record = value as Record<string, unknown>;
+  // sort() without a comparator orders strings by UTF-16 code units, as RFC 8785 asks.
+  const keys = Object.keys(record).sort();
+  h.code(TAG_OBJECT);
+  for (const key of keys) if (record[key] !== undefined) contentHash(h.string(key), record[key]);
+  return h.code(TAG_END);
+}
+
+const [TAG_STRING, TAG_INT, TAG_NUMBER, TAG_TRUE, TAG_FALSE, TAG_NULL, TAG_ARRAY, TAG_OBJECT, TAG_END] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 function sorted(record: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};

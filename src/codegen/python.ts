@@ -45,12 +45,11 @@ export function generatePython(input: CodegenInput, options: GenerateOptions = {
 
   const tables = bindingTables(registry, playbook);
   const names = assignPythonNames(tables.verdicts, PYTHON_FIXED_NAMES);
-  const serialised = new Map<object, string>();
-  const manifest = manifestOf(rawRegistry, rawPlaybook, serialised);
+  const manifest = manifestOf(rawRegistry, rawPlaybook);
   const command = options.command ?? "failbook gen py";
   const index = compileClassifier(tables.rules);
   const sections = [
-    banner(rawRegistry, rawPlaybook, files, command, inputsHash(rawRegistry, rawPlaybook, serialised)),
+    banner(rawRegistry, rawPlaybook, files, command, inputsHash(manifest)),
     vocabularySection(tables),
     PY_ERROR_TYPES,
     verdictInfoSection(tables),
@@ -227,7 +226,7 @@ function banner(registry: Registry, playbook: BindingTables["playbook"], files: 
     `# Playbook: ${pyComment(files?.playbook ?? "(playbook)")} (${pyComment(JSON.stringify(playbook.name))})`,
     `# Paths are relative to ${pyComment(config)}. Regenerate, in its directory: ${pyComment(command)}`,
     `# Check that it is current (CI): ${pyComment(command)} --check`,
-    `# Inputs: sha256:${hash} (the registry and playbook as parsed)`,
+    `# Inputs: sha256:${hash} (the registry and playbook as parsed, by the manifest on the last line)`,
     '"""Failure verdicts, classify() and envelopes for one failbook registry (Python 3.9+, standard library only)."""',
     "",
     "from __future__ import annotations",

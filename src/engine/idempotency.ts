@@ -5,6 +5,7 @@
  */
 import * as crypto from "node:crypto";
 import type { Call } from "../model/fixture.js";
+import { Cyrb53 } from "../util/hash.js";
 
 /** Hex SHA-256, with Node's one-shot hash (20.12+, about twice as fast) where it has one. */
 export const sha256Hex: (text: string) => string =
@@ -27,52 +28,25 @@ export function traceId(key: string): string {
   return `fb_${hash48Hex(key)}`;
 }
 
-const HEX = "0123456789abcdef";
-
-/** 48 bits of cyrb53 (a fast, well-mixed string hash; public domain, bryc) as 12 hex digits. */
-function hash48Hex(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  // Number#toString(16) is slow: write the nibbles out, 16 bits of h2 then 32 of h1.
-  let out = "";
-  for (let shift = 12; shift >= 0; shift -= 4) out += HEX[(h2 >>> shift) & 15];
-  for (let shift = 28; shift >= 0; shift -= 4) out += HEX[(h1 >>> shift) & 15];
-  return out;
-}
+/** 48 bits of cyrb53 as 12 hex digits. */
+const hash48Hex = (text: string): string => new Cyrb53().text(text).hex48();
 
 /**
  * RFC 8785 canonical JSON: object keys sorted by UTF-16 code units, no insignificant
  * white space, numbers and strings serialised as ECMAScript does. `undefined` members are
- * dropped, as JSON does. NaN and Infinity have no representation: they throw, unless
- * `lenient` (for hashing what YAML parsed, where `.inf` may stand), which writes null.
- * `cache` remembers the text of each object and array, for callers that serialise the
- * same parts more than once.
+ * dropped, as JSON does. NaN and Infinity have no representation: they throw.
  */
-export function canonicalJson(value: unknown, lenient = false, cache?: Map<object, string>): string {
+export function canonicalJson(value: unknown): string {
   if (typeof value === "string") return quote(value);
   if (value === null || typeof value === "boolean") return JSON.stringify(value);
   if (typeof value === "number") {
     if (Number.isFinite(value)) return JSON.stringify(value);
-    if (lenient) return "null";
     throw new TypeError("canonical JSON has no representation for NaN or Infinity");
-  }
-  if (typeof value === "object" && cache !== undefined) {
-    const known = cache.get(value);
-    if (known !== undefined) return known;
   }
   if (Array.isArray(value)) {
     let out = "[";
-    for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + (value[i] === undefined ? "null" : canonicalJson(value[i], lenient, cache));
-    out += "]";
-    cache?.set(value, out);
-    return out;
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + (value[i] === undefined ? "null" : canonicalJson(value[i]));
+    return out + "]";
   }
   if (typeof value === "object") {
     const record = value as Record<string, unknown>;
@@ -84,14 +58,11 @@ export function canonicalJson(value: unknown, lenient = false, cache?: Map<objec
     for (const key of keys) {
       const v = record[key];
       if (v === undefined) continue;
-      out += (first ? "" : ",") + quote(key) + ":" + canonicalJson(v, lenient, cache);
+      out += (first ? "" : ",") + quote(key) + ":" + canonicalJson(v);
       first = false;
     }
-    out += "}";
-    cache?.set(record, out);
-    return out;
+    return out + "}";
   }
-  if (lenient) return "null";
   throw new TypeError(`canonical JSON has no representation for a ${typeof value}`);
 }
 

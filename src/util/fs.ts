@@ -175,6 +175,8 @@ function firstInvalidByte(b: Uint8Array): number {
 export interface WriteOptions {
   /** The path as shown to the user. */
   shown?: string;
+  /** The file's current text, when the caller has just read it: it is not read again. */
+  current?: string;
 }
 
 /**
@@ -187,7 +189,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, opti
   const shown = options.shown ?? path;
   const target = throughLinks(resolve(path), shown);
   // Bytes (a gzip file) are replaced whole: only the old file's mode carries over.
-  const existing = typeof content === "string" ? currentFile(target, shown) : currentMode(target);
+  const existing = typeof content !== "string" ? currentMode(target) : options.current !== undefined ? currentMode(target, options.current) : currentFile(target, shown);
   const text = typeof content !== "string" ? content : existing?.crlf ? content.replace(/(?<!\r)\n/g, "\r\n") : content;
   const dir = dirname(target);
   const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
@@ -251,17 +253,19 @@ function currentFile(target: string, shown: string): { mode: number; crlf: boole
     if (e instanceof FileRefused && e.reason === "missing") return undefined;
     throw e;
   }
-  const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
-  return { mode: lstatSync(target).mode & 0o7777, crlf };
+  return { mode: lstatSync(target).mode & 0o7777, crlf: allCrlf(text) };
 }
 
-function currentMode(target: string): { mode: number; crlf: boolean } | undefined {
+/** The file's mode, and whether `text` (its content) ends every line in CRLF; undefined when there is no file. */
+function currentMode(target: string, text?: string): { mode: number; crlf: boolean } | undefined {
   try {
-    return { mode: lstatSync(target).mode & 0o7777, crlf: false };
+    return { mode: lstatSync(target).mode & 0o7777, crlf: text !== undefined && allCrlf(text) };
   } catch {
     return undefined;
   }
 }
+
+const allCrlf = (text: string): boolean => text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
 
 function syncDirectory(dir: string): void {
   try {
