@@ -178,7 +178,9 @@ class FastParser {
     const t = this.text;
     const c = t.charCodeAt(this.pos);
     if (c === DASH && this.isSpaceOrEnd(this.pos + 1)) return this.blockSequence(this.indent, level, frame);
-    if (this.keyAhead()) return this.blockMapping(this.indent, level, frame);
+    const keyStart = this.pos;
+    const key = this.keyAt();
+    if (key !== null) return this.blockMapping(this.indent, level, frame, keyStart, key);
     throw DECLINE; // a document or value that is a lone scalar on its own lines
   }
 
@@ -187,12 +189,15 @@ class FastParser {
     return i >= this.text.length || c === SPACE || c === NEWLINE;
   }
 
-  /** Does the line at pos start with `key:` (a plain or quoted key, then a colon and a space or the line's end)? */
-  private keyAhead(): boolean {
+  /**
+   * The key at pos when the line starts with `key:` (a plain or quoted key, then a colon and
+   * a space or the line's end), pos after the colon; else null, pos where it was.
+   */
+  private keyAt(): string | null {
     const save = this.pos;
     const key = this.scanKey();
-    this.pos = save;
-    return key !== null;
+    if (key === null) this.pos = save;
+    return key;
   }
 
   /** A key and its colon; pos after the colon. */
@@ -265,13 +270,14 @@ class FastParser {
     return known;
   }
 
-  private blockMapping(indent: number, level: number, frame: Frame | null): Record<string, unknown> {
+  /** A block mapping whose first key the caller has read (it starts at `keyStart`; pos is after its colon). */
+  private blockMapping(indent: number, level: number, frame: Frame | null, firstKeyStart: number, firstKey: string): Record<string, unknown> {
     if (level > MAX_LEVEL) throw DECLINE;
     const t = this.text;
     const map: Record<string, unknown> = {};
+    let keyStart = firstKeyStart;
+    let key = firstKey;
     for (;;) {
-      const keyStart = this.pos;
-      const key = this.key();
       if (Object.prototype.hasOwnProperty.call(map, key)) throw DECLINE; // js-yaml reports the duplicate
       const keyFrame = this.frame(level + 1, keyStart);
       if (keyFrame) this.close(keyFrame, "scalar", key);
@@ -294,6 +300,8 @@ class FastParser {
       if (this.indent < indent || this.atDocumentEdge()) break;
       if (this.indent > indent) throw DECLINE; // a continuation line (a multi-line scalar) or bad indentation
       if (t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1)) break; // a sequence after a key's compact one
+      keyStart = this.pos;
+      key = this.key();
     }
     if (frame) this.close(frame, "mapping", map);
     return map;
@@ -343,13 +351,17 @@ class FastParser {
         value = this.blockNode(level + 1, itemFrame);
       } else if (t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1)) {
         throw DECLINE; // "- - a"
-      } else if (this.keyAhead()) {
-        // "- key: value": a mapping whose column is the key's.
-        this.indent = this.pos - this.lineStart;
-        value = this.blockMapping(this.indent, level + 1, itemFrame);
       } else {
-        value = this.inlineValue(level + 1, itemFrame, indent);
-        this.skipBlankLines();
+        const keyStart = this.pos;
+        const key = this.keyAt();
+        if (key !== null) {
+          // "- key: value": a mapping whose column is the key's.
+          this.indent = keyStart - this.lineStart;
+          value = this.blockMapping(this.indent, level + 1, itemFrame, keyStart, key);
+        } else {
+          value = this.inlineValue(level + 1, itemFrame, indent);
+          this.skipBlankLines();
+        }
       }
       list.push(value);
       if (itemFrame) this.close(itemFrame, "", value);
