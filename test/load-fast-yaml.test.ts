@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
-import { parseYaml } from "../src/load/yaml.js";
+import { parseYaml, RESOLVABLE_FIRST } from "../src/load/yaml.js";
 import type { PathSegment } from "../src/model/finding.js";
 
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
@@ -34,7 +34,7 @@ function paths(value: unknown, path: PathSegment[] = [], out: PathSegment[][] = 
 
 /** Declined, or equal to js-yaml in values and in every position; returns whether the fast path read it. */
 function agrees(text: string): boolean {
-  const fast = parseFast(text, Infinity, TYPES);
+  const fast = parseFast(text, Infinity, TYPES, RESOLVABLE_FIRST);
   const expected = jsYaml(text);
   if (fast === undefined) return false;
   expect(expected, `the fast path read a text js-yaml refuses:\n${text}`).not.toBe("error");
@@ -122,6 +122,25 @@ const documentText = fc.tuple(fc.array(fc.tuple(fc.dictionary(keyArb, json, { mi
 );
 
 describe("the fast YAML path", () => {
+  it("asks the schema's types only about scalars that could resolve: every other first character makes a string, as in js-yaml", () => {
+    // Each printable ASCII character, then tails that look like numbers, booleans, nulls and words.
+    const firsts = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => c !== " ");
+    const tails = ["", "0", "1", "12", "x", "rue", "alse", "ull", "inf", "nan", "Inf", "NaN", ".5", "e3", "_1", "<", "o", "ff", "es", "~"];
+    let read = 0;
+    for (const first of firsts) {
+      for (const tail of tails) {
+        const scalar = first + tail;
+        for (const text of [`k: ${scalar}\n`, `- ${scalar}\n`, `k: [${scalar}]\n`, `k: { a: ${scalar} }\n`]) {
+          const fast = parseFast(text, Infinity, TYPES, RESOLVABLE_FIRST);
+          if (fast === undefined) continue;
+          read++;
+          expect(fast.values, JSON.stringify(text)).toEqual(jsYaml(text));
+        }
+      }
+    }
+    expect(read).toBeGreaterThan(3000);
+  });
+
   it("reads the repository's YAML as js-yaml does, or declines it", () => {
     const files: string[] = [];
     const walk = (dir: string) => {

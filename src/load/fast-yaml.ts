@@ -40,12 +40,14 @@ const COMMA = 44;
 
 /**
  * The documents of `text` and their frames (recorded `depth` levels deep), or undefined when
- * the text is not of the kind this path reads. `text` has no byte order mark.
+ * the text is not of the kind this path reads. `text` has no byte order mark. `resolvable`,
+ * when given, holds every character that a plain scalar `types` resolve to anything but a
+ * string can start with: the types are not asked about a scalar starting otherwise.
  */
-export function parseFast(text: string, depth: number, types: readonly ImplicitType[]): Parsed | undefined {
+export function parseFast(text: string, depth: number, types: readonly ImplicitType[], resolvable?: string): Parsed | undefined {
   if (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text)) return undefined;
   try {
-    return new FastParser(text, depth, types).stream();
+    return new FastParser(text, depth, types, resolvable).stream();
   } catch (e) {
     if (e === DECLINE) return undefined;
     throw e;
@@ -58,11 +60,18 @@ class FastParser {
   private lineStart = 0;
   private indent = 0;
 
+  /** By character code below 128: may a plain scalar starting with it resolve to other than a string? */
+  private readonly mayResolve = new Uint8Array(128);
+
   constructor(
     private readonly text: string,
     private readonly depth: number,
     private readonly types: readonly ImplicitType[],
-  ) {}
+    resolvable: string | undefined,
+  ) {
+    if (resolvable === undefined) this.mayResolve.fill(1);
+    else for (let i = 0; i < resolvable.length; i++) this.mayResolve[resolvable.charCodeAt(i) & 127] = 1;
+  }
 
   stream(): Parsed {
     const values: unknown[] = [];
@@ -432,6 +441,8 @@ class FastParser {
   }
 
   private resolvePlain(plain: string): unknown {
+    const first = plain.charCodeAt(0);
+    if (first < 128 && this.mayResolve[first] === 0) return plain;
     for (const type of this.types) if (type.resolve(plain)) return type.construct(plain);
     return plain;
   }

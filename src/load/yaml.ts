@@ -81,6 +81,14 @@ const MAX_EXPANDED_NODES = 5_000_000;
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
 /** The schema's implicit types, in the order js-yaml tries them on a plain scalar. */
 const IMPLICIT_TYPES = (SCHEMA as unknown as { compiledImplicit: ImplicitType[] }).compiledImplicit;
+/**
+ * The characters a plain scalar these types resolve to anything but a string starts with:
+ * `~`, n and N (null), t, T, f and F (booleans), digits, `-`, `+` and `.` (numbers, `.inf`,
+ * `.nan`; the merge type gives `<<` back as the string it is). Any other plain scalar is a
+ * string, and the fast path does not ask the types about it (test/load-fast-yaml.test.ts
+ * holds this against js-yaml).
+ */
+export const RESOLVABLE_FIRST = "~nNtTfF0123456789-+.";
 
 export interface ParseOptions {
   /**
@@ -142,7 +150,7 @@ interface Trees {
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
 function parseRecorded(text: string, file: string, depth: number, fast = true): Parsed {
   // Most project files are of the plain kind the fast path reads; it declines everything else.
-  const quick = fast ? parseFast(text, depth, IMPLICIT_TYPES) : undefined;
+  const quick = fast ? parseFast(text, depth, IMPLICIT_TYPES, RESOLVABLE_FIRST) : undefined;
   if (quick) return quick;
   const roots: Frame[] = [];
   const stack: Frame[] = [];
