@@ -19,6 +19,12 @@ export interface ImplicitType {
   construct(data: string): unknown;
 }
 
+/**
+ * Any character of NON_PRINTABLE, or a tab, a carriage return or a byte order mark: a text
+ * without one (almost every file) is told in one quick scan.
+ */
+const SUSPECT = /[\x00-\x09\x0B-\x1F\x7F-\x9F\uD800-\uDFFF\uFEFF\uFFFE\uFFFF]/;
+
 /** js-yaml refuses a stream holding any of these: such a file is its to report. */
 const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
 
@@ -45,7 +51,7 @@ const COMMA = 44;
  * string can start with: the types are not asked about a scalar starting otherwise.
  */
 export function parseFast(text: string, depth: number, types: readonly ImplicitType[], resolvable?: string): Parsed | undefined {
-  if (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text)) return undefined;
+  if (SUSPECT.test(text) && (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text))) return undefined;
   try {
     return new FastParser(text, depth, types, resolvable).stream();
   } catch (e) {
@@ -271,6 +277,8 @@ class FastParser {
   private readonly keyResolves = new Map<string, boolean>();
 
   private resolvesToOther(plain: string): boolean {
+    const first = plain.charCodeAt(0);
+    if (first < 128 && this.mayResolve[first] === 0) return false;
     let known = this.keyResolves.get(plain);
     if (known === undefined) {
       known = this.types.some((type) => type.resolve(plain));
