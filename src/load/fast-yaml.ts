@@ -567,9 +567,9 @@ class FastParser {
     let key: string;
     if (t.charCodeAt(this.pos) === 39 || t.charCodeAt(this.pos) === 34) key = this.quoted();
     else {
-      const plain = this.flowPlain();
-      if (typeof plain !== "string" || this.resolvesToOther(plain)) throw DECLINE;
-      key = plain;
+      // Through the key cache, as block keys go: a repeated key is the same string.
+      const start = this.flowPlainScan();
+      key = this.plainKey(start, this.pos, this.scanHash);
     }
     if (t.charCodeAt(this.pos) !== COLON || t.charCodeAt(this.pos + 1) !== SPACE) throw DECLINE;
     this.pos++;
@@ -593,10 +593,20 @@ class FastParser {
 
   /** A plain scalar in flow context: up to `, ] }` or `: `, trimmed. */
   private flowPlain(): string {
+    const start = this.flowPlainScan();
+    return this.text.slice(start, this.pos);
+  }
+
+  /** The hash of the last plain scalar flowPlainScan passed over (for the key cache). */
+  private scanHash = 0;
+
+  /** Pass over a plain scalar in flow context (see flowPlain): its start; pos at its trimmed end. */
+  private flowPlainScan(): number {
     const t = this.text;
     const start = this.pos;
     if (!this.plainStart(start, true)) throw DECLINE;
     let i = start;
+    let hash = 0;
     for (; i < t.length; i++) {
       const d = t.charCodeAt(i);
       if (d === NEWLINE || d === COMMA || d === 93 || d === 125 || d === 91 || d === 123) break;
@@ -606,11 +616,13 @@ class FastParser {
         throw DECLINE; // "a:b" in flow context: js-yaml's reading
       }
       if (d === HASH && t.charCodeAt(i - 1) === SPACE) throw DECLINE;
+      hash = (Math.imul(hash, 31) + d) | 0;
     }
     let end = i;
     while (t.charCodeAt(end - 1) === SPACE) end--;
     this.pos = end;
-    return t.slice(start, end);
+    this.scanHash = hash;
+    return start;
   }
 }
 
