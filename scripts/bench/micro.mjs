@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { catalogue, randomErrors } from "./generate.mjs";
+import { catalogue, randomErrors, SEED } from "./generate.mjs";
 
 const [which, json] = process.argv.slice(2);
 const opts = JSON.parse(json ?? "{}");
@@ -18,15 +18,32 @@ const cpuNow = () => {
   return u.user + u.system;
 };
 
+/** How many sets of fresh errors a classify figure is the median of (the host is shared: one pass can be slowed by a neighbour). */
+const SETS = 5;
+
 /**
- * Mean µs per call of `fn` over the errors, after a warm-up pass. A slow classifier at 10k
- * codes would take minutes over 100k errors, so timing stops at `budgetMs` and says how many
- * calls it covered.
+ * Mean µs per call of `fn` over `count` random errors, the median over SETS sets, each of
+ * errors never classified before (an adapter's errors are new objects: their strings are
+ * hashed at their first lookup). A warm-up on part of the first set compiles the code. A
+ * slow classifier at 10k codes would take minutes, so timing stops at `budgetMs` a set and
+ * says how many calls it covered.
  */
-function timeClassifier(fn, errors, budgetMs) {
+function timeClassifierSets(fn, count, budgetMs) {
+  const cat = catalogue(opts.size);
+  const sets = [];
+  for (let set = 0; set < SETS; set++) {
+    const errors = randomErrors(cat, count, SEED + set);
+    sets.push(timeClassifier(fn, errors, budgetMs, set === 0));
+  }
+  const median = (key) => sets.map((s) => s[key]).sort((a, b) => a - b)[Math.floor(sets.length / 2)];
+  return { meanUs: median("meanUs"), cpuMeanUs: median("cpuMeanUs"), sets: sets.map((s) => Number(s.meanUs.toFixed(3))), calls: sets[0].calls, of: count, truncated: sets.some((s) => s.truncated), sink: sets.reduce((a, s) => a + s.sink, 0) };
+}
+
+/** Mean µs per call of `fn` over the errors, after a warm-up on the first of them when `warm`. */
+function timeClassifier(fn, errors, budgetMs, warm) {
   let sink = 0;
   const warmUntil = now() + Math.min(2000, budgetMs / 10) * 1000;
-  for (let k = 0; k < Math.min(errors.length, 5000) && now() < warmUntil; k++) sink += fn(errors[k].error, errors[k].tool).length;
+  for (let k = 0; warm && k < Math.min(errors.length, 5000) && now() < warmUntil; k++) sink += fn(errors[k].error, errors[k].tool).length;
   // The loader's garbage (a 10k-code project parsed a moment ago) is collected before the
   // clock starts, so the figure is the classifier's, not a pause owed to the YAML parser.
   globalThis.gc?.();
@@ -46,8 +63,7 @@ function timeClassifier(fn, errors, budgetMs) {
 async function classifyLibrary() {
   const { project } = lib.loadProject({ cwd: join(opts.root, ".bench", String(opts.size)) });
   const registry = project.registry.value;
-  const errors = randomErrors(catalogue(opts.size), opts.count);
-  return timeClassifier((error, tool) => lib.classify(registry, error, tool).verdict, errors, opts.budgetMs);
+  return timeClassifierSets((error, tool) => lib.classify(registry, error, tool).verdict, opts.count, opts.budgetMs);
 }
 
 /** The generated module, transpiled as is (types stripped) and imported. */
@@ -62,8 +78,7 @@ async function classifyGenerated() {
   writeFileSync(file, js);
   const bindings = await import(pathToFileURL(file).href);
   const transpileMs = (now() - started) / 1000;
-  const errors = randomErrors(catalogue(opts.size), opts.count);
-  return { ...timeClassifier((error, tool) => bindings.classify(error, { tool }), errors, opts.budgetMs), transpileMs };
+  return { ...timeClassifierSets((error, tool) => bindings.classify(error, { tool }), opts.count, opts.budgetMs), transpileMs };
 }
 
 /**
