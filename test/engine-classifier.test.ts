@@ -100,6 +100,21 @@ describe("the classifier index", () => {
     expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 400, message: "Boom" }, undefined)?.source.verdict).toBe("by_text");
   });
 
+  it("scans a message for texts only when a text rule admits the error's kind, and always when one admits any kind", () => {
+    // Many rules share the kind, so each is bucketed under its text.
+    const shared = Array.from({ length: 20 }, (_, i): ClassifierRule => ({ verdict: `param_${i}`, kind: ["invalid_request"], message_contains: [`parameter p${i} `] }));
+    const narrowed = compileClassifier([...shared, { verdict: "card", kind: ["invalid_request"], message_contains: ["card number"] }, { verdict: "other", kind: ["other"] }]);
+    expect(narrowed.textKinds).toEqual(new Set(["invalid_request"]));
+    const verdictOf = (index: typeof narrowed, kind: string) => classifyIndex(index, { kind, message: "Bad CARD NUMBER given" }, undefined)?.source.verdict ?? null;
+    expect(verdictOf(narrowed, "invalid_request")).toBe("card");
+    expect(verdictOf(narrowed, "other")).toBe("other");
+    expect(verdictOf(narrowed, "api_error")).toBe(null);
+    const open = compileClassifier([...shared, { verdict: "card", kind: ["invalid_request"], message_contains: ["card number"] }, { verdict: "any", message_contains: ["card number"] }]);
+    expect(open.textKinds).toBe(null);
+    expect(verdictOf(open, "invalid_request")).toBe("card");
+    expect(verdictOf(open, "api_error")).toBe("any");
+  });
+
   it("compares header names in any case and header values exactly; '*' is any value", () => {
     const index = compileClassifier([
       { verdict: "no_retry", headers: { "X-Should-Retry": ["false"] } },

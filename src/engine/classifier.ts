@@ -151,6 +151,12 @@ export interface ClassifierIndex {
   readonly textLists: number[][];
   /** One byte per low 16 bits of a trigram key in `text`: a cheap "certainly not" before the map. */
   readonly textFilter: Uint8Array;
+  /**
+   * The kinds the rules bucketed by text admit, or null when one of them admits any kind.
+   * Texts mostly narrow a kind ("invalid_request" whose message names the card): the
+   * message of an error of another kind is not scanned, since none of those rules can hold.
+   */
+  textKinds: Set<string> | null;
   /** Rules with no exact-valued field, in order: candidates for every error. */
   readonly residual: number[];
   /** Each candidate's test, told without its objects where it can be (see QUICK_STRIDE). */
@@ -188,6 +194,7 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     text: new Map(),
     textLists: [],
     textFilter: new Uint8Array(65536),
+    textKinds: new Set(),
     residual: [],
     quick: new Int32Array(compiled.length * QUICK_STRIDE),
     bucketOf: [],
@@ -224,6 +231,11 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     } else {
       bucketOf.push([best.field, best.name]);
       insertRule(index, best, position);
+      if (best.field === "text") {
+        const kinds = rule.test.kinds;
+        if (kinds === null) index.textKinds = null;
+        else if (index.textKinds !== null) for (let k = 0; k < kinds.length; k++) index.textKinds.add(kinds[k] as string);
+      }
       rule.candidateTest = withoutBucketField(rule.test, best.field);
       const list = index.bucketed.get(best.bucket);
       if (list === undefined) index.bucketed.set(best.bucket, [position]);
@@ -735,7 +747,7 @@ function gatherCandidates(index: ClassifierIndex, p: Probe): void {
       addCandidates(index.headerAny.get(name));
     });
   }
-  if (index.text.size > 0 && p.message.length >= 3) {
+  if (index.text.size > 0 && p.message.length >= 3 && (index.textKinds === null || (p.kind !== null && index.textKinds.has(p.kind)))) {
     lookupStamp++;
     // Most messages are ASCII: their trigrams are folded in place, with no lower-cased copy.
     if (p.lowerMessage !== null || !addTextCandidates(index, p.message, true)) {
