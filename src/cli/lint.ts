@@ -78,7 +78,7 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   let findings: Finding[];
   let sources: Project["sources"];
   try {
-    const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true }, { locateRules: true });
+    const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
     findings = lintProject(project, loadFindings);
     if (flags.against) {
       // Change control loads only when asked for: it reads a baseline and runs every fixture twice.

@@ -60,6 +60,32 @@ export function parseFast(text: string, depth: number, types: readonly ImplicitT
   }
 }
 
+/** A collection of a text parsed again on its own (see nodeParser). */
+export interface ParsedNode {
+  value: unknown;
+  frame: Frame;
+}
+
+/**
+ * A reader of the collections of `text`, each parsed again on its own with every node
+ * recorded: given where a parse of the whole text by this path recorded a collection (a
+ * block collection's first token, a flow collection's bracket), its value (equal to the one
+ * that parse gave there) and its frame; undefined when it is no collection this path reads
+ * alone. A deep path of a large file is located this way, by parsing the node around it
+ * again, instead of recording every node of the file up front.
+ */
+export function nodeParser(text: string, types: readonly ImplicitType[], resolvable?: string): (start: number) => ParsedNode | undefined {
+  const parser = new FastParser(text, Infinity, types, resolvable);
+  return (start) => {
+    try {
+      return parser.node(start);
+    } catch (e) {
+      if (e === DECLINE) return undefined;
+      throw e;
+    }
+  };
+}
+
 class FastParser {
   private pos = 0;
   /** Start of the current line, and its indentation (-1: past the end). */
@@ -101,7 +127,27 @@ class FastParser {
       this.nextLine();
       this.skipBlankLines();
     }
-    return { values, roots, depth: this.depth };
+    return { values, roots, depth: this.depth, fast: true };
+  }
+
+  /** The collection at `start` (see parseNodeAt); undefined for a scalar, which has no nodes below it. */
+  node(start: number): ParsedNode | undefined {
+    const t = this.text;
+    this.pos = start;
+    this.lineStart = t.lastIndexOf("\n", start - 1) + 1;
+    // A node's column is its indentation: an item's mapping ("- key: v") stands at its key.
+    this.indent = start - this.lineStart;
+    const frame = this.frame(0, start) as Frame;
+    const c = t.charCodeAt(start);
+    let value: unknown;
+    if (c === 91 /* [ */ || c === 123 /* { */) value = this.flow(0, frame);
+    else if (c === DASH && this.isSpaceOrEnd(start + 1)) value = this.blockSequence(this.indent, 0, frame);
+    else {
+      const key = this.keyAt();
+      if (key === null) return undefined;
+      value = this.blockMapping(this.indent, 0, frame, start, key);
+    }
+    return { value, frame: this.close(frame, "", value) };
   }
 
   // ---- lines -------------------------------------------------------------------------

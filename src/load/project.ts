@@ -56,11 +56,6 @@ export interface LoadOptions {
   cwd?: string;
   /** Fixture files or directories to load instead of the config's (simulate PATHS). */
   fixturePaths?: string[];
-  /**
-   * The caller will report findings deep in the registry and playbook (lint): record their
-   * nodes' positions in the one parse instead of parsing again on the first deep `locate`.
-   */
-  locateRules?: boolean;
 }
 
 const KIND_NAMES: Record<DocumentKind, string> = { config: "Config", registry: "Registry", playbook: "Playbook", fixture: "Fixture" };
@@ -101,9 +96,8 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
   if (!files.kind(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${paths.where(["registry"])})`);
   if (!files.kind(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${paths.where(["playbook"])})`);
 
-  const recordAll = options.locateRules === true;
-  const registryDoc = single(reader.read(registryFile, "registry", paths.where(["registry"]), recordAll), "registry", findings);
-  const playbookDoc = single(reader.read(playbookFile, "playbook", paths.where(["playbook"]), recordAll), "playbook", findings);
+  const registryDoc = single(reader.read(registryFile, "registry", paths.where(["registry"])), "registry", findings);
+  const playbookDoc = single(reader.read(playbookFile, "playbook", paths.where(["playbook"])), "playbook", findings);
 
   // Paths on the command line are the user's own choice; what a walk finds inside them is not.
   const fixtureFiles = options.fixturePaths
@@ -194,7 +188,7 @@ class SourceReader {
   }
 
   /** Read and parse one file; `where` is the config position that named it, for messages. */
-  read(absolute: string, what: string, where?: string, recordAll = false): YamlSource {
+  read(absolute: string, what: string, where?: string): YamlSource {
     const at = where ? `${where}: ` : "";
     if (this.files.kind(absolute) === "directory") throw new UsageError(`${at}${what} is a directory, not a file: ${this.display(absolute)}`);
     let text: string;
@@ -205,7 +199,7 @@ class SourceReader {
       if (e instanceof FileRefused) throw new FileRefused(e.reason === "not-utf8" ? e.message : `${at}${what} ${e.message}`, e.reason);
       throw new UsageError(`${at}cannot read ${what} ${this.display(absolute)}: ${(e as Error).message}`);
     }
-    const source = parseYaml(this.display(absolute), text, { recordAll });
+    const source = parseYaml(this.display(absolute), text);
     this.sources.set(source.file, source);
     return source;
   }

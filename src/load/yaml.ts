@@ -15,7 +15,7 @@
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "../model/finding.js";
-import { parseFast, type ImplicitType } from "./fast-yaml.js";
+import { nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
 
 export interface YamlError {
   message: string;
@@ -92,8 +92,9 @@ export const RESOLVABLE_FIRST = "~nNtTfF0123456789-+.";
 
 export interface ParseOptions {
   /**
-   * Record every node's position while parsing, for a caller that will locate deep paths
-   * (lint, in the registry): it saves the second parse. Positions are the same either way.
+   * Record every node's position while parsing. Positions are the same either way: without
+   * it the top levels are recorded, and a node below them is parsed again on its own when a
+   * path first goes through it (the fast path's files), or the whole text is (js-yaml's).
    */
   recordAll?: boolean;
   /** Parse with js-yaml alone, never the fast path (fast-yaml.ts): the tests compare the two. */
@@ -124,7 +125,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
     const bomb = expansionProblem(value);
     if (bomb) return { file, text: source, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
-  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, text, file };
+  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file };
   const documents = values.map((value, i) => makeDocument(file, i, value, trees, text, lines));
   return { file, text: source, documents, position };
 }
@@ -134,6 +135,8 @@ export interface Parsed {
   roots: Frame[];
   /** How deep nodes were recorded (Infinity: every node). */
   depth: number;
+  /** Made by the fast path (fast-yaml.ts), whose frames a node's own parse can continue. */
+  fast?: boolean;
 }
 
 /** A source's recorded parses, and the index of its nodes by identity, each made when first needed. */
@@ -143,6 +146,9 @@ interface Trees {
   /** The first parse when it recorded every node, else a second parse made on the first deep path. */
   complete: Parsed | undefined;
   objects: WeakMap<object, NodeIndex> | undefined;
+  /** Nodes whose children were not recorded, each parsed again on its own when a path first goes through it. */
+  nodes: Map<Frame, ParsedNode | null>;
+  nodeParser: ((start: number) => ParsedNode | undefined) | undefined;
   text: string;
   file: string;
 }
@@ -322,7 +328,7 @@ function makeDocument(file: string, docIndex: number, value: unknown, trees: Tre
   const resolve = (path: readonly PathSegment[], target: "value" | "key"): Resolved => {
     // Without aliases a path follows the frames, building only the slots it passes through.
     if (!trees.anchored) {
-      const found = walkFrames(trees.first, docIndex, value, path, target);
+      const found = walkFrames(trees.first, docIndex, value, path, target, trees);
       if (found) return found;
     }
     // Parsed once already, in part: parse again, recording every node. Its values equal the first's.
@@ -353,15 +359,23 @@ function makeDocument(file: string, docIndex: number, value: unknown, trees: Tre
 
 /**
  * Where `path` leads, following the frames of `parsed` beside the values; undefined when the
- * frames cannot say (not recorded so deep, or not the frames of these values).
+ * frames cannot say (not recorded so deep, or not the frames of these values). Given `trees`,
+ * a node of the fast path's parse whose children were not recorded is parsed again on its
+ * own, and the walk goes on in that parse.
  */
-function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: readonly PathSegment[], target: "value" | "key"): Resolved | undefined {
+function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: readonly PathSegment[], target: "value" | "key", trees?: Trees): Resolved | undefined {
   if (parsed.roots.length !== parsed.values.length) return undefined;
   let outer = parsed.roots[docIndex];
   let offset = outer.start;
   let node = value;
   for (let i = 0; i < path.length; i++) {
     if (node === null || typeof node !== "object") return { offset, complete: false };
+    if (outer.truncated && outer.result === node && parsed.fast === true && trees !== undefined) {
+      const again = nodeOf(trees, outer);
+      if (again === null) return undefined;
+      outer = again.frame;
+      node = again.value;
+    }
     const frame = unwrap(outer);
     if (frame.truncated || frame.result !== node || (frame.kind !== "mapping" && frame.kind !== "sequence")) return undefined;
     const slot = slotsOf(frame).get(String(path[i]));
@@ -371,6 +385,23 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
     outer = slot.frame;
   }
   return { offset, complete: true };
+}
+
+/** The node of `frame` parsed again on its own (once), or null when the fast path cannot read it so. */
+function nodeOf(trees: Trees, frame: Frame): ParsedNode | null {
+  let known = trees.nodes.get(frame);
+  if (known === undefined) {
+    const again = (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
+    // The same text read the same way from the same place gives the same node; should it
+    // ever not be a collection of the same size, the whole text is parsed again instead.
+    known = again !== undefined && sameShape(again.value, frame.result) ? again : null;
+    trees.nodes.set(frame, known);
+  }
+  return known;
+}
+
+function sameShape(a: unknown, b: unknown): boolean {
+  return a !== null && b !== null && typeof a === "object" && typeof b === "object" && Array.isArray(a) === Array.isArray(b) && Object.keys(a).length === Object.keys(b).length;
 }
 
 /** Where `path` leads, by the index of collections by identity. */
