@@ -50,10 +50,10 @@ function agrees(text: string): boolean {
       }
     }
   }
-  // The shallow parse (the top levels recorded; a node below them parsed again on its own
-  // when a path goes through it) locates the same, and says the same of what exists.
-  const shallow = parseYaml("a.yaml", text);
-  for (const [i, doc] of shallow.documents.entries()) {
+  // The shallow parses (the top levels recorded, or the documents alone; a node below them
+  // parsed again on its own when a path goes through it) locate the same, and say the same
+  // of what exists.
+  for (const [i, doc] of [...parseYaml("a.yaml", text).documents.entries(), ...parseYaml("a.yaml", text, { depth: 1 }).documents.entries()]) {
     for (const path of paths(doc.value)) {
       for (const target of ["value", "key"] as const) expect(doc.locate(path, target), `${JSON.stringify(path)} (${target}) shallow in:\n${text}`).toEqual(slow.documents[i]!.locate(path, target));
       expect(doc.has([...path, "nope"])).toBe(slow.documents[i]!.has([...path, "nope"]));

@@ -105,7 +105,9 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
     : expandFixturePaths(fixtureEntries, reader, paths);
   const fixtures: Loaded<Fixture>[] = [];
   for (const { file, key } of fixtureFiles) {
-    const source = reader.read(file, "fixture file", key && paths.where(key));
+    // Fixtures are many small documents: their top keys are recorded (simulate places each by
+    // its name), and a node below them is parsed again when a finding is in it.
+    const source = reader.read(file, "fixture file", key && paths.where(key), 2);
     if (source.error) {
       findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
       continue;
@@ -188,7 +190,7 @@ class SourceReader {
   }
 
   /** Read and parse one file; `where` is the config position that named it, for messages. */
-  read(absolute: string, what: string, where?: string): YamlSource {
+  read(absolute: string, what: string, where?: string, depth?: number): YamlSource {
     const at = where ? `${where}: ` : "";
     if (this.files.kind(absolute) === "directory") throw new UsageError(`${at}${what} is a directory, not a file: ${this.display(absolute)}`);
     let text: string;
@@ -199,7 +201,7 @@ class SourceReader {
       if (e instanceof FileRefused) throw new FileRefused(e.reason === "not-utf8" ? e.message : `${at}${what} ${e.message}`, e.reason);
       throw new UsageError(`${at}cannot read ${what} ${this.display(absolute)}: ${(e as Error).message}`);
     }
-    const source = parseYaml(this.display(absolute), text);
+    const source = parseYaml(this.display(absolute), text, { depth });
     this.sources.set(source.file, source);
     return source;
   }

@@ -56,7 +56,10 @@ export interface Frame {
   slots: Map<string, Slot> | null;
 }
 
-/** A shallow parse records nodes this deep: the document, its keys and values, theirs. */
+/**
+ * A shallow parse records nodes this deep by default: the document, its keys and values,
+ * theirs (a registry's verdicts, each parsed again on its own when a path goes into it).
+ */
 const SHALLOW_DEPTH = 3;
 
 const NO_CHILDREN: Frame[] = [];
@@ -97,6 +100,11 @@ export interface ParseOptions {
    * path first goes through it (the fast path's files), or the whole text is (js-yaml's).
    */
   recordAll?: boolean;
+  /**
+   * How many levels a shallow parse records (default 3). A stream of many small documents
+   * (fixtures) needs fewer: a path below them parses the node it goes through again.
+   */
+  depth?: number;
   /** Parse with js-yaml alone, never the fast path (fast-yaml.ts): the tests compare the two. */
   jsYamlOnly?: boolean;
 }
@@ -115,7 +123,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
   const anchored = text.includes("&");
   let parsed: Parsed;
   try {
-    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : SHALLOW_DEPTH, options.jsYamlOnly !== true);
+    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : Math.max(1, options.depth ?? SHALLOW_DEPTH), options.jsYamlOnly !== true);
   } catch (e) {
     return { file, text: source, documents: [], position, error: syntaxError(e, text, lines) };
   }
