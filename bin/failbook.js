@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The failbook command line. `npm install` builds dist/: the bundled CLI with its code cache
 // when present (fast start-up, bin/cli-loader.js), else the plain compiled modules.
+import { readFileSync } from "node:fs";
 import { loadBundledCli } from "./cli-loader.js";
 
 // A reader that closes early (`failbook render | head`) is not an error.
@@ -11,6 +12,12 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const { main } = loadBundledCli()?.exports ?? (await import("../dist/cli/main.js"));
-
-process.exitCode = await main(process.argv);
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // The version is all `failbook --version` needs: it is read from the package's own
+  // package.json (as the CLI reads it) without loading the CLI.
+  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+} else {
+  const { main } = loadBundledCli()?.exports ?? (await import("../dist/cli/main.js"));
+  process.exitCode = await main(process.argv);
+}

@@ -190,4 +190,11 @@ describe("--version", () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
   });
+
+  it("answers alone (without loading the CLI) exactly as the CLI does", () => {
+    // With a second flag the CLI itself answers: the two must agree, byte for byte.
+    const byCli = failbook(["--version", "--no-color"]);
+    expect(byCli).toMatchObject({ code: 0, stderr: "" });
+    for (const flag of ["--version", "-V"]) expect(failbook([flag])).toEqual(byCli);
+  });
 });
