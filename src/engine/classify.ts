@@ -38,27 +38,35 @@ const compiledRegistries = new WeakMap<Registry, CompiledRegistry & { verdicts: 
 export function compiledRegistry(registry: Registry): CompiledRegistry {
   const known = compiledRegistries.get(registry);
   if (known && known.verdicts === registry.verdicts && known.count === registry.verdicts.length) return known;
-  const { rules, places } = classifierRules(registry);
+  const { rules, places } = classifierRules(registry, true);
   const compiled = { index: compileClassifier(rules), places, verdicts: registry.verdicts, count: registry.verdicts.length };
   compiledRegistries.set(registry, compiled);
   return compiled;
 }
 
-/** The registry's rules in classify order, as the classifier takes them (reserved verdicts never match). */
-export function classifierRules(registry: Registry): { rules: ClassifierRule[]; places: RulePlace[] } {
+/**
+ * The registry's rules in classify order, as the classifier takes them (reserved verdicts
+ * never match). With `ownStrings`, for an index that will classify, each string is a copy of
+ * its own (see `flat`); a generator, which only writes the rules out, needs none.
+ */
+export function classifierRules(registry: Registry, ownStrings = false): { rules: ClassifierRule[]; places: RulePlace[] } {
   const rules: ClassifierRule[] = [];
   const places: RulePlace[] = [];
   registry.verdicts.forEach((v, vi) => {
     if (statusOf(v) === "reserved") return;
     (v.match ?? []).forEach((rule, ri) => {
-      rules.push({ verdict: v.code, ...toConditions(rule) });
+      rules.push({ verdict: v.code, ...toConditions(rule, ownStrings) });
       places.push({ verdict: vi, index: ri });
     });
   });
   return { rules, places };
 }
 
-const listOf = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v.map(flat) : [flat(v)]);
+const same = <T>(v: T): T => v;
+
+function listOf<T>(v: T | T[] | undefined, copy: (v: T) => T): T[] | undefined {
+  return v === undefined ? undefined : Array.isArray(v) ? v.map(copy) : [copy(v)];
+}
 
 /**
  * A string of its own. A YAML parser's strings are slices of the file's text; V8 compares a
@@ -70,18 +78,19 @@ function flat<T>(v: T): T {
 }
 
 /** A YAML match rule (scalars or lists) as the classifier's conditions (lists throughout). */
-export function toConditions(rule: MatchRule): RuleConditions {
+export function toConditions(rule: MatchRule, ownStrings = false): RuleConditions {
+  const copy: <T>(v: T) => T = ownStrings ? flat : same;
   const out: { -readonly [K in keyof RuleConditions]: RuleConditions[K] } = {};
-  if (rule.kind !== undefined) out.kind = listOf(rule.kind);
-  if (rule.http_status !== undefined) out.http_status = listOf(rule.http_status);
-  if (rule.provider_code !== undefined) out.provider_code = listOf(rule.provider_code);
-  if (rule.message_contains !== undefined) out.message_contains = listOf(rule.message_contains);
-  if (rule.message_matches !== undefined) out.message_matches = listOf(rule.message_matches);
-  if (rule.tool !== undefined) out.tool = listOf(rule.tool);
-  if (rule.side_effect_state !== undefined) out.side_effect_state = listOf(rule.side_effect_state);
-  if (rule.headers !== undefined) out.headers = mapValues(rule.headers, (v) => listOf(v) as string[]);
-  if (rule.fields !== undefined) out.fields = mapValues(rule.fields, (v) => listOf(v) as (string | number | boolean)[]);
-  if (rule.cause !== undefined) out.cause = toConditions(rule.cause);
+  if (rule.kind !== undefined) out.kind = listOf(rule.kind, copy);
+  if (rule.http_status !== undefined) out.http_status = listOf(rule.http_status, copy);
+  if (rule.provider_code !== undefined) out.provider_code = listOf(rule.provider_code, copy);
+  if (rule.message_contains !== undefined) out.message_contains = listOf(rule.message_contains, copy);
+  if (rule.message_matches !== undefined) out.message_matches = listOf(rule.message_matches, copy);
+  if (rule.tool !== undefined) out.tool = listOf(rule.tool, copy);
+  if (rule.side_effect_state !== undefined) out.side_effect_state = listOf(rule.side_effect_state, copy);
+  if (rule.headers !== undefined) out.headers = mapValues(rule.headers, (v) => listOf(v, copy) as string[]);
+  if (rule.fields !== undefined) out.fields = mapValues(rule.fields, (v) => listOf(v, copy) as (string | number | boolean)[]);
+  if (rule.cause !== undefined) out.cause = toConditions(rule.cause, ownStrings);
   return out;
 }
 
