@@ -130,7 +130,7 @@ class FastParser {
     return { values, roots, depth: this.depth, fast: true };
   }
 
-  /** The collection at `start` (see parseNodeAt); undefined for a scalar, which has no nodes below it. */
+  /** The collection at `start` (see nodeParser); undefined for a scalar, which has no nodes below it. */
   node(start: number): ParsedNode | undefined {
     const t = this.text;
     this.pos = start;
