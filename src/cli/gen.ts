@@ -198,7 +198,7 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
   const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", target.name, ...(flags.out ? ["--out", flags.out] : [])]);
 
   if (!project.registry || !project.playbook) {
-    return problems(io, project, findings.filter((f) => f.severity === "error"), target, "the registry or playbook is invalid");
+    return problems(io, project, findings.filter((f) => f.severity === "error"), target, "the registry or playbook is invalid", true);
   }
   let generated: Generated;
   try {
@@ -208,7 +208,7 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
     const located = e.problems.map((p) =>
       findingAt({ rule: p.rule, severity: "error", message: p.message, doc: p.document === "config" ? project.configDoc : (p.document === "registry" ? project.registry : project.playbook)!.doc, path: p.path }),
     );
-    return problems(io, project, located, target, "the registry and playbook cannot make a valid module");
+    return problems(io, project, located, target, "the registry and playbook cannot make a valid module", e.problems.every((p) => p.generatorOnly !== true));
   }
 
   const existing = readIfExists(out, { shown });
@@ -247,11 +247,9 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
   return 0;
 }
 
-function problems(io: Io, project: Project, findings: Finding[], target: Target, what: string): number {
+/** `lintShows`: lint reports every one of them (not so the generators' own, CodegenProblem.generatorOnly). */
+function problems(io: Io, project: Project, findings: Finding[], target: Target, what: string, lintShows: boolean): number {
   io.out(findingsText(io, findings, project.sources));
-  // Lint reports every problem but the generators' own: a pattern Python's re cannot run
-  // exactly, a redact: pattern the bindings' constructors cannot embed.
-  const lintShows = findings.every((f) => f.rule !== "python-pattern" && !(f.rule === "redact-pattern-invalid" && f.message.includes("cannot be embedded in")));
   io.out(`cannot generate ${target.noun}: ${what}; fix the problems above${lintShows ? " (failbook lint shows them all)" : ""}\n`);
   return 1;
 }

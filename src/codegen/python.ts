@@ -77,7 +77,7 @@ export function patternProblems(registry: Registry): CodegenProblem[] {
     const list = patterns === undefined ? [] : Array.isArray(patterns) ? patterns.map((p, k) => [p, [...path, "message_matches", k]] as const) : [[patterns, [...path, "message_matches"]] as const];
     for (const [pattern, at] of list) {
       const translated = pythonPattern(pattern);
-      if (!translated.ok) problems.push({ rule: "python-pattern", document: "registry", path: [...at], message: `message_matches ${JSON.stringify(pattern)} ${translated.reason}; gen py cannot write a module that decides as failbook does (rewrite the pattern, or use message_contains)` });
+      if (!translated.ok) problems.push({ rule: "python-pattern", document: "registry", path: [...at], message: `message_matches ${JSON.stringify(pattern)} ${translated.reason}; gen py cannot write a module that decides as failbook does (rewrite the pattern, or use message_contains)`, generatorOnly: true });
     }
     if (rule.cause !== undefined && depth < CAUSE_DEPTH) visit(rule.cause, [...path, "cause"], depth + 1);
   };

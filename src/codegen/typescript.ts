@@ -51,6 +51,8 @@ export interface CodegenProblem {
   message: string;
   document: "registry" | "playbook" | "config";
   path: PathSegment[];
+  /** A limit of the generated code, not a fault of the project: `failbook lint` does not report it. */
+  generatorOnly?: true;
 }
 
 export class CodegenError extends Error {
@@ -329,7 +331,7 @@ export function redactPatternProblems(patterns: readonly string[], where = "the 
       why = `is not a valid regular expression with the u flag: ${(e as Error).message.replace(/^.*: /, "")}`;
     }
     if (why !== undefined) {
-      problems.push({ rule: "redact-pattern-invalid", document: "config", path: ["redact", i], message: `redact pattern ${JSON.stringify(pattern)} cannot be embedded in ${where}: it ${why.replace(/, or use message_contains$/, "")}` });
+      problems.push({ rule: "redact-pattern-invalid", document: "config", path: ["redact", i], message: `redact pattern ${JSON.stringify(pattern)} cannot be embedded in ${where}: it ${why.replace(/, or use message_contains$/, "")}`, generatorOnly: true });
     }
   }
   return problems;
