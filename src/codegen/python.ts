@@ -14,7 +14,7 @@ import { bucketRules } from "../engine/classify.js";
 import { CAUSE_DEPTH, compileClassifier, type Bucket, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "../engine/classifier.js";
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
-import { pythonPattern } from "./pyregex.js";
+import { pythonPattern, type PythonPattern } from "./pyregex.js";
 import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { CodegenError, codegenProblems, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
@@ -90,20 +90,18 @@ export function patternProblems(registry: Registry): CodegenProblem[] {
 /** A `redact:` pattern (run with the u and g flags, as failbook runs it) in Python. */
 const redactPattern = (pattern: string) => pythonPattern(`/${pattern}/gu`, { backreferences: true });
 
-/** A pattern the translator must accept (built-in, or checked before generation) as a compiled Python pattern. */
-function compiledPattern(pattern: string, what: string): string {
-  const translated = pythonPattern(pattern, { backreferences: true });
-  if (!translated.ok) throw new Error(`${what} ${pattern} cannot be translated: ${translated.reason}`);
-  if (!translated.unicode) throw new Error(`${what} ${pattern} is not in Unicode mode`);
+/**
+ * A translation the module relies on (a built-in pattern, or a redact: pattern checked before
+ * generation) as a compiled Python pattern; `unicode`: the mode it must run in.
+ */
+function compiled(translated: PythonPattern, what: string, unicode: boolean): string {
+  if (!translated.ok) throw new Error(`${what} cannot be translated: ${translated.reason}`);
+  if (translated.unicode !== unicode) throw new Error(`${what} ${unicode ? "is not" : "is"} in Unicode mode`);
   return `re.compile(${pyStr(translated.source)}, re.ASCII)`;
 }
 
 /** A built-in pattern (no u flag: it runs over UTF-16 code units, as in JavaScript). */
-function unitsPattern(re: RegExp): string {
-  const translated = pythonPattern(`/${re.source}/${re.flags}`, { backreferences: true });
-  if (!translated.ok || translated.unicode) throw new Error(`built-in pattern ${re} cannot be translated: ${translated.ok ? "it has the u flag" : translated.reason}`);
-  return `re.compile(${pyStr(translated.source)}, re.ASCII)`;
-}
+const unitsPattern = (re: RegExp): string => compiled(pythonPattern(`/${re.source}/${re.flags}`, { backreferences: true }), `built-in pattern ${re}`, false);
 
 /**
  * The redaction the envelope constructors run: failbook's own secret families
@@ -114,7 +112,7 @@ function unitsPattern(re: RegExp): string {
  */
 function redactionSection(patterns: readonly string[]): string {
   const families = FAMILIES.map((f) => `    (${unitsPattern(f.re)}, ${f.keep === true ? "True" : "False"}),  # ${pyComment(f.name)}`);
-  const own = patterns.map((p) => `    ${compiledPattern(`/${p}/gu`, "redact pattern")},`);
+  const own = patterns.map((p) => `    ${compiled(redactPattern(p), `redact pattern ${p}`, true)},`);
   return [
     "# ---------------------------------------------------------------------------------------",
     "# Redaction: failbook's own secret families (src/engine/secrets.ts), translated exactly to",
