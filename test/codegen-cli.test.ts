@@ -81,6 +81,24 @@ describe("failbook gen ts", () => {
     expect(statSync(path)).toMatchObject({ mtimeMs, ino });
   });
 
+  it("counts a CRLF copy of the module as up to date, and refuses to replace one that is not UTF-8", () => {
+    const dir = project();
+    failbook(["gen", "ts"], { cwd: dir });
+    const path = join(dir, OUT);
+    const crlf = readFileSync(path, "utf8").replace(/\n/g, "\r\n");
+    writeFileSync(path, crlf);
+    expect(failbook(["gen", "ts", "--check"], { cwd: dir })).toMatchObject({ code: 0, stdout: `${OUT} is up to date\n` });
+    expect(failbook(["gen", "ts"], { cwd: dir }).stdout).toContain(`${OUT} is up to date`);
+    expect(readFileSync(path, "utf8")).toBe(crlf);
+
+    const latin1 = Buffer.concat([Buffer.from("// caf"), Buffer.from([0xe9]), Buffer.from("\n")]);
+    writeFileSync(path, latin1);
+    const r = failbook(["gen", "ts"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^failbook: src\/generated\/failbook\.ts:1:7: not valid UTF-8 \(byte 0xE9\)/);
+    expect(readFileSync(path)).toEqual(latin1);
+  });
+
   it("says what changed when it rewrites the file", () => {
     const dir = project();
     failbook(["gen", "ts"], { cwd: dir });

@@ -11,7 +11,7 @@ import { CodegenError, generateTypeScript } from "../codegen/typescript.js";
 import { generatePython } from "../codegen/python.js";
 import { generateJsonSchema } from "../codegen/jsonschema.js";
 import type { Redactor } from "../engine/redact.js";
-import { FileRefused, readIfExists, writeFileAtomic } from "../util/fs.js";
+import { decodeUtf8, FileRefused, readBytesIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -211,8 +211,13 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
     return problems(io, project, located, target, "the registry and playbook cannot make a valid module", e.problems.every((p) => p.generatorOnly !== true));
   }
 
-  const existing = readIfExists(out, { shown });
-  const current = existing !== undefined && existing.replace(/\r\n/g, "\n") === generated.text;
+  // Most runs find the file as it would be written (CI's --check, a rebuild): compared as
+  // bytes, a module of megabytes need not be decoded. Otherwise it is read as text (its line
+  // endings may be CRLF, and its manifest says what changed).
+  const bytes = readBytesIfExists(out, { shown });
+  const same = bytes !== undefined && Buffer.from(generated.text, "utf8").equals(bytes);
+  const existing = bytes === undefined ? undefined : same ? generated.text : decodeUtf8(bytes, shown);
+  const current = same || (existing !== undefined && existing.replace(/\r\n/g, "\n") === generated.text);
   return flags.check ? check(io, shown, existing, current, generated, target, userCommand) : write(io, out, shown, existing, current, generated, target);
 }
 

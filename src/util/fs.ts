@@ -60,6 +60,11 @@ export interface ReadOptions {
  * limit or one that is not valid UTF-8. A BOM stays in the text, so positions match the file.
  */
 export function readTextFile(path: string, options: ReadOptions = {}): string {
+  return decodeUtf8(readFileBytes(path, options), options.shown ?? path);
+}
+
+/** The bytes of a regular file, refused as readTextFile refuses them, but not decoded. */
+export function readFileBytes(path: string, options: ReadOptions = {}): Uint8Array {
   const shown = options.shown ?? path;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_MB * MB;
   let fd: number;
@@ -74,7 +79,7 @@ export function readTextFile(path: string, options: ReadOptions = {}): string {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new FileRefused(`${shown} is ${kindOf(stats)}, not a regular file; failbook reads and writes only regular files: replace it with one, or name another path`, "not-regular");
     if (stats.size > maxBytes) throw tooLarge(shown, maxBytes);
-    return decodeUtf8(readAll(fd, maxBytes, shown, stats.size), shown);
+    return readAll(fd, maxBytes, shown, stats.size);
   } finally {
     closeSync(fd);
   }
@@ -82,8 +87,14 @@ export function readTextFile(path: string, options: ReadOptions = {}): string {
 
 /** The file's text, or undefined when nothing is there; anything else that stops the read is refused. */
 export function readIfExists(path: string, options: ReadOptions = {}): string | undefined {
+  const bytes = readBytesIfExists(path, options);
+  return bytes === undefined ? undefined : decodeUtf8(bytes, options.shown ?? path);
+}
+
+/** The file's bytes (see readFileBytes), or undefined when nothing is there. */
+export function readBytesIfExists(path: string, options: ReadOptions = {}): Uint8Array | undefined {
   try {
-    return readTextFile(path, options);
+    return readFileBytes(path, options);
   } catch (e) {
     if (e instanceof FileRefused && e.reason === "missing") return undefined;
     throw e;
