@@ -85,13 +85,7 @@ export function readFileBytes(path: string, options: ReadOptions = {}): Uint8Arr
   }
 }
 
-/** The file's text, or undefined when nothing is there; anything else that stops the read is refused. */
-export function readIfExists(path: string, options: ReadOptions = {}): string | undefined {
-  const bytes = readBytesIfExists(path, options);
-  return bytes === undefined ? undefined : decodeUtf8(bytes, options.shown ?? path);
-}
-
-/** The file's bytes (see readFileBytes), or undefined when nothing is there. */
+/** The file's bytes (see readFileBytes), or undefined when nothing is there; anything else that stops the read is refused. */
 export function readBytesIfExists(path: string, options: ReadOptions = {}): Uint8Array | undefined {
   try {
     return readFileBytes(path, options);
