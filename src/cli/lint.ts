@@ -49,7 +49,7 @@ Output formats:
   sarif   SARIF 2.1.0 for code-scanning dashboards
   github  ::error file=...,line=...,col=...,title=RULE::message annotations for GitHub Actions
 
-Rules and their default severities: see the README, or \`failbook lint --format sarif\`.
+Rules and their default severities: docs/rules.md, or \`failbook lint --format sarif\`.
 Change a rule's severity (or turn it off) in failbook.yaml:
   rules:
     matcher-message-contains: warning

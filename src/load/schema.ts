@@ -147,7 +147,7 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
     // Limits keep every count, delay and budget finite and every analysis cheap (SPEC 16).
     case "maximum":
     case "maxItems":
-      return { message: `'${field}' ${e.message ?? "is out of range"}, not ${Array.isArray(actual) ? `${actual.length} items` : describeValue(actual)} (a limit no real playbook needs to exceed; see the README's Security section)`, path, target: "value" };
+      return { message: `'${field}' ${e.message ?? "is out of range"}, not ${Array.isArray(actual) ? `${actual.length} items` : describeValue(actual)} (a limit no real playbook needs to exceed; see docs/security.md, Numbers)`, path, target: "value" };
     case "minItems":
       return { message: `'${field}' must not be empty`, path, target: "value" };
     case "minLength":
