@@ -165,6 +165,32 @@ describe("goldens", () => {
   });
 });
 
+describe("a project lint rejects", () => {
+  /** The shipped project with policy denials failing instead of escalating: a policy-must-escalate error, and two goldens that differ. */
+  function rejected(): string {
+    const dir = shippedCopy();
+    const playbook = join(dir, "playbooks/playbook.yaml");
+    writeFileSync(playbook, readFileSync(playbook, "utf8").replace("  policy_denied:\n    action: escalate_to_human\n    queue: policy_review\n", "  policy_denied:\n    action: fail\n"));
+    writeFileSync(join(dir, "playbooks/fixtures/bare.yaml"), "apiVersion: failbook/v1\nkind: Fixture\nname: bare\ncall: { id: c, tool: t }\nresponses:\n  - { status: ok, value: 1 }\n");
+    expect(failbook(["lint"], { cwd: dir }).code).toBe(1);
+    return dir;
+  }
+
+  it("says so in one line first, naming failbook lint, and never suggests recording a golden from it", () => {
+    const r = failbook(["simulate"], { cwd: rejected() });
+    expect(r.code).toBe(1);
+    const [first, ...rest] = r.stderr.split("\n");
+    expect(first).toBe("failbook: this project has 1 lint error (failbook lint shows it); fix it before recording a golden from what it does");
+    expect(rest.join("")).toBe("");
+    // The fixtures still run: the timelines show what the edit does.
+    expect(r.stdout).toContain("2 failed");
+    expect(r.stdout).not.toContain("--update");
+    expect(r.stdout).toContain("fix the project's lint errors (failbook lint), then compare the goldens again");
+    const json = failbook(["simulate", "--format", "json"], { cwd: rejected() });
+    expect(json.stderr.split("\n")[0]).toMatch(/^failbook: this project has 1 lint error/);
+  });
+});
+
 describe("fixture errors", () => {
   it("a fixture that runs out of responses is an error at the fixture's responses, exit 1", () => {
     const dir = shippedCopy();

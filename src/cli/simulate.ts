@@ -4,6 +4,9 @@ import { UsageError } from "../model/errors.js";
 import { resolve } from "node:path";
 import type { Outcome } from "../model/outcome.js";
 import type { Project } from "../load/project.js";
+import { lintProject } from "../lint/lint.js";
+// Registers change control's rules in the catalogue: a config may set their severities.
+import "../change/rules/index.js";
 import { computeCoverage } from "../simulate/coverage.js";
 import { compareGolden, recordedGolden } from "../simulate/golden.js";
 import { projectRules, simulateProject, type FixtureResult, type ProjectSimulation } from "../simulate/project.js";
@@ -63,6 +66,9 @@ saga's steps and compensations and a wave fixture's calls in full. Run with --se
 0), it also writes seed: N into a fixture that names none, so that the golden holds
 without the flag. It writes nothing when a file fails to load or a fixture cannot run.
 
+A golden records intended behaviour: when the project has lint errors, simulate says so in
+its first line (failbook lint shows them), runs the fixtures, and suggests no --update.
+
 --coverage ends with the verdict coverage: how many active verdicts a passing fixture (one
 whose golden holds) classifies at least once. --min-coverage P makes it a gate: exit 1
 when that share is below P percent.
@@ -87,6 +93,9 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   const minCoverage = percentFlag("--min-coverage", flags.minCoverage);
   const { project, findings } = loadFor(io, globals, paths.length > 0 ? { fixturePaths: paths } : {});
   const loadErrors = findings.filter((f) => f.severity === "error");
+  // A golden records intended behaviour: say first when lint rejects the project it would come from.
+  const lintErrors = lintProject(project, findings).filter((f) => f.severity === "error").length;
+  if (lintErrors > 0) io.err(`failbook: this project has ${plural(lintErrors, "lint error")} (failbook lint shows ${lintErrors === 1 ? "it" : "them"}); fix ${lintErrors === 1 ? "it" : "them"} before recording a golden from what it does\n`);
   if (findings.length > 0) io.err(findingsText(io, findings, project.sources));
   const rules = projectRules(project);
   if (!rules) {
@@ -110,7 +119,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
     : undefined;
   if (format === "json") io.out(formatSimulationJson(sim, coverage));
   else {
-    io.out(formatSimulationText(sim, { c: io.c, updated, ...(updateBlocked ? { updateBlocked } : {}) }));
+    io.out(formatSimulationText(sim, { c: io.c, updated, lintErrors, ...(updateBlocked ? { updateBlocked } : {}) }));
     if (coverage) io.out("\n" + formatCoverageText(coverage, io.c));
   }
   const below = coverage !== undefined && minCoverage !== undefined && coverage.verdict_coverage.percent < minCoverage;

@@ -19,6 +19,8 @@ export interface TextReportOptions {
   updated?: ReadonlySet<FixtureResult>;
   /** `--update` was asked for but wrote nothing, for this reason (already said on stderr). */
   updateBlocked?: string;
+  /** Lint errors in the project (already said on stderr): no golden is suggested from it. */
+  lintErrors?: number;
 }
 
 export function formatSimulationText(sim: ProjectSimulation, options: TextReportOptions): string {
@@ -43,7 +45,7 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
   }
   if (options.updated?.has(raw)) lines.push(`  ${c.green("✓")} golden updated`);
   else if (r.passed === true) lines.push(`  ${c.green("✓")} matches its golden`);
-  else if (r.passed === null) lines.push(`  ${c.dim(`· no expect block: nothing to compare${options.updateBlocked ? "" : " (failbook simulate --update records one)"}`)}`);
+  else if (r.passed === null) lines.push(`  ${c.dim(`· no expect block: nothing to compare${suggestsUpdate(options) ? " (failbook simulate --update records one)" : ""}`)}`);
   else {
     lines.push(`  ${c.red("✗")} differs from its golden:`);
     for (const d of r.diff ?? []) {
@@ -180,9 +182,14 @@ function summaryLine(sim: ProjectSimulation, options: TextReportOptions): string
   if (!mismatched) return c.red.bold(text);
   const hint = options.updateBlocked
     ? `--update wrote nothing because ${options.updateBlocked}; fix that, then run failbook simulate --update again`
-    : "if the new behaviour is intended, record it: failbook simulate --update";
+    : suggestsUpdate(options)
+      ? "if the new behaviour is intended, record it: failbook simulate --update"
+      : "fix the project's lint errors (failbook lint), then compare the goldens again";
   return c.red.bold(text) + `\n${c.dim(hint)}`;
 }
+
+/** Whether the report may suggest `--update`: never when it wrote nothing, nor for a project lint rejects. */
+const suggestsUpdate = (options: TextReportOptions): boolean => !options.updateBlocked && !options.lintErrors;
 
 export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
   const coverage = inertValue(report);
