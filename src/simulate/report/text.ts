@@ -53,7 +53,7 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
       const path = goldenPath(d.path);
       if (d.kind === "unknown_key") lines.push(`    ${where} ${d.message ?? path}`);
       else if (d.kind === "length") lines.push(`    ${where} ${path}: ${d.message ?? ""}`, ...expectedActual(d.expected, d.actual, c));
-      else if (isScalar(d.expected) && isScalar(d.actual)) lines.push(`    ${where} ${path}: expected ${flow(d.expected)}, got ${flow(d.actual)}`);
+      else if (isShort(d.expected) && isShort(d.actual)) lines.push(`    ${where} ${path}: expected ${flow(d.expected)}, got ${flow(d.actual)}${d.message ? ` (${d.message})` : ""}`);
       else lines.push(`    ${where} ${path}:`, ...expectedActual(d.expected, d.actual, c));
     }
   }
@@ -71,6 +71,8 @@ function shown(r: FixtureResult): Omit<FixtureResult, "source"> {
 }
 
 const isScalar = (v: unknown): boolean => v === null || v === undefined || typeof v !== "object";
+/** A scalar or a list of scalars (delays_ms): one line holds both sides. */
+const isShort = (v: unknown): boolean => isScalar(v) || (Array.isArray(v) && v.every(isScalar));
 
 function expectedActual(expected: unknown, actual: unknown, c: ChalkInstance): string[] {
   return [`      ${c.red("- expected")} ${flow(expected)}`, `      ${c.green("+ actual  ")} ${flow(actual)}`];
