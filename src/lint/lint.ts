@@ -57,7 +57,7 @@ export function runRules(project: Project, rules: readonly LintRule[]): Finding[
   return out;
 }
 
-/** A `rules:` key that names no rule is a typo that silently changes nothing. */
+/** A `rules:` key that names no rule is a typo that would silently leave the rule it meant at its default: an error. */
 function unknownRuleIds(project: Project): Finding[] {
   const known = allRuleMeta().map((r) => r.id);
   return Object.keys(project.config.rules ?? {})
@@ -66,7 +66,7 @@ function unknownRuleIds(project: Project): Finding[] {
       const guess = closest(id, known);
       return findingAt({
         rule: "schema",
-        severity: "warning",
+        severity: "error",
         message: `unknown rule '${id}' under rules:${guess ? `; did you mean '${guess}'?` : ""} (failbook lint --format sarif lists every rule id)`,
         doc: project.configDoc,
         path: ["rules", id],
