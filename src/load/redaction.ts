@@ -38,7 +38,11 @@ export function keepingVocabulary(redact: Redactor, vocabulary: () => ReadonlySe
   };
 }
 
-/** Every code, every string a match rule names (kinds, provider codes, tool globs, values), and the playbook's tool globs. */
+/**
+ * Every code, every string a match rule names (kinds, provider codes, tool globs, values), and
+ * the playbook's tool globs; but a word the built-in secret families recognise is a secret
+ * committed by mistake (lint's secret-in-project), which no output may show.
+ */
 export function projectVocabulary(project: Project): Set<string> {
   const words = new Set<string>();
   const registry = project.registry?.value;
@@ -50,6 +54,8 @@ export function projectVocabulary(project: Project): Set<string> {
     }
   }
   for (const glob of Object.keys(project.playbook?.value.tools ?? {})) words.add(glob);
+  const builtIn = createRedactor();
+  for (const word of words) if (builtIn(word) !== word) words.delete(word);
   return words;
 }
 
