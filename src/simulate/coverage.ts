@@ -110,6 +110,7 @@ export function recordedFailures(fixture: Fixture, registry: Registry, playbook:
   const add = (call: Call, responses: Response[] | undefined, fallbacks: Response[] | undefined, path: PathSegment[]) => {
     const primary = failures(responses, [...path, "responses"], call.tool, emptyFails);
     out.push(...primary);
+    if (fallbacks === undefined || fallbacks.length === 0) return;
     // Fallback responses answer the same call sent to the fallback action's tool.
     const fallbackTool = primary
       .map((f) => playbook.verdicts[classify(registry, f.error, f.tool).verdict])

@@ -21,29 +21,32 @@ export const secretInProject: LintRule = {
   description: "A string of the config, registry, playbook or a fixture that a built-in redaction family recognises as a secret (the value is never echoed).",
   check({ project, registry, playbook, fixtures, report }) {
     for (const doc of [project.configDoc, registry.doc, playbook.doc, ...fixtures.map((f) => f.doc)]) {
-      for (const { text, path, target } of strings(doc.value, [])) {
-        const family = familyOf(text);
-        if (family === undefined) continue;
-        report({ message: target === "key" ? MESSAGES.secretKey(family) : MESSAGES.secretValue(family), doc, path, target });
-      }
+      scan(doc.value, [], (family, path, target) => report({ message: target === "key" ? MESSAGES.secretKey(family) : MESSAGES.secretValue(family), doc, path, target }));
     }
   },
 };
 
-interface Found {
-  text: string;
-  path: PathSegment[];
-  target: "value" | "key";
-}
+type Found = (family: string, path: PathSegment[], target: "value" | "key") => void;
 
-/** Every key and string value inside a document, with its path. */
-function* strings(value: unknown, path: PathSegment[]): Generator<Found> {
-  if (typeof value === "string") yield { text: value, path, target: "value" };
-  else if (Array.isArray(value)) for (const [i, v] of value.entries()) yield* strings(v, [...path, i]);
-  else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      yield { text: k, path: [...path, k], target: "key" };
-      yield* strings(v, [...path, k]);
+/** Every key and string value inside a document that holds a secret, with its path (one path array, copied only for a finding: a registry has 100,000s of strings). */
+function scan(value: unknown, path: PathSegment[], found: Found): void {
+  if (typeof value === "string") {
+    const family = familyOf(value);
+    if (family !== undefined) found(family, [...path], "value");
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      scan(value[i], path, found);
+      path.pop();
+    }
+  } else if (value !== null && typeof value === "object") {
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      path.push(k);
+      const family = familyOf(k);
+      if (family !== undefined) found(family, [...path], "key");
+      scan((value as Record<string, unknown>)[k], path, found);
+      path.pop();
     }
   }
 }
