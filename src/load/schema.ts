@@ -26,7 +26,7 @@ type Context = DocumentKind | "adapter_error";
 const KEYS: Record<string, string[]> = {
   registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "error_fields", "verdicts", "fallback"],
   error_field: ["type", "description"],
-  class: ["description", "max_retries", "adr"],
+  class: ["description", "max_retries", "adr", "requires_human"],
   verdict: ["code", "class", "retryable", "side_effect", "boundary", "status", "since", "adr", "replaced_by", "human_action_required", "summary", "cause", "recovery", "safe_next_actions", "unsafe_next_actions", "details", "match", "examples"],
   example: ["tool", "kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
   match: ["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"],
