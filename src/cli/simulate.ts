@@ -101,7 +101,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   const { project, findings } = loadFor(io, globals, paths.length > 0 ? { fixturePaths: paths } : {});
   const loadErrors = findings.filter((f) => f.severity === "error");
   // A golden records intended behaviour: say first when lint rejects the project it would come from.
-  const lintErrors = lintProject(project, findings).filter((f) => f.severity === "error").length;
+  const lintErrors = lintProject(project, findings, { errorsOnly: true }).length;
   if (lintErrors > 0) io.err(`failbook: this project has ${plural(lintErrors, "lint error")} (failbook lint shows ${lintErrors === 1 ? "it" : "them"}); fix ${lintErrors === 1 ? "it" : "them"} before recording a golden from what it does\n`);
   if (findings.length > 0) io.err(findingsText(io, findings, project.sources));
   const rules = projectRules(project);

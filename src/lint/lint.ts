@@ -11,6 +11,8 @@ import { closest } from "../util/text.js";
 export interface LintOptions {
   /** Extra rules (change control adds its own). */
   extraRules?: LintRule[];
+  /** Only findings at error severity: skip every rule the config leaves below it (simulate's check, which only counts errors). */
+  errorsOnly?: boolean;
 }
 
 /**
@@ -27,9 +29,10 @@ export function lintProject(project: Project, loadFindings: Finding[], options: 
   const out: Finding[] = [];
   for (const f of [...loadFindings, ...unknownRuleIds(project)]) {
     const severity = effectiveSeverity(f.rule, f.severity, overrides);
-    if (severity) out.push({ ...f, severity });
+    if (severity && (!options.errorsOnly || severity === "error")) out.push({ ...f, severity });
   }
-  out.push(...runRules(project, [...RULES, ...(options.extraRules ?? [])]));
+  const rules = [...RULES, ...(options.extraRules ?? [])];
+  out.push(...runRules(project, options.errorsOnly ? rules.filter((r) => effectiveSeverity(r.id, r.severity, overrides) === "error") : rules));
   return sortFindings(out);
 }
 
