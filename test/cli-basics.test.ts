@@ -195,6 +195,43 @@ describe("--version", () => {
     // With a second flag the CLI itself answers: the two must agree, byte for byte.
     const byCli = failbook(["--version", "--no-color"]);
     expect(byCli).toMatchObject({ code: 0, stderr: "" });
-    for (const flag of ["--version", "-V"]) expect(failbook([flag])).toEqual(byCli);
+    for (const flag of ["--version", "-V", "-v"]) expect(failbook([flag])).toEqual(byCli);
+    expect(failbook(["-v", "--no-color"])).toEqual(byCli);
+  });
+});
+
+describe("help on every command and command group", () => {
+  it.each([
+    { asked: ["help"], same: ["--help"] },
+    { asked: ["help", "lint"], same: ["lint", "--help"] },
+    { asked: ["help", "gen"], same: ["gen", "--help"] },
+    { asked: ["gen", "help", "ts"], same: ["gen", "ts", "--help"] },
+    { asked: ["new", "help", "fixture"], same: ["new", "fixture", "--help"] },
+    { asked: ["import", "help", "otlp"], same: ["import", "otlp", "--help"] },
+    { asked: ["replay", "help", "merge"], same: ["replay", "merge", "--help"] },
+  ])("failbook $asked prints what --help prints, on stdout, exit 0", ({ asked, same }) => {
+    const r = failbook(asked);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(r.stdout).toContain("Usage: failbook");
+    expect(r.stdout).toBe(failbook(same).stdout);
+  });
+
+  it.each([
+    { group: "gen", subcommands: ["ts", "py", "jsonschema"] },
+    { group: "new", subcommands: ["fixture"] },
+    { group: "import", subcommands: ["otlp"] },
+  ])("failbook $group alone is one line naming its subcommands (exit 2), not its whole help", ({ group, subcommands }) => {
+    const r = failbook([group]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`^failbook: ${group} needs a subcommand: `));
+    for (const name of subcommands) expect(r.stderr).toContain(name);
+  });
+
+  it("names the subcommand it does not know, with the nearest one", () => {
+    const r = failbook(["gen", "tss"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("failbook: gen has no subcommand 'tss'; did you mean ts? It takes ts, py or jsonschema (failbook gen --help describes each)\n");
   });
 });

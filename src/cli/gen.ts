@@ -164,8 +164,7 @@ Examples:
 export const registerGen: CommandRegistrar = (program, run) => {
   const gen = program
     .command("gen")
-    .description("generate code from the registry and playbook: ts, py, jsonschema (see: failbook gen ts --help)")
-    .addHelpCommand(false);
+    .description("generate code from the registry and playbook: ts, py, jsonschema (see: failbook gen ts --help)");
   gen
     .command("ts")
     .description("write the typed TypeScript bindings adapters import: verdicts, error kinds, classify, playbook, envelopes")
