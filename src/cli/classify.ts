@@ -145,6 +145,9 @@ function retryAfterHint(playbook: Playbook, action: CompensationAction | null, e
 
 const located = (p: Position) => ({ file: p.file, line: p.line, column: p.column });
 
+/** A problem with --error, then an example; a problem that ends in a question ("did you mean 'x'?") ends its sentence there. */
+const withExample = (problem: string): string => `${problem}${problem.endsWith("?") ? " For" : "; for"} example ${EXAMPLE}`;
+
 /** The `--error` flag as an adapter error; `null` is a failure without an error object. */
 export function parseAdapterError(text: string): AdapterError | undefined {
   let value: unknown;
@@ -155,18 +158,18 @@ export function parseAdapterError(text: string): AdapterError | undefined {
     throw new UsageError(`--error is not valid JSON${at ? ` (at character ${Number(at[1]) + 1})` : ""}; pass an adapter error such as ${EXAMPLE}`);
   }
   if (value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--error must be a JSON object (an adapter error), not ${Array.isArray(value) ? "a list" : `a ${typeof value}`}; for example ${EXAMPLE}`);
+  if (typeof value !== "object" || Array.isArray(value)) throw new UsageError(withExample(`--error must be a JSON object (an adapter error), not ${Array.isArray(value) ? "a list" : `a ${typeof value}`}`));
   // Causes are followed CAUSE_DEPTH deep: a deeper chain is refused before anything walks it.
   let depth = 1;
   for (let e = value as { cause?: unknown }; e.cause !== null && typeof e.cause === "object"; e = e.cause as { cause?: unknown }) {
-    if (++depth > CAUSE_DEPTH) throw new UsageError(`--error field "${"cause.".repeat(CAUSE_DEPTH - 1)}cause" nests deeper than ${CAUSE_DEPTH} errors; for example ${EXAMPLE}`);
+    if (++depth > CAUSE_DEPTH) throw new UsageError(withExample(`--error field "${"cause.".repeat(CAUSE_DEPTH - 1)}cause" nests deeper than ${CAUSE_DEPTH} errors`));
   }
   // The fixture schema's definition of an adapter error, the one every fixture is checked by.
   const [problem] = adapterErrorProblems(value);
   if (problem) {
     // The message names the field; a nested one is named by its whole path too.
     const at = problem.path.length > 1 ? ` field "${problem.path.join(".")}"` : "";
-    throw new UsageError(`--error${at}: ${problem.message}; for example ${EXAMPLE}`);
+    throw new UsageError(withExample(`--error${at}: ${problem.message}`));
   }
   return value as AdapterError;
 }
