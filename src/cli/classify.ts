@@ -5,7 +5,9 @@ import { adapterErrorProblems } from "../load/schema.js";
 import { UsageError } from "../model/errors.js";
 import type { Position } from "../model/finding.js";
 import { hasFieldType, type Registry, sideEffectOf } from "../model/registry.js";
-import { readRetryAfter } from "../engine/retry-after.js";
+import { applyRetryAfter, readRetryAfter } from "../engine/retry-after.js";
+import { retryDelay } from "../engine/backoff.js";
+import { maxRandom } from "../engine/random.js";
 import { CAUSE_DEPTH } from "../engine/classifier.js";
 import { type CompensationAction, honorsRetryAfter, isRetryAction, type Playbook, retryAfterPolicyOf, type RetryAfterPolicy } from "../model/playbook.js";
 import { retryAfterText } from "../render/model.js";
@@ -116,7 +118,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   }
   if (hint !== null) {
     const unreadable = hint.unreadable.map((u) => `${inert(u.header)}: ${flow(u.value)} is neither a number nor an HTTP date (counted as absent)`);
-    const read = hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms`;
+    const read = hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms${hint.gives_up ? ", above max_ms with above_max: give_up, so the dispatch ends exhausted (retry_after_too_long) instead of retrying" : ""}`;
     const policy = hint.honored ? inert(retryAfterText(hint.policy)) : "honor_retry_after: false, so hints are ignored";
     lines.push(`${"hint".padEnd(9)} ${[read, ...unreadable].join("; ")}  ${c.dim(`(${policy})`)}`);
   }
@@ -128,6 +130,8 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
 
 interface HintReport {
   hint_ms: number | null;
+  /** The hint is above the policy's max_ms with above_max: give_up: no retry is made. */
+  gives_up: boolean;
   unreadable: { header: string; value: string }[];
   honored: boolean;
   policy: RetryAfterPolicy;
@@ -140,7 +144,9 @@ function retryAfterHint(playbook: Playbook, action: CompensationAction | null, e
   const reading = readRetryAfter(error, policy, Date.now());
   const honored = honorsRetryAfter(playbook);
   if (reading.hintMs === undefined && reading.unreadable.length === 0) return null;
-  return { hint_ms: reading.hintMs ?? null, unreadable: reading.unreadable, honored, policy };
+  // What the hint does to the first retry, as the engine decides it (the schedule's first delay, jitter at its top).
+  const gives_up = honored && applyRetryAfter(retryDelay(action, 0, undefined, maxRandom), reading.hintMs, policy).kind === "give_up";
+  return { hint_ms: reading.hintMs ?? null, gives_up, unreadable: reading.unreadable, honored, policy };
 }
 
 const located = (p: Position) => ({ file: p.file, line: p.line, column: p.column });
