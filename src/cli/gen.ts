@@ -212,7 +212,8 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
   // Bindings come from the registry and the playbook: the fixtures are not read.
   const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
   const out = outputPath(project, flags.out, cwd, target);
-  const shown = display(out, cwd);
+  // An --out is echoed as the user typed it; the config's path, relative to where they are.
+  const shown = flags.out ?? display(out, cwd);
   const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", target.name, ...(flags.out ? ["--out", flags.out] : [])]);
 
   if (!project.registry || !project.playbook) {
