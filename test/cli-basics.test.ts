@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
 
@@ -131,6 +131,30 @@ describe("failbook init", () => {
     const lint = failbook(["lint"], { cwd: dir });
     expect(lint.stdout).toContain("no problems found");
     expect(lint.code).toBe(0);
+  });
+
+  /** Each written file's $schema modeline, resolved from the file's own directory. */
+  const modelines = (project: string): [string, string][] =>
+    Object.entries(filesOf(project)).map(([path, text]) => [path, resolve(dirname(join(project, path)), /\$schema=(\S+)/.exec(text)![1]!)]);
+
+  it.each([
+    { layout: "a package.json at the top, init into sub/dir", files: { "package.json": "{}\n" }, schemas: "node_modules/failbook/schemas" },
+    { layout: "failbook installed at a workspace's root, init into a package's sub/dir", files: { "node_modules/failbook/schemas/.keep": "", "packages/app/package.json": "{}\n" }, cwd: "packages/app", schemas: "node_modules/failbook/schemas" },
+    { layout: "no package.json anywhere: beside the project", files: {}, schemas: "sub/dir/node_modules/failbook/schemas" },
+  ])("writes schema modelines that point where node_modules resolves: $layout", ({ files, cwd, schemas }) => {
+    const top = tempProject(files);
+    const here = join(top, cwd ?? "");
+    expect(failbook(["init", "sub/dir"], { cwd: here }).code).toBe(0);
+    const project = join(here, "sub/dir");
+    const found = modelines(project);
+    expect(found.map(([path]) => path).sort()).toEqual(["failbook.yaml", "playbooks/fixtures/refund-with-conflict.yaml", "playbooks/playbook.yaml", "playbooks/registry.yaml"]);
+    for (const [path, schema] of found) expect(relative(top, dirname(schema)), path).toBe(schemas);
+    expect(Object.fromEntries(found.map(([path, schema]) => [path, basename(schema)]))).toEqual({
+      "failbook.yaml": "config.schema.json",
+      "playbooks/registry.yaml": "registry.schema.json",
+      "playbooks/playbook.yaml": "playbook.schema.json",
+      "playbooks/fixtures/refund-with-conflict.yaml": "fixture.schema.json",
+    });
   });
 
   it("--adr writes docs/adr/ with every ADR the registry cites, and turns the check on", () => {
