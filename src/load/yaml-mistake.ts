@@ -54,9 +54,8 @@ export function findMistake(text: string, reason: string, line: number, firstErr
 function unclosedFlow(lines: string[], line: number, repaired: (index: number, replacement: string) => boolean): Mistake | undefined {
   // The parser stops on the line after the one left open (or at the end of the text).
   for (let i = Math.min(line - 1, lines.length) - 1; i >= Math.max(0, line - 1 - LOOK_BACK); i--) {
-    const opened = openers(lines[i]!);
+    const { content, comment, open: opened } = scan(lines[i]!);
     if (opened.length === 0) continue;
-    const { content, comment } = splitComment(lines[i]!);
     const closers = opened.map((o) => (o.bracket === "[" ? "]" : "}")).reverse().join("");
     if (!repaired(i, content.trimEnd() + closers + comment)) continue;
     const first = opened[0]!;
@@ -85,12 +84,12 @@ function misindented(lines: string[], line: number, repaired: (index: number, re
   // indentation) is a block that lost its first line: indenting that line fixes the rest.
   for (const i of window) {
     const parent = preceding(lines, i, 1)[0];
-    if (parent === undefined || !/:$/.test(splitComment(lines[parent]!).content.trimEnd())) continue;
+    if (parent === undefined || !/:$/.test(scan(lines[parent]!).content.trimEnd())) continue;
     const own = indentOf(lines[i]!);
     const under = indentOf(lines[parent]!);
     if (own > under || (own === under && lines[i]!.trimStart().startsWith("- "))) continue;
     if (!repaired(i, " ".repeat(under + 2) + lines[i]!.trimStart())) continue;
-    const key = splitComment(lines[parent]!).content.trim();
+    const key = scan(lines[parent]!).content.trim();
     return { message: `bad indentation: this line is indented ${plural(own, "space")}, which leaves '${key}' above it empty; indent it to ${under + 2}`, line: i + 1, column: own + 1 };
   }
   // The indentations in use around it (and one step in from each): what a line here may take.
@@ -125,31 +124,25 @@ function following(lines: string[], at: number, count: number): number[] {
 /** A quote at `i` opens a quoted scalar only where a node starts: an apostrophe inside a plain scalar (it's) does not. */
 const startsNode = (line: string, i: number): boolean => i === 0 || " [{,:-?".includes(line[i - 1]!);
 
-/** A line's content and its trailing comment (a `#` after a space, outside quotes). */
-function splitComment(line: string): { content: string; comment: string } {
+interface ScannedLine {
+  content: string;
+  /** The trailing comment (a `#` after a space, outside quotes), with a space before it; or "". */
+  comment: string;
+  /** The brackets the content opens and does not close (outside quotes), with their 1-based columns. */
+  open: { bracket: "[" | "{"; column: number }[];
+}
+
+function scan(line: string): ScannedLine {
+  const open: ScannedLine["open"] = [];
   let quote: string | undefined;
   for (let i = 0; i < line.length; i++) {
     const ch = line[i]!;
     if (quote) {
       if (ch === quote) quote = undefined;
     } else if ((ch === '"' || ch === "'") && startsNode(line, i)) quote = ch;
-    else if (ch === "#" && (i === 0 || line[i - 1] === " ")) return { content: line.slice(0, i), comment: ` ${line.slice(i)}` };
+    else if (ch === "#" && (i === 0 || line[i - 1] === " ")) return { content: line.slice(0, i), comment: ` ${line.slice(i)}`, open };
+    else if (ch === "[" || ch === "{") open.push({ bracket: ch, column: i + 1 });
+    else if ((ch === "]" || ch === "}") && open.length > 0) open.pop();
   }
-  return { content: line, comment: "" };
-}
-
-/** The brackets a line opens and does not close (outside quotes and comments), with their 1-based columns. */
-function openers(line: string): { bracket: "[" | "{"; column: number }[] {
-  const { content } = splitComment(line);
-  const stack: { bracket: "[" | "{"; column: number }[] = [];
-  let quote: string | undefined;
-  for (let i = 0; i < content.length; i++) {
-    const ch = content[i]!;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-    } else if ((ch === '"' || ch === "'") && startsNode(content, i)) quote = ch;
-    else if (ch === "[" || ch === "{") stack.push({ bracket: ch, column: i + 1 });
-    else if ((ch === "]" || ch === "}") && stack.length > 0) stack.pop();
-  }
-  return stack;
+  return { content: line, comment: "", open };
 }
