@@ -13,7 +13,7 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const args = process.argv.slice(2);
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V" || args[0] === "-v")) {
   // The version is all `failbook --version` needs: it is read from the package's own
   // package.json (as the CLI reads it) without loading the CLI.
   process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);

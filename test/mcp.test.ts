@@ -201,6 +201,16 @@ describe("failbook mcp on raw stdio", () => {
     expect(code).toBe(0);
   });
 
+  it("answers in the order the lines came: a junk line after initialize is answered after initialize", async () => {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "classify", arguments: { error: { kind: "timeout" } } } };
+    const huge = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "explain", arguments: { code: "x".repeat(9 * 1024 * 1024) } } });
+    const lines = [JSON.stringify(init), "{oops", JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), '{"hello":"world"}', JSON.stringify(call), JSON.stringify({ jsonrpc: "2.0", id: 3, method: "no/such/method" }), huge, "junk"];
+    const { messages } = await rawSession(project(), lines, 7);
+    const shape = (m: Record<string, unknown>) => (m.id === null ? (m.error as { message: string }).message.split(":")[0] : m.id);
+    expect(messages.map(shape)).toEqual([1, "Parse error", "Invalid Request", 2, 3, "Invalid Request", "Parse error"]);
+  });
+
   it("does not start on an invalid registry: the findings on stderr, exit 1", () => {
     const p = baseProject();
     p.registry.fallback = 42 as unknown as string;

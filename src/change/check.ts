@@ -34,6 +34,5 @@ export function sideOf(project: Project, label: string): Side | undefined {
 
 /** A change rule seen as a lint rule of the current project, bound to the baseline. */
 function bind(rule: ChangeRule, baseline: Side, current: Side, outcomes: OutcomeChange[]): LintRule {
-  const { id, severity, description } = rule;
-  return { id, severity, description, check: (ctx) => rule.check({ baseline, current, outcomeChanges: () => outcomes, report: ctx.report }) };
+  return { ...rule, check: (ctx) => rule.check({ baseline, current, outcomeChanges: () => outcomes, report: ctx.report }) };
 }

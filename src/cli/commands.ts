@@ -41,7 +41,7 @@ export function commandName(args: readonly string[]): string | undefined {
 /** The commands to register: the one named, or all of them (help, an unknown name). */
 export async function commandsFor(args: readonly string[]): Promise<CommandRegistrar[]> {
   const name = commandName(args);
-  if (name === undefined && (args.includes("--version") || args.includes("-V"))) return [];
+  if (name === undefined && ["--version", "-V", "-v"].some((flag) => args.includes(flag))) return [];
   const named = COMMANDS.filter((c) => c.name === name);
   return Promise.all((named.length > 0 ? named : COMMANDS).map((c) => c.load()));
 }

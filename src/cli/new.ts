@@ -68,7 +68,8 @@ async function newFixture(io: Io, globals: Globals, flags: NewFixtureFlags): Pro
     throw new UsageError(`a fixture named '${name}' already exists in this project; nothing was written (choose another with --name)`);
   }
   const out = flags.out !== undefined ? resolve(flags.out) : join(defaultDirectory(project), `${name}.yaml`);
-  const shown = relative(process.cwd(), out) || out;
+  // An --out is echoed as the user typed it; the default, relative to where they are.
+  const shown = flags.out ?? (relative(process.cwd(), out) || out);
   if (pathExists(out)) throw new UsageError(`${shown} already exists; nothing was written (new fixture never overwrites: choose another --out or --name)`);
 
   let scaffold;

@@ -13,6 +13,10 @@ export interface RuleMeta {
   severity: Severity;
   /** One line, shown in `--help`, the table of docs/rules.md and SARIF. */
   description: string;
+  /** A few lines of the project's YAML (each file named in a comment) that the rule reports: `failbook explain RULE-ID` shows them. */
+  example: string;
+  /** What to do about a finding, in a sentence or two. */
+  fix: string;
 }
 
 export interface Report {
@@ -38,8 +42,26 @@ export interface LintRule extends RuleMeta {
 
 /** Rules whose findings come from loading (parsing and schema validation), not from a check. */
 export const LOAD_RULES: RuleMeta[] = [
-  { id: "yaml-syntax", severity: "error", description: "A YAML parse error or a duplicate key." },
-  { id: "schema", severity: "error", description: "A JSON Schema violation: a missing, unknown or mistyped key." },
+  {
+    id: "yaml-syntax",
+    severity: "error",
+    description: "A YAML parse error or a duplicate key.",
+    example: `# playbooks/registry.yaml
+verdicts:
+  - code: rate_limited
+     class: transient        # indented one space too far`,
+    fix: "Fix the YAML at the position shown: indentation, an unclosed bracket or quote, a duplicate key. The rest of the file is checked once it parses.",
+  },
+  {
+    id: "schema",
+    severity: "error",
+    description: "A JSON Schema violation: a missing, unknown or mistyped key.",
+    example: `# playbooks/registry.yaml
+verdicts:
+  - code: rate_limited
+    clas: transient          # unknown key 'clas'; 'class' is missing`,
+    fix: "Spell the key as the schema does (the message suggests the nearest), add the required key, or give the value the type it needs. Editors check as you type with the $schema modeline failbook init writes.",
+  },
 ];
 
 /**
@@ -50,7 +72,7 @@ export const LOAD_RULES: RuleMeta[] = [
 const catalogue = new Map<string, RuleMeta>();
 
 export function registerRules(rules: readonly RuleMeta[]): void {
-  for (const { id, severity, description } of rules) if (!catalogue.has(id)) catalogue.set(id, { id, severity, description });
+  for (const { id, severity, description, example, fix } of rules) if (!catalogue.has(id)) catalogue.set(id, { id, severity, description, example, fix });
 }
 
 /** Every registered rule's metadata, in registration order. */

@@ -35,11 +35,13 @@ export interface FixtureError {
 
 export type FixtureSimulation =
   | { ok: true; outcome: Outcome; events: DispatchEvent[] }
-  | { ok: false; error: FixtureError };
+  /** `events`: what happened before the fixture could not go on (e.g. up to where its responses ran out). */
+  | { ok: false; error: FixtureError; events: DispatchEvent[] };
 
 /** Replay one fixture. Deterministic: the same rules, fixture and seed give the same result. */
 export async function simulateFixture(rules: Rules, fixture: Fixture, options: SimulateFixtureOptions = {}): Promise<FixtureSimulation> {
   const clock = new VirtualClock();
+  const seen: DispatchEvent[] = [];
   const dispatcher = createDispatcher({
     registry: rules.registry,
     playbook: rules.playbook,
@@ -47,12 +49,13 @@ export async function simulateFixture(rules: Rules, fixture: Fixture, options: S
     random: seededRandom(fixture.seed ?? options.seed ?? 0),
     ...(fixture.quota === undefined ? {} : { quotaTokens: fixture.quota.tokens }),
     ...(rules.redact ? { redact: rules.redact } : {}),
+    onEvent: (event) => seen.push(event),
   });
   try {
     const { outcome, events } = await run(dispatcher, clock, fixture);
     return { ok: true, outcome, events };
   } catch (e) {
-    if (e instanceof FixtureShapeError) return { ok: false, error: { message: e.message, path: e.path } };
+    if (e instanceof FixtureShapeError) return { ok: false, error: { message: e.message, path: e.path }, events: seen };
     throw e;
   }
 }

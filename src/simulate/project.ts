@@ -85,7 +85,7 @@ async function simulateLoaded(rules: Rules, loaded: Loaded<Fixture>, seed: numbe
   const base = { fixture: fixture.name, file: doc.file, position: doc.locate(["name"], "key"), source: loaded };
   const sim = await simulateFixture(rules, fixture, seed === undefined ? {} : { seed });
   if (!sim.ok) {
-    return { ...base, outcome: null, events: [], passed: false, diff: null, error: { message: sim.error.message, position: doc.locate(sim.error.path) } };
+    return { ...base, outcome: null, events: sim.events, passed: false, diff: null, error: { message: sim.error.message, position: doc.locate(sim.error.path) } };
   }
   if (!fixture.expect) return { ...base, outcome: sim.outcome, events: sim.events, passed: null, diff: null, error: null };
   const diff = compareGolden(fixture.expect, sim.outcome, sim.events).map((d) => ({ ...d, position: doc.locate(d.path, d.kind === "unknown_key" ? "key" : "value") }));

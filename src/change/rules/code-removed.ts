@@ -20,4 +20,8 @@ export const codeRemoved: ChangeRule = {
       });
     }
   },
+  example: `# baseline (git:origin/main): playbooks/registry.yaml
+  - { code: card_expired, class: permanent, retryable: false }
+# now: the verdict is gone`,
+  fix: "Remove a code in two steps: first mark it status: deprecated with replaced_by, release that, then remove it.",
 };

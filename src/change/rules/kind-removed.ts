@@ -22,6 +22,10 @@ export const kindRemoved: ChangeRule = {
       });
     }
   },
+  example: `# baseline: match: [{ kind: ECONNRESET }]; now no rule names kind ECONNRESET
+  - code: network_unreachable
+    match: [{ kind: ENOTFOUND }]`,
+  fix: "Keep a rule for the kind, or make sure no adapter reports it any more: such errors now get the fallback.",
 };
 
 /** Every `kind` a rule of a non-reserved verdict names (reserved verdicts never match), first place first. */

@@ -30,6 +30,9 @@ export const quotaLoosened: ChangeRule = {
       });
     }
   },
+  example: `# baseline: retry_quota: { capacity: 50 }; now:
+retry_quota: { capacity: 500 }`,
+  fix: "Keep the quota as it was, or say in an adr why the upstream can take more retries while it fails.",
 };
 
 /** What lets more retries through: more capacity, cheaper retries, bigger refunds. */

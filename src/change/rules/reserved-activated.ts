@@ -14,4 +14,7 @@ export const reservedActivated: ChangeRule = {
       reportAtField(ctx, p, "status", message, "reserved");
     }
   },
+  example: `# baseline: status: reserved; now:
+  - { code: quota_exceeded, class: transient, retryable: true, status: active, match: [{ kind: quota }] }`,
+  fix: "Make sure adapters report the errors its rules match and that fixtures cover its action: it now classifies errors and its action runs.",
 };

@@ -34,6 +34,11 @@ export const adrUnresolved: LintRule = {
       if (v.adr !== undefined) check(v.adr, `verdict '${v.code}'`, ["verdicts", i, "adr"]);
     }
   },
+  example: `# failbook.yaml
+adr_dir: docs/adr
+# playbooks/registry.yaml
+  - { code: rate_limited, class: transient, retryable: true, adr: ADR-0042 }   # no docs/adr/ADR-0042*.md`,
+  fix: "Add the decision record to adr_dir (ADR-0042.md or ADR-0042-title.md), or fix the reference.",
 };
 
 /**

@@ -17,4 +17,9 @@ export const classUnknown: LintRule = {
       report({ message: `throttle class '${throttle.class}' is not declared in the registry; ${fix(throttle.class)}`, doc: playbook.doc, path: ["throttle", "class"] });
     }
   },
+  example: `# playbooks/registry.yaml
+classes: { transient: { description: may pass }, permanent: { description: will not } }
+verdicts:
+  - { code: quota_hit, class: transiant, retryable: true }`,
+  fix: "Use one of the classes the registry declares under classes:, or declare the new class there (with an adr, since classes are a closed set).",
 };

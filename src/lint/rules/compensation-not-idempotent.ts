@@ -32,4 +32,10 @@ export const compensationNotIdempotent: LintRule = {
       }
     }
   },
+  example: `# playbooks/fixtures/refund-saga.yaml
+steps:
+  - call: { id: charge, tool: payments.charge }
+    compensation:
+      call: { id: refund, tool: payments.refund, idempotent: false }`,
+  fix: "Make the compensation idempotent (an idempotency key, or a reversal by id) and drop idempotent: false, or compensate through a tool that is.",
 };

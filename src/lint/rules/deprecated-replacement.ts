@@ -41,6 +41,9 @@ export const deprecatedReplacement: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: timeout, class: transient, retryable: true, status: deprecated }   # no replaced_by`,
+  fix: "Add replaced_by: naming the active code that adapters should use instead.",
 };
 
 /** Follow replaced_by from `code` to the first active verdict, if the chain reaches one. */

@@ -28,4 +28,7 @@ export const fallbackUndefined: LintRule = {
       related: [{ message: `'${code}' is declared ${status} here`, position: registry.doc.locate(["verdicts", at, "status"]) }],
     });
   },
+  example: `# playbooks/registry.yaml
+fallback: unknown_eror        # no such verdict`,
+  fix: "Point fallback: at an active verdict, usually one of class unknown whose action escalates.",
 };

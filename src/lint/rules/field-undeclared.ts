@@ -32,4 +32,10 @@ export const fieldUndeclared: LintRule = {
       }
     }
   },
+  example: `# playbooks/registry.yaml
+error_fields: { decline_code: { type: string } }
+verdicts:
+  - code: card_declined
+    match: [{ fields: { declin_code: insufficient_funds } }]`,
+  fix: "Declare the field under error_fields: with its type, or test one that is declared (the message suggests the nearest).",
 };

@@ -34,6 +34,12 @@ export const fixtureInvalid: LintRule = {
       });
     }
   },
+  example: `# playbooks/fixtures/timeout.yaml
+name: timeout
+call: { id: call_1, tool: search.query }
+responses: []                  # no response to replay
+expect: { verdict: transient_timout }   # no such verdict`,
+  fix: "Give the fixture the responses its dispatch needs, name verdicts the registry has, and give each fixture a name of its own.",
 };
 
 function checkShape(fixture: Fixture, emit: Emit): void {

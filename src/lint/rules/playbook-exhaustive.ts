@@ -15,4 +15,10 @@ export const playbookExhaustive: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+verdicts:
+  - { code: rate_limited, class: transient, retryable: true }
+# playbooks/playbook.yaml
+verdicts: {}                  # nothing for rate_limited`,
+  fix: "Add an entry for the verdict under verdicts: in the playbook, e.g. rate_limited: { action: retry_with_backoff, max_retries: 3 }.",
 };

@@ -18,4 +18,8 @@ export const playbookUnknownVerdict: LintRule = {
       });
     }
   },
+  example: `# playbooks/playbook.yaml
+verdicts:
+  rate_limit: { action: retry_with_backoff, max_retries: 3 }   # the registry says rate_limited`,
+  fix: "Fix the entry's name to a code of the registry (the message suggests the nearest), or add the verdict to the registry.",
 };

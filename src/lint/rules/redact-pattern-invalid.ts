@@ -40,6 +40,11 @@ export const redactPatternInvalid: LintRule = {
       });
     }
   },
+  example: `# failbook.yaml
+redact:
+  - 'x*'                       # matches the empty string
+  - 'card_\\w+'                # matches the registry's code card_declined`,
+  fix: "Make the pattern match at least one character, and narrow it to the secret's shape so that it never matches a code or kind of the registry.",
 };
 
 interface Word {

@@ -32,6 +32,11 @@ export const retryBudget: LintRule = {
       });
     }
   },
+  example: `# playbooks/playbook.yaml
+budgets: { retry_seconds: 5 }
+verdicts:
+  rate_limited: { action: retry_with_backoff, max_retries: 3, backoff_ms: [1000, 3000, 9000] }`,
+  fix: "Lower max_retries or the delays so that the worst case fits the budget, or raise budgets.retry_seconds / wall_ms if the caller can wait that long.",
 };
 
 function spell(worst: WorstCase): string {

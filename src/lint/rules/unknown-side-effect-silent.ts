@@ -19,4 +19,9 @@ export const unknownSideEffectSilent: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: transient_timeout, class: transient, retryable: true, side_effect: unknown }
+# playbooks/playbook.yaml (no on_unknown_side_effect)
+  transient_timeout: { action: retry_with_backoff, max_retries: 2 }`,
+  fix: "Set on_unknown_side_effect: { queue: NAME } in the playbook so that a person looks when a retry is refused, or declare the verdict's side_effect.",
 };

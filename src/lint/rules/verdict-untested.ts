@@ -24,4 +24,10 @@ export const verdictUntested: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - code: card_declined        # no examples:, and no fixture exercises it
+    class: permanent
+    retryable: false
+    match: [{ kind: card_error }]`,
+  fix: "Add examples: (an adapter error that classifies to the verdict), or a fixture for it: failbook new fixture --verdict CODE.",
 };

@@ -35,6 +35,8 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
   const r = shown(raw);
   const lines = [`${c.bold(r.fixture)}  ${c.dim(at(r.position))}`];
   if (r.error) {
+    // What happened up to where the fixture could not go on (its responses ran out, say).
+    lines.push(...timeline(r.events, c));
     lines.push(`  ${at(r.error.position)} ${c.red.bold("error")} fixture '${r.fixture}' ${r.error.message} ${c.dim("[fixture]")}`);
     return lines.join("\n") + "\n";
   }
