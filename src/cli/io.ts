@@ -6,6 +6,7 @@
  */
 import { Chalk, type ChalkInstance } from "chalk";
 import { createRedactor, type Redactor } from "../engine/redact.js";
+import { linearRedactPatterns } from "../load/pattern.js";
 import { writeFileAtomic, type WriteOptions } from "../util/fs.js";
 import { inert, inertOutput } from "../util/inert.js";
 
@@ -39,7 +40,7 @@ export class Io {
 
   /** Add the project's own secret patterns (config `redact:`). */
   useRedactions(patterns: readonly string[]): void {
-    this.redactor = createRedactor(patterns);
+    this.redactor = createRedactor(linearRedactPatterns(patterns));
   }
 
   /** Secrets replaced: for text that another layer (Ink, a code generator) prints. */

@@ -12,6 +12,7 @@ import { setOwn } from "../model/json.js";
 import { classifierRules } from "../engine/classify.js";
 import type { ClassifierRule } from "../engine/classifier.js";
 import { createRedactor, redactValue, type Redactor } from "../engine/redact.js";
+import { linearRedactPatterns } from "../load/pattern.js";
 import type { CodegenInput, GenerateOptions } from "./typescript.js";
 
 export const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -33,10 +34,10 @@ export function resolveInput(input: CodegenInput, options: GenerateOptions): Res
     const rel = (p: string) => relative(input.root, p).split(sep).join("/");
     const files = options.files ?? { config: rel(input.configFile), registry: rel(input.files.registry), playbook: rel(input.files.playbook) };
     const redactPatterns = options.redactPatterns ?? input.config.redact ?? [];
-    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(redactPatterns), redactPatterns };
+    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(linearRedactPatterns(redactPatterns)), redactPatterns };
   }
   const redactPatterns = options.redactPatterns ?? [];
-  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor(redactPatterns), redactPatterns };
+  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor(linearRedactPatterns(redactPatterns)), redactPatterns };
 }
 
 /**

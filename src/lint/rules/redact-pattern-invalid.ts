@@ -1,4 +1,5 @@
-import { compileRedactPattern, REDACTED } from "../../engine/redact.js";
+import { REDACTED } from "../../engine/redact.js";
+import { compileRedactPattern } from "../../load/pattern.js";
 import type { PathSegment } from "../../model/finding.js";
 import type { Verdict } from "../../model/registry.js";
 import type { LintRule } from "../rule.js";

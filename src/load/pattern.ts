@@ -19,6 +19,23 @@ const load = createRequire(import.meta.url);
 let engine: typeof RE2JS | undefined;
 const re2 = (): typeof RE2JS => (engine ??= (load("re2js") as typeof import("re2js")).RE2JS);
 
+/**
+ * A config `redact:` pattern compiled as the redactor runs it in failbook (on the linear-time
+ * engine, Unicode mode, global), or undefined when it cannot run (the loader reports that).
+ */
+export function compileRedactPattern(source: string): RegExp | undefined {
+  try {
+    return compileUserPattern(source, "gu");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The project's `redact:` patterns for `createRedactor`, each on the linear engine; one that cannot run is left out. */
+export function linearRedactPatterns(sources: readonly string[] = []): RegExp[] {
+  return sources.map(compileRedactPattern).filter((re): re is RegExp => re !== undefined);
+}
+
 /** A pattern that cannot be run: its syntax is not a regular expression failbook can run in linear time. */
 export class UnsafePattern extends Error {}
 
