@@ -107,7 +107,7 @@ function ensureBuild() {
       return 0;
     }
   });
-  if (Math.min(...built) >= Math.max(newest(join(root, "src")), newest(join(root, "schemas")))) return;
+  if (Math.min(...built) >= Math.max(newest(join(root, "src")), newest(join(root, "packages/runtime/src")), newest(join(root, "schemas")))) return;
   log("dist/ is older than src/: building first");
   const r = spawnSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: ["ignore", 2, 2] });
   if (r.status !== 0) log(`the build exited ${r.status}; measuring what it emitted`);

@@ -1,5 +1,6 @@
-// Bundles the compiled CLI (dist/cli/main.js) into one CommonJS file, dist/bundle/cli.cjs,
-// and has V8 cache its compiled code beside it (dist/bundle/cli.cjs.cache), so that start-up
+// Bundles the sources (src/ and the runtime's, packages/runtime/src/, which src/ imports as
+// `failbook-runtime/...`) into the library, dist/index.js, and the CLI, one CommonJS file,
+// dist/bundle/cli.cjs, and has V8 cache its compiled code beside it (dist/bundle/cli.cjs.cache), so that start-up
 // reads one file and deserialises code instead of parsing and compiling half a megabyte
 // (Node 20 keeps no code cache for ES modules). bin/cli-loader.js loads the two.
 //
@@ -9,14 +10,15 @@
 // import.meta.url))` from the bundle finds it beside cli.cjs.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist/bundle");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 // Start clean so that nothing stale lingers.
-rmSync(out, { recursive: true, force: true });
+rmSync(join(root, "dist"), { recursive: true, force: true });
 const common = {
   bundle: true,
   platform: "node",
@@ -28,9 +30,9 @@ const common = {
 // The ES module entries: the workers, and the terminal views, which import Ink (an ES module
 // graph with top-level await, which CommonJS cannot require).
 const ESM_ENTRIES = {
-  "replay-worker": "dist/replay/replay-worker.js",
-  "tui-progress": "dist/tui/progress.js",
-  "tui-explore": "dist/tui/explore.js",
+  "replay-worker": "src/replay/replay-worker.ts",
+  "tui-progress": "src/tui/progress.tsx",
+  "tui-explore": "src/tui/explore.tsx",
 };
 await build({
   ...common,
@@ -51,7 +53,7 @@ const terminalViews = {
 };
 await build({
   ...common,
-  entryPoints: [join(root, "dist/cli/main.js")],
+  entryPoints: [join(root, "src/cli/main.ts")],
   outfile: join(out, "cli.cjs"),
   format: "cjs",
   plugins: [terminalViews],
@@ -64,6 +66,16 @@ await build({
   const text = bundle.text.replace(/\bimport\((".\/tui-(?:progress|explore)\.js")\)/g, "__failbookImport($1)");
   if (/[^\w.$]import\(/.test(text)) throw new Error("cli.cjs calls import(): make the module an entry of the ES module build and load it through __failbookImport");
   writeFileSync(bundle.path, text);
+});
+
+// The library, as `import ... from "failbook"` loads it: its dependencies stay packages of their own.
+const dependencies = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies });
+await build({
+  ...common,
+  entryPoints: [join(root, "src/index.ts")],
+  outfile: join(root, "dist/index.js"),
+  format: "esm",
+  external: dependencies.flatMap((d) => [d, `${d}/*`]),
 });
 
 // The code cache: made by running the commands people run most, so that the functions they

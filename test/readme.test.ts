@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRuleMeta } from "../src/index.js";
-import { OUTCOME_KINDS } from "../src/model/outcome.js";
+import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
 import { REPO, failbook, tempProject } from "./helpers/cli.js";
 
 describe("README", () => {

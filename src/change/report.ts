@@ -1,8 +1,8 @@
 /** The printers of `failbook diff`: text for a terminal, Markdown for a pull request, JSON for tools. */
 import type { ChalkInstance } from "chalk";
-import type { Finding } from "../model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { mdCell, mdCode } from "../util/escape.js";
-import { inertJson, inertValue } from "../util/inert.js";
+import { inertJson, inertValue } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import { showOutcome } from "./outcome.js";
 import type { ChangeEntry } from "./changelog.js";

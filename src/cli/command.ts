@@ -1,7 +1,7 @@
 /** What every command shares: the global options, the Io, and one way to end with an exit code. */
 import type { Command } from "commander";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
 import { formatText } from "../lint/report/text.js";
 import type { Io } from "./io.js";

@@ -1,8 +1,8 @@
 /** `failbook explain CODE`: one code in the terminal, paged when long on an interactive one. */
 import { spawnSync } from "node:child_process";
 import { explainActionText, isActionName } from "../render/actions.js";
-import type { ActionName } from "../model/playbook.js";
-import { UsageError } from "../model/errors.js";
+import type { ActionName } from "failbook-runtime/model/playbook.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { explainCode, lookupCode } from "../render/explain.js";
 import { fixturesExercising } from "../render/exercises.js";
 import { type CommandRegistrar, type Globals, loadFor } from "./command.js";

@@ -5,10 +5,10 @@
  * ("every output is inert") here, whatever printer made it.
  */
 import { Chalk, type ChalkInstance } from "chalk";
-import { createRedactor, type Redactor } from "../engine/redact.js";
+import { createRedactor, type Redactor } from "failbook-runtime/engine/redact.js";
 import { linearRedactPatterns } from "../load/pattern.js";
 import { writeFileAtomic, type WriteOptions } from "../util/fs.js";
-import { inert, inertOutput } from "../util/inert.js";
+import { inert, inertOutput } from "failbook-runtime/util/inert.js";
 
 export interface OutputStreams {
   stdout?: NodeJS.WriteStream;

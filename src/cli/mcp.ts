@@ -1,6 +1,6 @@
 /** `failbook mcp`: the registry for agents, as a Model Context Protocol server on stdio. */
 import { VERSION } from "../version.js";
-import { createRedactor } from "../engine/redact.js";
+import { createRedactor } from "failbook-runtime/engine/redact.js";
 import { linearRedactPatterns } from "../load/pattern.js";
 import type { CommandRegistrar, Globals } from "./command.js";
 import type { Io } from "./io.js";

@@ -6,12 +6,12 @@
  * modules cannot disagree about what a registry says.
  */
 import { relative, sep } from "node:path";
-import type { ActionName, CompensationAction, Playbook } from "../model/playbook.js";
-import { sideEffectOf, statusOf, type Registry, type SideEffectState, type Verdict } from "../model/registry.js";
-import { setOwn } from "../model/json.js";
-import { classifierRules } from "../engine/classify.js";
-import type { ClassifierRule } from "../engine/classifier.js";
-import { createRedactor, redactValue, type Redactor } from "../engine/redact.js";
+import type { ActionName, CompensationAction, Playbook } from "failbook-runtime/model/playbook.js";
+import { sideEffectOf, statusOf, type Registry, type SideEffectState, type Verdict } from "failbook-runtime/model/registry.js";
+import { setOwn } from "failbook-runtime/model/json.js";
+import { classifierRules } from "failbook-runtime/engine/classify.js";
+import type { ClassifierRule } from "failbook-runtime/engine/classifier.js";
+import { createRedactor, redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 import { linearRedactPatterns } from "../load/pattern.js";
 import type { CodegenInput, GenerateOptions } from "./typescript.js";
 

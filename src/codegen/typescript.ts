@@ -5,9 +5,9 @@
  * constructors. The output is a pure function of the inputs: sorted where order means
  * nothing (the classify rule order means something and is kept), no timestamps.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { Playbook } from "../model/playbook.js";
-import { statusOf, type Registry, type Verdict } from "../model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import { statusOf, type Registry, type Verdict } from "failbook-runtime/model/registry.js";
 import type { Project } from "../load/project.js";
 import { refusal } from "../load/regex-safety.js";
 import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";

@@ -1,7 +1,7 @@
 /** Config discovery (SPEC section 1): --config, else the current directory, else the nearest parent. */
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 
 export const CONFIG_NAMES = ["failbook.yaml", "failbook.yml"];
 

@@ -9,8 +9,8 @@
  * checked once per process.
  */
 import { createRequire } from "node:module";
-import { CAUSE_DEPTH } from "../engine/classifier.js";
-import type { PathSegment } from "../model/finding.js";
+import { CAUSE_DEPTH } from "failbook-runtime/engine/classifier.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import { clip } from "../util/text.js";
 
 export interface PatternProblem {

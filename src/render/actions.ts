@@ -5,7 +5,7 @@
  * cannot drift.
  */
 import type { ChalkInstance } from "chalk";
-import { ACTION_NAMES, type ActionName } from "../model/playbook.js";
+import { ACTION_NAMES, type ActionName } from "failbook-runtime/model/playbook.js";
 
 export interface ActionParameter {
   name: string;

@@ -4,11 +4,11 @@
  * the registry) or the fallback, the verdict's facts and the playbook's action.
  */
 import type { Loaded } from "../load/project.js";
-import type { AdapterError } from "../model/fixture.js";
-import type { CompensationAction, Playbook } from "../model/playbook.js";
-import { sideEffectOf, type Registry, type SideEffectState, type Verdict } from "../model/registry.js";
-import { classify, verdictByCode, type Classification } from "../engine/classify.js";
-import { actionFor } from "../engine/dispatch.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import type { CompensationAction, Playbook } from "failbook-runtime/model/playbook.js";
+import { sideEffectOf, type Registry, type SideEffectState, type Verdict } from "failbook-runtime/model/registry.js";
+import { classify, verdictByCode, type Classification } from "failbook-runtime/engine/classify.js";
+import { actionFor } from "failbook-runtime/engine/dispatch.js";
 
 export interface ClassificationReport {
   verdict: string;

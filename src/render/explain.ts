@@ -4,9 +4,9 @@
  * and which fixtures exercise it.
  */
 import type { ChalkInstance } from "chalk";
-import { inert, inertJson, inertValue } from "../util/inert.js";
+import { inert, inertJson, inertValue } from "failbook-runtime/util/inert.js";
 import { nearest } from "../util/text.js";
-import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf } from "../model/playbook.js";
+import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf } from "failbook-runtime/model/playbook.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
 import type { Exercise } from "./exercises.js";
 import { matchText, quotaText, retryAfterText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";

@@ -1,6 +1,6 @@
 /** `renderRegistry`: the error-code registry of a loaded project, as Markdown, HTML or JSON. */
 import type { Project } from "../load/project.js";
-import { createRedactor } from "../engine/redact.js";
+import { createRedactor } from "failbook-runtime/engine/redact.js";
 import { linearRedactPatterns } from "../load/pattern.js";
 import { renderHtml } from "./html.js";
 import { renderJson } from "./json.js";

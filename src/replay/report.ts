@@ -5,10 +5,10 @@
  * from a tally, and tallies add up whatever the order.
  */
 import type { ChalkInstance } from "chalk";
-import { UsageError } from "../model/errors.js";
-import { setOwn } from "../model/json.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import { setOwn } from "failbook-runtime/model/json.js";
 import { mdCell, mdCode } from "../util/escape.js";
-import { inertJson } from "../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import type { Shard } from "./shard.js";
 import { fileOf, lineOf, locate, Tally, type Location, type TallyData } from "./tally.js";

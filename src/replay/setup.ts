@@ -3,10 +3,10 @@
  * rules, the baseline's (`--against`), the seed, the shard and the examples limit. Each
  * thread builds its own replayers from it.
  */
-import { createRedactor } from "../engine/redact.js";
+import { createRedactor } from "failbook-runtime/engine/redact.js";
 import { linearRedactPatterns } from "../load/pattern.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { ReplaySetup } from "./chunk.js";
 import { Replayer } from "./replayer.js";
 import type { Shard } from "./shard.js";

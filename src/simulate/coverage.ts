@@ -3,10 +3,10 @@
  * A playbook action no golden exercises is a compensation nobody has seen run. The share of
  * active verdicts a passing fixture exercises is what `--min-coverage` gates on (SPEC 13).
  */
-import type { DispatchEvent, OutcomeKind } from "../model/outcome.js";
-import { OUTCOME_KINDS } from "../model/outcome.js";
-import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
-import { statusOf, type Registry, type VerdictStatus } from "../model/registry.js";
+import type { DispatchEvent, OutcomeKind } from "failbook-runtime/model/outcome.js";
+import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
+import { ACTION_NAMES, type ActionName, type Playbook } from "failbook-runtime/model/playbook.js";
+import { statusOf, type Registry, type VerdictStatus } from "failbook-runtime/model/registry.js";
 
 export interface CoverageInput {
   fixture: string;

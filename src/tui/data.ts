@@ -4,16 +4,16 @@
  * for pipes both read this; neither loads Ink to build it.
  */
 import type { ChalkInstance } from "chalk";
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry, VerdictStatus } from "../model/registry.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry, VerdictStatus } from "failbook-runtime/model/registry.js";
 import type { Loaded } from "../load/project.js";
 import { explainCode } from "../render/explain.js";
 import { fixturesExercising } from "../render/exercises.js";
 import type { RegistryModel } from "../render/model.js";
 import type { FixtureResult, ProjectSimulation } from "../simulate/project.js";
 import { formatResult, outcomeLine } from "../simulate/report/text.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 
 export interface CodeEntry {
   code: string;

@@ -1,7 +1,7 @@
 /** Compiler-style text: `file:line:column severity message [rule]`, a source excerpt, a count. */
 import type { ChalkInstance } from "chalk";
-import type { Finding } from "../../model/finding.js";
-import { inert, inertValue } from "../../util/inert.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import { inert, inertValue } from "failbook-runtime/util/inert.js";
 import { clip, plural } from "../../util/text.js";
 import { countBySeverity } from "../lint.js";
 

@@ -1,4 +1,4 @@
-import { DEFAULT_CODE_PATTERN } from "../../model/config.js";
+import { DEFAULT_CODE_PATTERN } from "failbook-runtime/model/config.js";
 import { compileUserPattern } from "../../load/pattern.js";
 import type { LintRule } from "../rule.js";
 

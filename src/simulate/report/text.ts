@@ -4,9 +4,9 @@
  * golden says, then one summary line.
  */
 import type { ChalkInstance } from "chalk";
-import type { DispatchEvent, Outcome } from "../../model/outcome.js";
-import type { Position } from "../../model/finding.js";
-import { inertValue } from "../../util/inert.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
+import type { Position } from "failbook-runtime/model/finding.js";
+import { inertValue } from "failbook-runtime/util/inert.js";
 import { plural } from "../../util/text.js";
 import type { Coverage } from "../coverage.js";
 import { goldenPath } from "../golden.js";
