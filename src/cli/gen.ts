@@ -92,6 +92,8 @@ It exports:
   <Code>Details, DetailsByVerdict      a details type per verdict that declares a details schema
   <code>Envelope(input)                one constructor per verdict: the only way to build a FailureEnvelope
   isFailureVerdict, isErrorKind        type guards
+  PROJECT                              the registry and playbook as data: failbook-runtime's
+                                       createDispatcher({ project: PROJECT }) runs on it (no YAML)
 Deprecated verdicts carry @deprecated naming their replacement. Identifiers come from codes
 (net.timeout -> NetTimeoutDetails, netTimeoutEnvelope); codes that would share one get a hash suffix.
 
