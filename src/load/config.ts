@@ -24,5 +24,15 @@ export function findConfig(explicit: string | undefined, cwd: string = process.c
     }
     if (dirname(dir) === dir) break;
   }
-  throw new UsageError("no failbook.yaml found in this directory or any parent; run `failbook init` to create one, or pass --config PATH");
+  throw new ConfigNotFound();
+}
+
+/**
+ * No config in the folder or any parent. The message names how the caller passes one: a
+ * library caller its `{ config }` option, the CLI (which says so itself) its `--config` flag.
+ */
+export class ConfigNotFound extends UsageError {
+  constructor(how = 'loadProject({ config: "path/to/failbook.yaml" })') {
+    super(`no failbook.yaml found in this directory or any parent; run \`failbook init\` to create one, or pass ${how}`);
+  }
 }

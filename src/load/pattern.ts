@@ -11,13 +11,12 @@
  * The price is RE2's syntax: no backreferences and no lookaround; such a pattern is refused
  * at load with its position.
  */
-import { createRequire } from "node:module";
 import type { RE2JS } from "re2js";
+import { loadVendored } from "./vendor.js";
 
 // Loaded on first use: a project without patterns of its own never pays for the engine.
-const load = createRequire(import.meta.url);
 let engine: typeof RE2JS | undefined;
-const re2 = (): typeof RE2JS => (engine ??= (load("re2js") as typeof import("re2js")).RE2JS);
+const re2 = (): typeof RE2JS => (engine ??= loadVendored<typeof import("re2js")>("re2js").RE2JS);
 
 /**
  * A config `redact:` pattern compiled as the redactor runs it in failbook (on the linear-time
