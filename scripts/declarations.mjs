@@ -26,7 +26,7 @@ for (const [i, p] of PACKAGES.entries()) {
   for (const ext of [".d.ts", ".d.cts"]) writeFileSync(join(root, p.out + ext), text);
 }
 
-/** `name?: T;` becomes `name?: T | undefined;` in every interface and type literal, nested ones too. */
+/** `name?: T;` becomes `name?: T | undefined;` in every interface and type literal, nested ones too; an optional method likewise. */
 function acceptUndefined(text) {
   const file = ts.createSourceFile("index.d.ts", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const edits = [];
@@ -36,13 +36,20 @@ function acceptUndefined(text) {
       if (wrap) edits.push({ at: node.type.getStart(file), text: "(" });
       edits.push({ at: node.type.getEnd(), text: wrap ? ") | undefined" : " | undefined" });
     }
+    // `name?(a: A): R;` becomes `name?: ((a: A) => R) | undefined;`.
+    if (ts.isMethodSignature(node) && node.questionToken && node.type) {
+      const colon = text.lastIndexOf(":", node.type.getStart(file));
+      edits.push({ at: node.questionToken.getEnd(), text: ": (" });
+      edits.push({ at: colon, remove: 1, text: " =>" });
+      edits.push({ at: node.type.getEnd(), text: ") | undefined" });
+    }
     ts.forEachChild(node, visit);
   };
   visit(file);
-  // Insertions only, applied from the end: every offset stays valid, and nested ones compose.
+  // Insertions (and a colon replaced), applied from the end: every offset stays valid, and nested ones compose.
   edits.sort((a, b) => b.at - a.at);
   let out = text;
-  for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.at);
+  for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.at + (e.remove ?? 0));
   return out;
 }
 

@@ -36,6 +36,13 @@ describe("README", () => {
       "fetch-depth: 0",
       "npm run failbook:check",
       "--format github",
+      // SPEC 17: the runtime as a dependency, a service of each module kind on PROJECT, loadProject's option, npm 11's warning
+      "npm install ./failbook-runtime-0.1.0.tgz",
+      'import { createDispatcher } from "failbook-runtime";',
+      'const { createDispatcher } = require("failbook-runtime");',
+      "createDispatcher({ project: PROJECT })",
+      'pass loadProject({ config: "path/to/failbook.yaml" })',
+      "allowScripts",
     ]) expect(section, text).toContain(text);
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
     expect(section).toContain(`failbook-${pkg.version}.tgz`);
