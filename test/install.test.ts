@@ -163,6 +163,8 @@ export const shown = [verdict, action, library, createRedactor()("token=abc"), e
     const r = sh(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "."], project);
     expect(r.stdout + r.stderr).toBe("");
     expect(r.status).toBe(0);
+    // SPEC 17: the same adapter, ES module, under both TypeScript majors with the strictest settings.
+    expect(typeCheck(project, STRICTEST)).toEqual({ "TypeScript 5.9": "", "the current TypeScript": "" });
   });
 });
 
