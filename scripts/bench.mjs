@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { footprint } from "./bench/footprint.mjs";
 import { writeProject } from "./bench/generate.mjs";
 import { replayRows, replayTable } from "./bench/replay.mjs";
 
@@ -107,7 +108,7 @@ function ensureBuild() {
       return 0;
     }
   });
-  if (Math.min(...built) >= Math.max(newest(join(root, "src")), newest(join(root, "schemas")))) return;
+  if (Math.min(...built) >= Math.max(newest(join(root, "src")), newest(join(root, "packages/runtime/src")), newest(join(root, "schemas")))) return;
   log("dist/ is older than src/: building first");
   const r = spawnSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: ["ignore", 2, 2] });
   if (r.status !== 0) log(`the build exited ${r.status}; measuring what it emitted`);
@@ -220,6 +221,31 @@ for (const [label, key, limit] of [
 
 rows.push(...replay.rows);
 
+// SPEC 17: each package installed alone into an empty project, from its tarball.
+const MB = 1024 * 1024;
+const footprints = {};
+for (const [name, dir, limitMb, limitPackages] of [
+  ["failbook", root, 40, 100],
+  ["failbook-runtime", join(root, "packages/runtime"), 1, 1],
+]) {
+  let f;
+  try {
+    f = footprints[name] = footprint(dir);
+  } catch (e) {
+    rows.push({ row: `\`${name}\` installed alone`, value: null, figure: `failed: ${String(e.message).slice(0, 120)}`, target: `≤ ${limitMb} MB, ≤ ${limitPackages} package${limitPackages > 1 ? "s" : ""}`, pass: false });
+    continue;
+  }
+  const size = (bytes) => (bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${(bytes / 1024).toFixed(0)} kB`);
+  rows.push({ row: `\`${name}\` tarball (npm pack)`, value: f.packedBytes, figure: `${size(f.packedBytes)} (${size(f.unpackedBytes)} unpacked)`, target: "—", pass: null });
+  rows.push({
+    row: `\`${name}\` installed alone into an empty project`,
+    value: f.installedBytes,
+    figure: `${size(f.installedBytes)}, ${f.packages} package${f.packages > 1 ? "s" : ""}`,
+    target: `≤ ${limitMb} MB, ≤ ${limitPackages} package${limitPackages > 1 ? "s" : ""}`,
+    pass: f.installedBytes <= limitMb * MB && f.packages <= limitPackages,
+  });
+}
+
 const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
 const date = new Date().toISOString().slice(0, 10);
 const header = `failbook bench, ${date}: node ${process.version}, ${process.platform}/${process.arch}, ${cpu}, ${os.cpus().length} cores (load ${loadAtStart.toFixed(1)} at start); median of ${RUNS} run${RUNS > 1 ? "s" : ""}${quick ? ", --quick" : ""}`;
@@ -246,4 +272,4 @@ console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)
 
 mkdirSync(join(root, ".bench"), { recursive: true });
 const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
-writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: replay.raw } }, null, 2) + "\n");
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: replay.raw, footprints } }, null, 2) + "\n");

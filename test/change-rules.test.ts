@@ -5,7 +5,7 @@ import { allRuleMeta } from "../src/lint/lint.js";
 import { loadBaseline } from "../src/change/baseline.js";
 import { checkChanges, sideOf } from "../src/change/check.js";
 import { CHANGE_RULES } from "../src/change/rules/index.js";
-import type { Finding } from "../src/model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { failbook, tempProject } from "./helpers/cli.js";

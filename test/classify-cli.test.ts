@@ -2,10 +2,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { VirtualClock } from "../src/engine/clock.js";
-import { createDispatcher } from "../src/engine/dispatch.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
 import { loadProject } from "../src/load/project.js";
-import type { AdapterError } from "../src/model/fixture.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { failbook, REPO } from "./helpers/cli.js";
 
 const REGISTRY = readFileSync(join(REPO, "playbooks/registry.yaml"), "utf8").split("\n");

@@ -36,6 +36,7 @@ describe("the command line", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("no failbook.yaml found");
     expect(r.stderr).toContain("failbook init");
+    expect(r.stderr).toContain("pass --config PATH");
   });
 
   it("finds the config in the nearest parent directory", () => {

@@ -11,6 +11,8 @@ import { catalogue, randomErrors, SEED } from "./generate.mjs";
 const [which, json] = process.argv.slice(2);
 const opts = JSON.parse(json ?? "{}");
 const lib = await import(pathToFileURL(join(opts.root, "dist/index.js")).href);
+// The dispatcher as a service runs it: failbook-runtime's own build.
+const runtime = await import(pathToFileURL(join(opts.root, "packages/runtime/dist/index.js")).href);
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
 /** CPU time (user + system) of this process, µs: beside the wall clock on a shared machine. */
 const cpuNow = () => {
@@ -89,7 +91,7 @@ async function dispatchOverhead() {
   const { project } = lib.loadProject({ cwd: opts.root });
   const registry = project.registry.value;
   const playbook = project.playbook.value;
-  const dispatcher = lib.createDispatcher({ registry, playbook, clock: lib.virtualClock(), random: lib.seededRandom(0) });
+  const dispatcher = runtime.createDispatcher({ registry, playbook, clock: runtime.virtualClock(), random: runtime.seededRandom(0) });
   // The shipped playbook has empty_response_is_failure: an ok needs a value to count as one.
   const OK = { status: "ok", value: { id: 1 } };
   const TIMEOUT = { status: "error", error: { kind: "timeout", message: "upstream took too long" } };

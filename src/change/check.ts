@@ -1,5 +1,5 @@
 /** Running the change rules: two loaded projects in, findings at the current files out. */
-import type { Finding } from "../model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import type { Project } from "../load/project.js";
 import type { LintRule } from "../lint/rule.js";
 import { runRules, sortFindings } from "../lint/lint.js";

@@ -1,20 +1,20 @@
 /** `failbook classify`: which verdict one adapter error gets, by which rule, and what the playbook does. */
 import { Option } from "commander";
-import type { AdapterError } from "../model/fixture.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { adapterErrorProblems } from "../load/schema.js";
-import { UsageError } from "../model/errors.js";
-import type { Position } from "../model/finding.js";
-import { hasFieldType, type Registry, sideEffectOf } from "../model/registry.js";
-import { applyRetryAfter, readRetryAfter } from "../engine/retry-after.js";
-import { retryDelay } from "../engine/backoff.js";
-import { maxRandom } from "../engine/random.js";
-import { CAUSE_DEPTH } from "../engine/classifier.js";
-import { type CompensationAction, honorsRetryAfter, isRetryAction, type Playbook, retryAfterPolicyOf, type RetryAfterPolicy } from "../model/playbook.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Position } from "failbook-runtime/model/finding.js";
+import { hasFieldType, type Registry, sideEffectOf } from "failbook-runtime/model/registry.js";
+import { applyRetryAfter, readRetryAfter } from "failbook-runtime/engine/retry-after.js";
+import { retryDelay } from "failbook-runtime/engine/backoff.js";
+import { maxRandom } from "failbook-runtime/engine/random.js";
+import { CAUSE_DEPTH } from "failbook-runtime/engine/classifier.js";
+import { type CompensationAction, honorsRetryAfter, isRetryAction, type Playbook, retryAfterPolicyOf, type RetryAfterPolicy } from "failbook-runtime/model/playbook.js";
 import { retryAfterText } from "../render/model.js";
 import { classificationReport, type ClassificationReport, type FirstFailure } from "../render/classification.js";
 import { wrapText } from "../render/explain.js";
 import { flow } from "../simulate/report/flow.js";
-import { inert, inertJson } from "../util/inert.js";
+import { inert, inertJson } from "failbook-runtime/util/inert.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 

@@ -1,9 +1,9 @@
 /** `failbook explain CODE`: one code in the terminal, paged when long on an interactive one. */
 import { spawnSync } from "node:child_process";
 import { explainActionText, isActionName } from "../render/actions.js";
-import { ACTION_NAMES, type ActionName } from "../model/playbook.js";
+import { ACTION_NAMES, type ActionName } from "failbook-runtime/model/playbook.js";
 import { nearest } from "../util/text.js";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { explainCode, lookupCode } from "../render/explain.js";
 import { explainRuleText } from "../render/rule.js";
 import { allRuleMeta } from "../lint/lint.js";

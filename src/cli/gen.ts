@@ -1,8 +1,8 @@
 /** `failbook gen ts|py|jsonschema`: write, or check, the bindings adapters import and the registry's JSON Schema. */
 import { existsSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { findConfig } from "../load/config.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
@@ -10,7 +10,7 @@ import { compareManifests, readManifest, type Manifest, type Staleness } from ".
 import { CodegenError, generateTypeScript } from "../codegen/typescript.js";
 import { generatePython } from "../codegen/python.js";
 import { generateJsonSchema } from "../codegen/jsonschema.js";
-import type { Redactor } from "../engine/redact.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { decodeUtf8, FileRefused, readBytesIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
@@ -108,6 +108,8 @@ It exports:
   type FailureEnvelope, FailureEnvelopeOf, EnvelopeInput, EnvelopeInputFor
   toMcpToolResult(envelope), type McpToolResult   an envelope as an MCP tool's error result
   isFailureVerdict, isErrorKind        type guards
+  PROJECT                              the registry and playbook as data: failbook-runtime's
+                                       createDispatcher({ project: PROJECT }) runs on it (no YAML)
 Deprecated verdicts carry @deprecated naming their replacement. Identifiers come from codes
 (net.timeout -> NetTimeoutDetails, netTimeoutEnvelope); codes that would share one get a hash suffix.
 

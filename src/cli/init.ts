@@ -1,7 +1,7 @@
 /** `failbook init [DIR]`: a starter project that lints clean, never over existing files unless told. */
 import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { starterFiles } from "../load/starter.js";
 import { pathExists, writeFileAtomic } from "../util/fs.js";
 import type { CommandRegistrar } from "./command.js";

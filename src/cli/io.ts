@@ -7,9 +7,9 @@
 import { Chalk, type ChalkInstance } from "chalk";
 import { allRuleMeta } from "../lint/lint.js";
 import { keepingVocabulary } from "../load/redaction.js";
-import { createRedactor, type Redactor } from "../engine/redact.js";
+import { createRedactor, type Redactor } from "failbook-runtime/engine/redact.js";
 import { writeFileAtomic, type WriteOptions } from "../util/fs.js";
-import { inert, inertOutput } from "../util/inert.js";
+import { inert, inertOutput } from "failbook-runtime/util/inert.js";
 
 export interface OutputStreams {
   stdout?: NodeJS.WriteStream;

@@ -1,7 +1,7 @@
 /** The failbook command line: global options, the command list, exit codes. */
 import type { EventEmitter } from "node:events";
 import { Command, CommanderError, Option } from "commander";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { nearest } from "../util/text.js";
 import { VERSION } from "../version.js";
 import { makeRunner, type CliState } from "./runner.js";

@@ -1,8 +1,8 @@
 /** `failbook new fixture --verdict CODE`: scaffold a fixture for one verdict, golden included. */
 import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { UsageError } from "../model/errors.js";
-import { verdictByCode } from "../engine/classify.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import { verdictByCode } from "failbook-runtime/engine/classify.js";
 import { configFixtures, type Project } from "../load/project.js";
 import { projectRules } from "../simulate/project.js";
 import { scaffoldFixture, ScaffoldError } from "../simulate/scaffold.js";

@@ -6,7 +6,7 @@
 import { type Command, Option } from "commander";
 import { readFileSync } from "node:fs";
 import { loadBaseline } from "../change/baseline.js";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Project } from "../load/project.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";

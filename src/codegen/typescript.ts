@@ -5,9 +5,10 @@
  * constructors. The output is a pure function of the inputs: sorted where order means
  * nothing (the classify rule order means something and is kept), no timestamps.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { Playbook } from "../model/playbook.js";
-import { statusOf, type Registry, type Verdict } from "../model/registry.js";
+import { PROJECT_FORMAT } from "failbook-runtime/engine/dispatch.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import { statusOf, type Registry, type Verdict } from "failbook-runtime/model/registry.js";
 import type { Project } from "../load/project.js";
 import { refusal } from "../load/regex-safety.js";
 import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";
@@ -99,6 +100,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
     MCP_RESULT_RUNTIME,
+    projectSection(registry, playbook, redactPatterns),
     `${manifestLine(manifest)}\n`,
   ];
   const text = sections.map(trimToOneNewline).join("\n");
@@ -280,6 +282,19 @@ function playbookSection(tables: BindingTables, ctx: EmitContext): string {
   return [
     `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */`,
     `export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = ${jsonData(table)};`,
+  ].join("\n");
+}
+
+/**
+ * The project as data for failbook-runtime's `createDispatcher({ project: PROJECT })` (SPEC
+ * 17): the registry and playbook as failbook validated them (their prose redacted, as
+ * everywhere in this module) and the redact: patterns lint checked. Typed by its shape and
+ * nothing more, so the module compiles without failbook-runtime installed.
+ */
+function projectSection(registry: Registry, playbook: Playbook, redactPatterns: readonly string[]): string {
+  return [
+    "/** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */",
+    `export const PROJECT: { readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: object; readonly redact: readonly string[] } = ${jsonData({ format: PROJECT_FORMAT, registry, playbook, redact: redactPatterns })};`,
   ].join("\n");
 }
 

@@ -1,9 +1,9 @@
 /** The shape of a lint rule: metadata plus one check that reports findings at YAML nodes. */
-import type { Severity } from "../model/config.js";
-import type { PathSegment, Position } from "../model/finding.js";
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { Severity } from "failbook-runtime/model/config.js";
+import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { Loaded, Project } from "../load/project.js";
 import type { YamlDocument } from "../load/yaml.js";
 

@@ -1,7 +1,7 @@
 /** Building findings that point at a node of a located document. */
-import type { Severity } from "../model/config.js";
-import { sha256Hex } from "../engine/idempotency.js";
-import { pointer, type Finding, type PathSegment, type Position } from "../model/finding.js";
+import type { Severity } from "failbook-runtime/model/config.js";
+import { sha256Hex } from "failbook-runtime/engine/idempotency.js";
+import { pointer, type Finding, type PathSegment, type Position } from "failbook-runtime/model/finding.js";
 import type { YamlDocument } from "./yaml.js";
 
 export interface FindingInput {

@@ -3,14 +3,14 @@
  * located and validated. Nothing downstream reads a file or parses YAML again.
  */
 import { dirname, join, resolve } from "node:path";
-import type { Config } from "../model/config.js";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import type { PathSegment } from "../model/finding.js";
-import { compileUserPattern, UnsafePattern } from "../engine/pattern.js";
+import type { Config } from "failbook-runtime/model/config.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import { compileUserPattern, UnsafePattern } from "./pattern.js";
 import { DEFAULT_MAX_FILE_MB, FileRefused } from "../util/fs.js";
 import { findConfig } from "./config.js";
 import { diskReader, type FileReader } from "./files.js";
@@ -135,7 +135,7 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
 
 /**
  * The user's regular expressions must compile for the linear engine that runs them
- * (engine/pattern.ts). One that cannot is a schema finding at its position: it never runs.
+ * (load/pattern.ts). One that cannot is a schema finding at its position: it never runs.
  */
 function checkPatterns(config: Config, configDoc: YamlDocument, findings: Finding[]): void {
   const check = (source: string, flags: string, key: PathSegment[], what: string) => {

@@ -4,7 +4,7 @@
  */
 import * as validators from "./validators.generated.js";
 import type { SchemaError, Validator } from "./validators.generated.js";
-import type { PathSegment } from "../model/finding.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { YamlDocument } from "./yaml.js";
 import { clip, closest } from "../util/text.js";
 

@@ -14,7 +14,7 @@
  * the node of its anchor, and which frame indexes a shared node is decided in one walk.
  */
 import jsyaml from "js-yaml";
-import type { PathSegment, Position } from "../model/finding.js";
+import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
 import { nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
 import { findMistake } from "./yaml-mistake.js";
 

@@ -7,18 +7,18 @@
  */
 import { Chalk } from "chalk";
 import type { Loaded, Project } from "../load/project.js";
-import type { AdapterError } from "../model/fixture.js";
-import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import { envelopeError } from "../engine/envelope.js";
-import { redactValue, type Redactor } from "../engine/redact.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import { ACTION_NAMES, type ActionName, type Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import { envelopeError } from "failbook-runtime/engine/envelope.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 import { fixturesExercising } from "../render/exercises.js";
 import { classificationReport } from "../render/classification.js";
 import { explainCode, lookupCode } from "../render/explain.js";
 import { worstCaseText, type CodeRow, type RegistryModel } from "../render/model.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 import { nearest } from "../util/text.js";
-import { mcpError, mcpResult, type McpToolResult } from "./result.js";
+import { mcpError, mcpResult, type McpToolResult } from "failbook-runtime/mcp/result.js";
 import { toolSchemas, type JsonSchema } from "./schemas.js";
 
 /** What the tools answer from: one loaded project, its rendered model, its secret patterns. */

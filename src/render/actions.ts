@@ -4,8 +4,8 @@
  * docs/actions.md carries the same text as Markdown (written by `npm run docs`), so the two
  * cannot drift.
  */
-import type { ChalkInstance } from "chalk";
-import { ACTION_NAMES, type ActionName } from "../model/playbook.js";
+import type { Colors } from "../util/colors.js";
+import { ACTION_NAMES, type ActionName } from "failbook-runtime/model/playbook.js";
 
 export interface ActionParameter {
   name: string;
@@ -139,7 +139,7 @@ export function actionReference(name: ActionName): ActionReference {
 }
 
 /** `failbook explain ACTION`: the reference in the terminal, plus which verdicts use it when a playbook is at hand. */
-export function explainActionText(name: ActionName, c: ChalkInstance, usedBy?: readonly string[]): string {
+export function explainActionText(name: ActionName, c: Colors, usedBy?: readonly string[]): string {
   const ref = actionReference(name);
   const out = [`${c.bold(ref.name)}  ${c.dim("(playbook action)")}`, ref.summary, "", c.bold("Parameters")];
   const width = Math.max(...ref.parameters.map((p) => p.name.length));

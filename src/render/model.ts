@@ -3,12 +3,12 @@
  * the action's static worst case. Markdown, HTML, JSON and `explain` all print this model, so
  * every format says the same thing about a code.
  */
-import type { ActionName, Budgets, CompensationAction, Playbook, RetryAfterPolicy, RetryQuota } from "../model/playbook.js";
-import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "../engine/quota.js";
-import { DEFAULT_RETRY_AFTER_HEADERS } from "../engine/retry-after.js";
-import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "../model/registry.js";
-import { worstCase, type RetryLimit } from "../engine/worstcase.js";
-import { redactValue, type Redactor } from "../engine/redact.js";
+import type { ActionName, Budgets, CompensationAction, Playbook, RetryAfterPolicy, RetryQuota } from "failbook-runtime/model/playbook.js";
+import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "failbook-runtime/engine/quota.js";
+import { DEFAULT_RETRY_AFTER_HEADERS } from "failbook-runtime/engine/retry-after.js";
+import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "failbook-runtime/model/registry.js";
+import { worstCase, type RetryLimit } from "failbook-runtime/engine/worstcase.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 import { abbreviatedSum, plural } from "../util/text.js";
 import { exampleViews, type ExampleView } from "./examples.js";
 

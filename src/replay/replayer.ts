@@ -8,15 +8,15 @@
  * shared by every record in order) lives as long as the replayer; the clock and the random
  * source start afresh for each record, so a record's replay does not depend on the others.
  */
-import type { Clock } from "../engine/clock.js";
-import { createDispatcher, type AttemptFn, type Dispatcher } from "../engine/dispatch.js";
-import { seededRandom, type Random } from "../engine/random.js";
-import type { Response } from "../model/fixture.js";
-import type { OutcomeKind } from "../model/outcome.js";
-import type { DispatchRecord } from "../model/record.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import type { Redactor } from "../engine/redact.js";
+import type { Clock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type AttemptFn, type Dispatcher } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom, type Random } from "failbook-runtime/engine/random.js";
+import type { Response } from "failbook-runtime/model/fixture.js";
+import type { OutcomeKind } from "failbook-runtime/model/outcome.js";
+import type { DispatchRecord } from "failbook-runtime/model/record.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
 
 /** What a replay decided: an outcome kind and its verdict, or `unknown` (beyond the recording). */
 export type Replayed = { kind: OutcomeKind; verdict: string | null } | { kind: "unknown"; verdict: string | null; reason: "beyond_recording" };

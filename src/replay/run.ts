@@ -9,7 +9,7 @@ import { createReadStream, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
 import { createGunzip } from "node:zlib";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { replayChunk, type ChunkJob } from "./chunk.js";
 import { buildSetup, sharesQuota, type SetupData } from "./setup.js";
 import { shardOfLine } from "./shard.js";

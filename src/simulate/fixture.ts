@@ -3,17 +3,17 @@
  * source and attempt functions that replay the fixture's recorded responses. Nothing here
  * decides anything; it only feeds the engine.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { Fixture, Response, StepSpec } from "../model/fixture.js";
-import type { DispatchEvent, Outcome } from "../model/outcome.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import { VirtualClock } from "../engine/clock.js";
-import { createDispatcher, type AttemptFn, type Dispatcher } from "../engine/dispatch.js";
-import { seededRandom } from "../engine/random.js";
-import type { Redactor } from "../engine/redact.js";
-import { runSteps } from "../engine/saga.js";
-import { runWaves } from "../engine/waves.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Fixture, Response, StepSpec } from "failbook-runtime/model/fixture.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type AttemptFn, type Dispatcher } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
+import { runSteps } from "failbook-runtime/engine/saga.js";
+import { runWaves } from "failbook-runtime/engine/waves.js";
 
 /** The rules a fixture runs under: a registry and a playbook (today's, or a baseline's). */
 export interface Rules {

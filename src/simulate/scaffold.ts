@@ -5,11 +5,11 @@
  * checked with the one classifier before it is used: a scaffold never guesses.
  */
 import { Document, isMap, isSeq, type YAMLMap } from "yaml";
-import { classify } from "../engine/classify.js";
-import { statusRange } from "../engine/classifier.js";
-import type { AdapterError, Call, Fixture, Response } from "../model/fixture.js";
-import { setOwn } from "../model/json.js";
-import type { MatchRule, Registry, Verdict } from "../model/registry.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { statusRange } from "failbook-runtime/engine/classifier.js";
+import type { AdapterError, Call, Fixture, Response } from "failbook-runtime/model/fixture.js";
+import { setOwn } from "failbook-runtime/model/json.js";
+import type { MatchRule, Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { recordedGolden } from "./golden.js";
 import { simulateFixture, type Rules } from "./fixture.js";
 

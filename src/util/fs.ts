@@ -23,7 +23,7 @@ import {
   type Stats,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 
 export const DEFAULT_MAX_FILE_MB = 64;
 const MB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { ChangeRule } from "../rule.js";
 
 export const codeRemoved: ChangeRule = {

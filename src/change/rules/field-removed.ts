@@ -1,5 +1,5 @@
-import type { PathSegment } from "../../model/finding.js";
-import { statusOf, type Registry } from "../../model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import { statusOf, type Registry } from "failbook-runtime/model/registry.js";
 import { matchRules } from "../../lint/rules/field-undeclared.js";
 import type { ChangeRule } from "../rule.js";
 

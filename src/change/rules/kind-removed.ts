@@ -1,4 +1,4 @@
-import { statusOf, type Registry } from "../../model/registry.js";
+import { statusOf, type Registry } from "failbook-runtime/model/registry.js";
 import type { ChangeRule } from "../rule.js";
 import { verdictIndex } from "../compare.js";
 

@@ -1,5 +1,5 @@
-import type { RetryQuota } from "../../model/playbook.js";
-import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "../../engine/quota.js";
+import type { RetryQuota } from "failbook-runtime/model/playbook.js";
+import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "failbook-runtime/engine/quota.js";
 import type { ChangeRule } from "../rule.js";
 
 export const quotaLoosened: ChangeRule = {

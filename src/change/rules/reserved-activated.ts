@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { ChangeRule } from "../rule.js";
 import { reportAtField, verdictPairs } from "../compare.js";
 

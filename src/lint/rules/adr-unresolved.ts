@@ -1,4 +1,4 @@
-import type { PathSegment } from "../../model/finding.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { LintRule } from "../rule.js";
 
 export const adrUnresolved: LintRule = {

@@ -1,5 +1,5 @@
-import { DEFAULT_CODE_PATTERN } from "../../model/config.js";
-import { compileUserPattern } from "../../engine/pattern.js";
+import { DEFAULT_CODE_PATTERN } from "failbook-runtime/model/config.js";
+import { compileUserPattern } from "../../load/pattern.js";
 import type { LintRule } from "../rule.js";
 
 export const codeFormat: LintRule = {

@@ -1,4 +1,4 @@
-import { globMatches } from "../../engine/match.js";
+import { globMatches } from "failbook-runtime/engine/match.js";
 import type { LintRule } from "../rule.js";
 
 export const compensationNotIdempotent: LintRule = {

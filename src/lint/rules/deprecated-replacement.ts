@@ -1,4 +1,4 @@
-import { statusOf, type Registry } from "../../model/registry.js";
+import { statusOf, type Registry } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { didYouMean, verdictIndex } from "./support.js";
 

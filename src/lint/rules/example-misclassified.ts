@@ -1,5 +1,5 @@
-import { classifyExample } from "../../engine/classify.js";
-import { statusOf } from "../../model/registry.js";
+import { classifyExample } from "failbook-runtime/engine/classify.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 export const exampleMisclassified: LintRule = {

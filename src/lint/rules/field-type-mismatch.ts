@@ -1,4 +1,4 @@
-import { hasFieldType } from "../../model/registry.js";
+import { hasFieldType } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { matchRules } from "./field-undeclared.js";
 

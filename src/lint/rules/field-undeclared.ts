@@ -1,6 +1,6 @@
-import { CAUSE_DEPTH } from "../../engine/classifier.js";
-import type { PathSegment } from "../../model/finding.js";
-import type { MatchRule } from "../../model/registry.js";
+import { CAUSE_DEPTH } from "failbook-runtime/engine/classifier.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { MatchRule } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { didYouMean } from "./support.js";
 

@@ -1,5 +1,5 @@
-import type { PathSegment } from "../../model/finding.js";
-import type { Fixture, Response } from "../../model/fixture.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Fixture, Response } from "failbook-runtime/model/fixture.js";
 import type { Loaded } from "../../load/project.js";
 import type { LintRule, Report } from "../rule.js";
 import { didYouMean, verdictIndex } from "./support.js";

@@ -1,6 +1,6 @@
-import { trigramKey, type Bucket, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "../../engine/classifier.js";
-import { bucketRules, compiledRegistry, type RulePlace } from "../../engine/classify.js";
-import { conditionsCover } from "../../engine/match.js";
+import { trigramKey, type Bucket, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "failbook-runtime/engine/classifier.js";
+import { bucketRules, compiledRegistry, type RulePlace } from "failbook-runtime/engine/classify.js";
+import { conditionsCover } from "failbook-runtime/engine/match.js";
 import type { LintRule } from "../rule.js";
 
 /**

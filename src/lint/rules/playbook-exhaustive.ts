@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 export const playbookExhaustive: LintRule = {

@@ -1,4 +1,4 @@
-import { requiresHuman, statusOf } from "../../model/registry.js";
+import { requiresHuman, statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 

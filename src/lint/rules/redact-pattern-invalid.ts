@@ -1,6 +1,7 @@
-import { compileRedactPattern, REDACTED } from "../../engine/redact.js";
-import type { PathSegment } from "../../model/finding.js";
-import type { Verdict } from "../../model/registry.js";
+import { REDACTED } from "failbook-runtime/engine/redact.js";
+import { compileRedactPattern } from "../../load/pattern.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Verdict } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 /** Short texts on which a pattern that can match nothing at all shows it (`x*`, `\b`, `(?=a)`, `$`). */

@@ -1,7 +1,7 @@
-import type { PathSegment } from "../../model/finding.js";
-import { isRetryAction } from "../../model/playbook.js";
-import { statusOf } from "../../model/registry.js";
-import { worstCase, type WorstCase } from "../../engine/worstcase.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
+import { worstCase, type WorstCase } from "failbook-runtime/engine/worstcase.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 import { abbreviatedSum } from "../../util/text.js";

@@ -1,5 +1,5 @@
-import { isRetryAction } from "../../model/playbook.js";
-import { sideEffectOf } from "../../model/registry.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
+import { sideEffectOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 

@@ -1,4 +1,4 @@
-import { isRetryAction } from "../../model/playbook.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 

@@ -1,5 +1,5 @@
-import { FAMILIES, SHORTEST_SECRET, TRIGGER } from "../../engine/secrets.js";
-import type { PathSegment } from "../../model/finding.js";
+import { FAMILIES, SHORTEST_SECRET, TRIGGER } from "failbook-runtime/engine/secrets.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { LintRule } from "../rule.js";
 
 /** The rule's messages by id (ESLint's `meta.messages`); none quotes the string, which is the secret. */

@@ -1,6 +1,6 @@
 /** Small lookups the rules share: verdicts by code, and the "did you mean" tail of a message. */
-import type { CompensationAction } from "../../model/playbook.js";
-import type { Registry, Verdict } from "../../model/registry.js";
+import type { CompensationAction } from "failbook-runtime/model/playbook.js";
+import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { closest } from "../../util/text.js";
 import type { RuleContext } from "../rule.js";
 

@@ -3,10 +3,10 @@
  * read at a glance (virtual times, attempts, verdicts, delays, the end), then what its
  * golden says, then one summary line.
  */
-import type { ChalkInstance } from "chalk";
-import type { DispatchEvent, Outcome } from "../../model/outcome.js";
-import type { Position } from "../../model/finding.js";
-import { inertValue } from "../../util/inert.js";
+import type { Colors } from "../../util/colors.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
+import type { Position } from "failbook-runtime/model/finding.js";
+import { inertValue } from "failbook-runtime/util/inert.js";
 import { plural } from "../../util/text.js";
 import type { Coverage } from "../coverage.js";
 import { goldenPath } from "../golden.js";
@@ -14,7 +14,7 @@ import type { FixtureResult, ProjectSimulation } from "../project.js";
 import { flow } from "./flow.js";
 
 export interface TextReportOptions {
-  c: ChalkInstance;
+  c: Colors;
   /** Fixtures whose goldens `--update` rewrote. */
   updated?: ReadonlySet<FixtureResult>;
   /** `--update` was asked for but wrote nothing, for this reason (already said on stderr). */
@@ -76,17 +76,17 @@ const isScalar = (v: unknown): boolean => v === null || v === undefined || typeo
 /** A scalar or a list of scalars (delays_ms): one line holds both sides. */
 const isShort = (v: unknown): boolean => isScalar(v) || (Array.isArray(v) && v.every(isScalar));
 
-function expectedActual(expected: unknown, actual: unknown, c: ChalkInstance): string[] {
+function expectedActual(expected: unknown, actual: unknown, c: Colors): string[] {
   return [`      ${c.red("- expected")} ${flow(expected)}`, `      ${c.green("+ actual  ")} ${flow(actual)}`];
 }
 
-function header(outcome: Outcome, c: ChalkInstance): string[] {
+function header(outcome: Outcome, c: Colors): string[] {
   if (outcome.steps || outcome.calls) return [];
   const e = outcome.envelope;
   return [`  ${c.cyan(`[${e.trace_id}]`)} ${e.tool}`];
 }
 
-function timeline(events: readonly DispatchEvent[], c: ChalkInstance): string[] {
+function timeline(events: readonly DispatchEvent[], c: Colors): string[] {
   const width = Math.max(3, ...events.map((e) => String(e.t).length)) + 2;
   const callWidth = Math.max(0, ...events.map((e) => e.call?.length ?? 0));
   return events.map((e) => {
@@ -138,12 +138,12 @@ export function describe(e: DispatchEvent): [string, string] {
 }
 
 /** How a fixture ended, in one line: `=> deprecated  idempotency_conflict · 2 attempts · 1 retried · 235ms`. */
-export function outcomeLine(o: Outcome, c: ChalkInstance): string {
+export function outcomeLine(o: Outcome, c: Colors): string {
   const parts = [o.verdict ?? "no failure", plural(o.attempts, "attempt"), `${o.retried} retried`, `${o.elapsed_ms}ms`];
   return `${c.bold("=>")} ${kindColor(o, c)}  ${c.dim(parts.join(" · "))}`;
 }
 
-function ending(o: Outcome, c: ChalkInstance): string[] {
+function ending(o: Outcome, c: Colors): string[] {
   const lines = [`  ${outcomeLine(o, c)}`];
   const notes = [
     o.reason !== null ? `reason: ${o.reason}` : undefined,
@@ -159,7 +159,7 @@ function ending(o: Outcome, c: ChalkInstance): string[] {
   return lines;
 }
 
-function kindColor(o: Outcome, c: ChalkInstance): string {
+function kindColor(o: Outcome, c: Colors): string {
   switch (o.kind) {
     case "succeeded":
     case "recovered":
@@ -195,7 +195,7 @@ function summaryLine(sim: ProjectSimulation, options: TextReportOptions): string
 /** Whether the report may suggest `--update`: never when it wrote nothing, nor for a project lint rejects. */
 const suggestsUpdate = (options: TextReportOptions): boolean => !options.updateBlocked && !options.lintErrors;
 
-export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
+export function formatCoverageText(report: Coverage, c: Colors): string {
   const coverage = inertValue(report);
   const verdicts = coverage.verdicts.filter((v) => v.status !== "reserved");
   const hit = verdicts.filter((v) => v.fixtures.length > 0);

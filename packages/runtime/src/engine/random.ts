@@ -16,3 +16,11 @@ export function seededRandom(seed: number): Random {
 
 /** Always the top of the range: the static worst case of a jittered schedule. */
 export const maxRandom: Random = () => 1;
+
+/**
+ * A seeded source whose seed is drawn from the platform's cryptographic generator: jitter
+ * that differs between processes (a fleet must not retry in step), at seededRandom's cost.
+ */
+export function cryptoRandom(): Random {
+  return seededRandom(globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!);
+}

@@ -11,13 +11,29 @@
  * The price is RE2's syntax: no backreferences and no lookaround; such a pattern is refused
  * at load with its position.
  */
-import { createRequire } from "node:module";
 import type { RE2JS } from "re2js";
+import { loadVendored } from "./vendor.js";
 
 // Loaded on first use: a project without patterns of its own never pays for the engine.
-const load = createRequire(import.meta.url);
 let engine: typeof RE2JS | undefined;
-const re2 = (): typeof RE2JS => (engine ??= (load("re2js") as typeof import("re2js")).RE2JS);
+const re2 = (): typeof RE2JS => (engine ??= loadVendored<typeof import("re2js")>("re2js").RE2JS);
+
+/**
+ * A config `redact:` pattern compiled as the redactor runs it in failbook (on the linear-time
+ * engine, Unicode mode, global), or undefined when it cannot run (the loader reports that).
+ */
+export function compileRedactPattern(source: string): RegExp | undefined {
+  try {
+    return compileUserPattern(source, "gu");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The project's `redact:` patterns for `createRedactor`, each on the linear engine; one that cannot run is left out. */
+export function linearRedactPatterns(sources: readonly string[] = []): RegExp[] {
+  return sources.map(compileRedactPattern).filter((re): re is RegExp => re !== undefined);
+}
 
 /** A pattern that cannot be run: its syntax is not a regular expression failbook can run in linear time. */
 export class UnsafePattern extends Error {}

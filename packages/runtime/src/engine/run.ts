@@ -9,7 +9,7 @@ import { runAction } from "./actions/index.js";
 import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End, type FinalKind, type RunContext, type ShownCall } from "./call.js";
 import { CAUSE_DEPTH } from "./classifier.js";
 import { classify } from "./classify.js";
-import type { AttemptContext, AttemptFn, DispatcherOptions, DispatchResult } from "./dispatch.js";
+import type { AttemptContext, AttemptFn, DispatchResult, DispatchSettings } from "./dispatch.js";
 import { buildEnvelope, buildPacket, type EndFacts } from "./envelope.js";
 import { idempotencyKey } from "./idempotency.js";
 import type { RetryQuotaBucket } from "./quota.js";
@@ -34,7 +34,7 @@ export class DispatchRun implements RunContext {
   private attemptFn: AttemptFn | undefined;
 
   constructor(
-    private readonly o: DispatcherOptions,
+    private readonly o: DispatchSettings,
     readonly redact: Redactor,
     readonly ledger: BudgetLedger,
     readonly quota: RetryQuotaBucket | undefined,

@@ -12,9 +12,9 @@ import type { Playbook } from "../model/playbook.js";
 import type { RecordSink } from "../model/record.js";
 import type { Registry } from "../model/registry.js";
 import type { ActionEffects } from "./call.js";
-import type { Clock } from "./clock.js";
+import { realClock, type Clock } from "./clock.js";
 import { RetryQuotaBucket } from "./quota.js";
-import type { Random } from "./random.js";
+import { cryptoRandom, type Random } from "./random.js";
 import { createRedactor, redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
@@ -43,18 +43,46 @@ export interface Effects extends ActionEffects {
   deadLetter?(entry: DeadLetterEntry): Promise<void> | void;
 }
 
-export interface DispatcherOptions {
+/** The format of the `PROJECT` that `failbook gen ts` writes; createDispatcher refuses another. */
+export const PROJECT_FORMAT = "failbook.project/1";
+
+/**
+ * A project as `failbook gen ts` exports it (`PROJECT`): the registry and playbook that
+ * failbook validated, and the config's `redact:` patterns that lint checked, as plain data.
+ */
+export interface ProjectData {
+  readonly format: typeof PROJECT_FORMAT;
+  readonly registry: object;
+  readonly playbook: object;
+  readonly redact: readonly string[];
+}
+
+/** What the dispatcher runs on: a generated `PROJECT`, or a registry and playbook in hand (a loaded project, a test). */
+export type ProjectSource = { project: ProjectData; registry?: undefined; playbook?: undefined } | { project?: undefined; registry: Registry; playbook: Playbook };
+
+export type DispatcherOptions = ProjectSource & {
+  /** Default: the real clock. Simulation passes a VirtualClock. */
+  clock?: Clock | undefined;
+  /** Default: a seeded source drawn from `crypto`. Simulation passes seededRandom(seed). */
+  random?: Random | undefined;
+  /** Applied to the outcome, the events, packets and dead letters (default: built-in patterns, and a `PROJECT`'s own). */
+  redact?: Redactor | undefined;
+  effects?: Effects | undefined;
+  /** Every event as it happens (redacted), e.g. for a trace store. */
+  onEvent?: ((event: DispatchEvent) => void) | undefined;
+  /** Tokens the playbook's retry quota starts with (default: a full bucket). */
+  quotaTokens?: number | undefined;
+};
+
+/** The options with every default filled in: what a dispatch runs on. */
+export interface DispatchSettings {
   registry: Registry;
   playbook: Playbook;
   clock: Clock;
   random: Random;
-  /** Applied to the outcome, the events, packets and dead letters (default: built-in patterns). */
-  redact?: Redactor;
-  effects?: Effects;
-  /** Every event as it happens (redacted), e.g. for a trace store. */
-  onEvent?: (event: DispatchEvent) => void;
-  /** Tokens the playbook's retry quota starts with (default: a full bucket). */
-  quotaTokens?: number;
+  effects?: Effects | undefined;
+  onEvent?: ((event: DispatchEvent) => void) | undefined;
+  quotaTokens?: number | undefined;
 }
 
 export interface DispatchOptions {
@@ -90,8 +118,10 @@ export interface Dispatcher {
   deadLetter(entry: DeadLetterEntry): Promise<DeadLetterEntry>;
 }
 
-export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const redact = options.redact ?? createRedactor();
+export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatcher {
+  const { registry, playbook, ownPatterns } = projectOf(dispatcherOptions);
+  const options: DispatchSettings = { ...dispatcherOptions, registry, playbook, clock: dispatcherOptions.clock ?? realClock(), random: dispatcherOptions.random ?? cryptoRandom() };
+  const redact = dispatcherOptions.redact ?? createRedactor(ownPatterns);
   const shown = rememberRedactions(redact);
   const dispatcher: Dispatcher = {
     registry: options.registry,
@@ -116,6 +146,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
   };
   return dispatcher;
+}
+
+function projectOf(options: ProjectSource): { registry: Registry; playbook: Playbook; ownPatterns: readonly string[] } {
+  if (options.project === undefined) return { registry: options.registry, playbook: options.playbook, ownPatterns: [] };
+  const { format, registry, playbook, redact } = options.project as Partial<ProjectData>;
+  if (format !== PROJECT_FORMAT) {
+    throw new TypeError(`createDispatcher: project has format ${JSON.stringify(format)}, not ${JSON.stringify(PROJECT_FORMAT)}; pass the PROJECT of a module that \`failbook gen ts\` wrote for this version of failbook-runtime (regenerate it)`);
+  }
+  // gen ts validated them (schemas, lint) before writing PROJECT: they are not checked again at run time.
+  return { registry: registry as Registry, playbook: playbook as Playbook, ownPatterns: redact ?? [] };
 }
 
 /**
