@@ -1,6 +1,6 @@
 /** The shape of a lint rule: metadata plus one check that reports findings at YAML nodes. */
 import type { Severity } from "../model/config.js";
-import type { PathSegment, Position } from "../model/finding.js";
+import type { FindingFix, PathSegment, Position } from "../model/finding.js";
 import type { Fixture } from "../model/fixture.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
@@ -21,6 +21,8 @@ export interface Report {
   path: readonly PathSegment[];
   target?: "value" | "key";
   related?: { message: string; position: Position }[];
+  /** The fix, when the rule knows one an editor can apply (failbook lsp's quick fixes). */
+  fix?: FindingFix;
 }
 
 /** What a rule's check sees: a project whose registry and playbook passed their schemas. */
