@@ -4,9 +4,10 @@
 // (Node 20 keeps no code cache for ES modules). bin/cli-loader.js loads the two.
 //
 // Heavy modules that only some commands use (Ink, React, the TypeScript compiler, the linear
-// regex engine, the ReDoS checker, the MCP SDK) stay external and load on demand. The replay
-// worker is an ES module entry of its own: `new Worker(new URL("./replay-worker.js",
-// import.meta.url))` from the bundle finds it beside cli.cjs.
+// regex engine, the ReDoS checker, the MCP SDK, the language server's protocol library) stay
+// external and load on demand. The replay worker is an ES module entry of its own:
+// `new Worker(new URL("./replay-worker.js", import.meta.url))` from the bundle finds it
+// beside cli.cjs.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
@@ -21,7 +22,7 @@ const common = {
   bundle: true,
   platform: "node",
   target: "node20",
-  external: ["ink", "ink/*", "react", "react/*", "typescript", "playwright-core", "re2js", "recheck", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "zod", "zod/*"],
+  external: ["ink", "ink/*", "react", "react/*", "typescript", "playwright-core", "re2js", "recheck", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "zod", "zod/*", "vscode-languageserver", "vscode-languageserver/*", "vscode-languageserver-textdocument"],
   logLevel: "warning",
   legalComments: "none",
 };

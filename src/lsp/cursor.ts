@@ -303,8 +303,8 @@ export function nodeExtent(text: string, offset: number): { start: number; end: 
   const s = line.text;
   const c = s[column];
   if (c === "{" || c === "[") {
-    const close = matchingBracket(s, column);
-    return { start: offset, end: line.start + (close ?? s.length) };
+    const close = closingBracket(s, column);
+    return { start: offset, end: line.start + (close === undefined ? s.length : close + 1) };
   }
   const flow = /[{[]/.test(s.slice(0, column));
   const word = scalarAt(s, column, flow);
@@ -312,20 +312,19 @@ export function nodeExtent(text: string, offset: number): { start: number; end: 
   return { start: offset, end: line.start + s.trimEnd().length };
 }
 
-function matchingBracket(s: string, open: number): number | undefined {
+/** The offset of the bracket that closes the one at `open`, quotes skipped; undefined when none does. */
+export function closingBracket(s: string, open: number): number | undefined {
   let depth = 0;
   let quote: string | undefined;
   for (let i = open; i < s.length; i++) {
     const c = s[i];
     if (quote) {
       if (c === quote) quote = undefined;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
+    } else if (c === '"' || c === "'") quote = c;
     else if (c === "{" || c === "[") depth++;
     else if (c === "}" || c === "]") {
       depth--;
-      if (depth === 0) return i + 1;
+      if (depth === 0) return i;
     }
   }
   return undefined;

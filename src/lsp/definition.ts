@@ -1,0 +1,52 @@
+/**
+ * Go to definition: from a code (in the playbook, a fixture, the registry's own fallback or
+ * replaced_by) to its verdict; from a class, a field or a tool to where it is declared; from
+ * `adr:` to the ADR file; from a path in the config to the file it names.
+ */
+import { existsSync, statSync } from "node:fs";
+import type { DefinitionParams, Location } from "vscode-languageserver";
+import { verdictIndex } from "../lint/rules/support.js";
+import { globMatches } from "../engine/match.js";
+import { cursorAt } from "./cursor.js";
+import { locationOf } from "./locate.js";
+import { adrFileFor } from "./names.js";
+import { roleAt } from "./roles.js";
+import { uriOf, type Workspace } from "./workspace.js";
+import { resolve } from "node:path";
+
+export function definition(workspace: Workspace, params: DefinitionParams): Location | null {
+  const view = workspace.view(params.textDocument.uri);
+  if (!view?.kind) return null;
+  const cursor = cursorAt(view.text, view.document.offsetAt(params.position));
+  const name = cursor.word?.text;
+  if (name === undefined) return null;
+  const { state } = view;
+  const registry = state.registry;
+  const role = roleAt(view.kind, cursor.path, cursor.on)?.role ?? (registry && verdictIndex(registry.value).has(name) ? "code" : undefined);
+  const start = { line: 0, character: 0 };
+  switch (role) {
+    case "code": {
+      const at = registry && verdictIndex(registry.value).get(name);
+      return registry && at !== undefined ? (locationOf(workspace, state, registry.doc, ["verdicts", at, "code"]) ?? null) : null;
+    }
+    case "class":
+      return registry && Object.hasOwn(registry.value.classes, name) ? (locationOf(workspace, state, registry.doc, ["classes", name], "key") ?? null) : null;
+    case "field":
+      return registry && Object.hasOwn(registry.value.error_fields ?? {}, name) ? (locationOf(workspace, state, registry.doc, ["error_fields", name], "key") ?? null) : null;
+    case "tool": {
+      const playbook = state.playbook;
+      const glob = Object.keys(playbook?.value.tools ?? {}).find((g) => g === name || globMatches(g, name));
+      return playbook && glob !== undefined ? (locationOf(workspace, state, playbook.doc, ["tools", glob], "key") ?? null) : null;
+    }
+    case "adr": {
+      const file = adrFileFor(state, name);
+      return file ? { uri: uriOf(file), range: { start, end: start } } : null;
+    }
+    case "file": {
+      const file = resolve(state.root, name);
+      return existsSync(file) && statSync(file).isFile() ? { uri: uriOf(file), range: { start, end: start } } : null;
+    }
+    default:
+      return null;
+  }
+}
