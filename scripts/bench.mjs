@@ -13,6 +13,7 @@ import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeProject } from "./bench/generate.mjs";
+import { lspRows } from "./bench/lsp.mjs";
 import { replayRows, replayTable } from "./bench/replay.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -155,6 +156,7 @@ const classifyLib = micro("classify-library", { size: LARGE, count: MICRO.count,
 const classifyGen = micro("classify-generated", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs, bindings: bindings(LARGE) });
 const dispatch = micro("dispatch", { iterations: MICRO.iterations });
 const replay = await replayBench();
+const lsp = await lspRows({ bin, dir: dirs[LARGE], runs: RUNS, log, fmtMs });
 
 // ---------------------------------------------------------------------------------------
 // The table
@@ -219,6 +221,7 @@ for (const [label, key, limit] of [
 }
 
 rows.push(...replay.rows);
+rows.push(...lsp.rows);
 
 const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
 const date = new Date().toISOString().slice(0, 10);
@@ -246,4 +249,4 @@ console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)
 
 mkdirSync(join(root, ".bench"), { recursive: true });
 const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
-writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: replay.raw } }, null, 2) + "\n");
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: replay.raw, lsp: lsp.raw } }, null, 2) + "\n");

@@ -91,7 +91,7 @@ export async function lspRows({ bin, dir, runs = 5, log = () => {}, fmtMs = (ms)
     const hoverMs = await request("textDocument/hover");
     const definitionMs = await request("textDocument/definition");
     rows.push(
-      { row: "`failbook lsp`: registry edit -> diagnostics, 10k codes (real client)", value: editMs, figure: fmtMs(editMs), target: "≤ 300 ms", pass: editMs <= 300, at1k: `open: ${fmtMs(openMs)}` },
+      { row: "`failbook lsp`: registry edit -> diagnostics, 10k codes (real client)", value: editMs, figure: fmtMs(editMs), target: "≤ 300 ms", pass: editMs <= 300 },
       { row: "`failbook lsp`: hover on a code, 10k codes", value: hoverMs, figure: fmtMs(hoverMs), target: "≤ 50 ms", pass: hoverMs <= 50 },
       { row: "`failbook lsp`: go to definition, 10k codes", value: definitionMs, figure: fmtMs(definitionMs), target: "≤ 50 ms", pass: definitionMs <= 50 },
     );

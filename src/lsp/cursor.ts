@@ -75,8 +75,8 @@ export function cursorAt(text: string, offset: number): Cursor {
 
 /** Is the line a line of a block scalar (`cause: >-` above it)? */
 function inBlockScalar(text: string, line: Line, column: number): boolean {
-  for (let at = previousStart(text, line.start); at !== undefined; at = previousStart(text, at)) {
-    if (indentAt(text, at) >= column) continue;
+  if (column === 0) return false;
+  for (const at of linesAbove(text, line.start, column - 1)) {
     const above = shapeOf(text, at);
     return above.key?.value !== undefined && /^[|>]/.test(above.text.slice(above.key.value));
   }
@@ -226,12 +226,33 @@ function shapeOf(text: string, start: number): Line {
   return line;
 }
 
-/** Spaces at the start of the line that begins at `start`, and whether the line is blank. */
-function indentAt(text: string, start: number): number {
+function indentOf(text: string, start: number): number {
   let i = start;
   while (text.charCodeAt(i) === 32) i++;
-  const c = text[i];
-  return c === undefined || c === "\n" || c === "\r" || c === "#" ? Infinity : i - start;
+  return i - start;
+}
+
+const shallow = new Map<number, RegExp>();
+
+/**
+ * The starts of the lines above `before` (a line's start) indented at most `column` spaces,
+ * blank lines and comments left out, nearest first. Most lines above a position are deeper
+ * than the node it is in (the other verdicts of a registry): a regular expression passes
+ * over them, in windows that grow until the caller has what it needs.
+ */
+function* linesAbove(text: string, before: number, column: number): Generator<number> {
+  let re = shallow.get(column);
+  if (!re) shallow.set(column, (re = new RegExp(`^ {0,${column}}[^ \\r\\n#]`, "gm")));
+  let end = before;
+  for (let window = 1024; end > 0; window *= 4) {
+    const start = text.lastIndexOf("\n", Math.max(0, end - window) - 1) + 1;
+    const chunk = text.slice(start, end);
+    const found: number[] = [];
+    re.lastIndex = 0;
+    for (let m = re.exec(chunk); m !== null; m = re.exec(chunk)) found.push(m.index);
+    for (let i = found.length - 1; i >= 0; i--) yield start + found[i];
+    end = start;
+  }
 }
 
 /** The path of the item that the marker at `column` of `line` opens. */
@@ -249,9 +270,16 @@ function containerOf(text: string, line: Line, column: number, entry: "key" | "i
   const before = line.items.filter((c) => c < column).pop();
   if (before !== undefined) return { path: itemPath(text, line, before), count: 0 };
   let count = 0;
-  for (let at = previousStart(text, line.start); at !== undefined; at = previousStart(text, at)) {
-    // Most lines above are deeper than the entry: skip them by their indentation alone.
-    if (indentAt(text, at) > column) continue;
+  for (const at of linesAbove(text, line.start, column)) {
+    // The common case, read without taking the line apart: a sibling entry at the same column.
+    if (indentOf(text, at) === column) {
+      const dash = text.charCodeAt(at + column) === 45 && /[ \r\n]/.test(text[at + column + 1] ?? "\n");
+      if (dash && entry === "item") {
+        count++;
+        continue;
+      }
+      if (!dash && entry === "key" && !(column === 0 && /^(---|\.\.\.)(\s|$)/.test(text.slice(at, at + 4)))) continue;
+    }
     const above = shapeOf(text, at);
     if (above.marker) break;
     if (above.blank) continue;
@@ -289,9 +317,6 @@ function keyPath(text: string, line: Line): PathSegment[] {
   return [...owner, line.key?.text ?? ""];
 }
 
-function previousStart(text: string, start: number): number | undefined {
-  return start === 0 ? undefined : text.lastIndexOf("\n", start - 2) + 1;
-}
 
 /**
  * The extent of the node that starts at `offset` (a finding's position): a quoted or plain
