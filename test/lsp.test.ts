@@ -176,7 +176,8 @@ describe("failbook lsp, on the shipped project", () => {
 
   it("offers lint's quick fixes, and applying them clears the findings", async () => {
     const fixOf = async (file: string, rule: string) => {
-      const d = (lsp.diagnostics(file) ?? []).find((x) => x.code === rule);
+      // Once the edits of the tests before have been checked.
+      const d = (await lsp.nextDiagnostics(file, (x) => x.some((f) => f.code === rule))).find((x) => x.code === rule);
       expect(d, `a ${rule} diagnostic in ${file}`).toBeDefined();
       const actions = (await lsp.connection.sendRequest("textDocument/codeAction", { textDocument: { uri: lsp.uri(file) }, range: d!.range, context: { diagnostics: [d] } })) as CodeAction[];
       expect(actions.length).toBeGreaterThan(0);
