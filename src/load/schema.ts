@@ -177,7 +177,8 @@ function parsePointer(pointer: string): PathSegment[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
+/** The value at `path` of a JSON-like value; undefined when the path leads nowhere. */
+export function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   let node = root;
   for (const seg of path) {
     if (node === null || typeof node !== "object") return undefined;

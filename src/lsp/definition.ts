@@ -4,27 +4,22 @@
  * `adr:` to the ADR file; from a path in the config to the file it names.
  */
 import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { DefinitionParams, Location } from "vscode-languageserver";
 import { verdictIndex } from "../lint/rules/support.js";
 import { globMatches } from "../engine/match.js";
-import { cursorAt } from "./cursor.js";
 import { locationOf } from "./locate.js";
-import { adrFileFor } from "./names.js";
-import { roleAt } from "./roles.js";
+import { adrFileFor, targetAt } from "./names.js";
 import { uriOf, type Workspace } from "./workspace.js";
-import { resolve } from "node:path";
 
 export function definition(workspace: Workspace, params: DefinitionParams): Location | null {
-  const view = workspace.view(params.textDocument.uri);
-  if (!view?.kind) return null;
-  const cursor = cursorAt(view.text, view.document.offsetAt(params.position));
-  const name = cursor.word?.text;
-  if (name === undefined) return null;
-  const { state } = view;
+  const target = targetAt(workspace, params);
+  const name = target?.cursor.word?.text;
+  if (!target || name === undefined) return null;
+  const { state } = target.view;
   const registry = state.registry;
-  const role = roleAt(view.kind, cursor.path, cursor.on)?.role ?? (registry && verdictIndex(registry.value).has(name) ? "code" : undefined);
   const start = { line: 0, character: 0 };
-  switch (role) {
+  switch (target.role) {
     case "code": {
       const at = registry && verdictIndex(registry.value).get(name);
       return registry && at !== undefined ? (locationOf(workspace, state, registry.doc, ["verdicts", at, "code"]) ?? null) : null;

@@ -9,31 +9,28 @@ import { createRedactor, redactValue } from "../engine/redact.js";
 import { globMatches } from "../engine/match.js";
 import { allRuleMeta } from "../lint/lint.js";
 import { verdictIndex } from "../lint/rules/support.js";
-import type { DocumentKind } from "../load/schema.js";
+import { valueAt, type DocumentKind } from "../load/schema.js";
 import type { PathSegment } from "../model/finding.js";
 import { ACTION_NAMES } from "../model/playbook.js";
 import { actionReference, isActionName } from "../render/actions.js";
 import { codeRow, worstCaseText } from "../render/model.js";
 import { clip, nearest } from "../util/text.js";
-import { cursorAt, type Cursor } from "./cursor.js";
+import type { Cursor } from "./cursor.js";
 import { documentAtLine, rangeOf } from "./locate.js";
-import { roleAt, type Role } from "./roles.js";
+import type { Role } from "./roles.js";
 import { descriptionAt } from "./schema.js";
 import type { FileView, ProjectState, Workspace } from "./workspace.js";
-import { adrFileFor, namesInProject } from "./names.js";
+import { adrFileFor, namesInProject, targetAt } from "./names.js";
 
 export function hover(workspace: Workspace, params: HoverParams): Hover | null {
-  const view = workspace.view(params.textDocument.uri);
-  if (!view?.kind) return null;
-  const cursor = cursorAt(view.text, view.document.offsetAt(params.position));
+  const target = targetAt(workspace, params);
+  if (!target) return null;
+  const { view, cursor, role } = target;
   const word = cursor.word;
-  const role = roleAt(view.kind, cursor.path, cursor.on)?.role ?? (word && isCode(view.state, word.text) ? "code" : undefined);
   const text = (role && word ? describeNamed(view.state, role, word.text) : undefined) ?? describeKey(view, cursor, params.position.line);
   if (text === undefined) return null;
   return { contents: { kind: "markdown", value: text }, ...(word ? { range: rangeOf(view.document, word.start, word.end) } : {}) };
 }
-
-const isCode = (state: ProjectState, text: string): boolean => state.registry !== undefined && verdictIndex(state.registry.value).has(text);
 
 /** A named thing of the project, in Markdown; undefined when there is nothing to say. */
 export function describeNamed(state: ProjectState, role: Role, name: string): string | undefined {
@@ -149,14 +146,6 @@ function actionParameter(view: FileView, path: readonly PathSegment[]): string |
   return actionReference(action).parameters.find((p) => p.name === path[2])?.text;
 }
 
-function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
-  let node = root;
-  for (const seg of path) {
-    if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[String(seg)];
-  }
-  return node;
-}
 
 function suggest(word: string, candidates: readonly string[]): string {
   const near = nearest(word, candidates, 3);

@@ -8,8 +8,11 @@ import { resolves } from "../lint/rules/adr-unresolved.js";
 import type { DocumentKind } from "../load/schema.js";
 import type { YamlDocument } from "../load/yaml.js";
 import type { PathSegment } from "../model/finding.js";
-import { namesOf, type Role, type RoleRow } from "./roles.js";
-import type { ProjectState } from "./workspace.js";
+import type { TextDocumentPositionParams } from "vscode-languageserver";
+import { verdictIndex } from "../lint/rules/support.js";
+import { cursorAt, type Cursor } from "./cursor.js";
+import { namesOf, roleAt, type Role, type RoleRow } from "./roles.js";
+import type { FileView, ProjectState, Workspace } from "./workspace.js";
 
 export interface NamePlace {
   kind: DocumentKind;
@@ -55,4 +58,22 @@ export function adrFileFor(state: ProjectState, ref: string): string | undefined
   if (!project || dir === undefined || /^https?:\/\//i.test(ref.trim())) return undefined;
   const name = (project.adrFiles ?? []).find((file) => resolves(ref, [file]));
   return name === undefined ? undefined : resolve(join(project.root, dir), name);
+}
+
+export interface Target {
+  view: FileView & { kind: DocumentKind };
+  cursor: Cursor;
+  /** What the word under the position names: by where it stands, else a verdict code when it is one. */
+  role: Role | undefined;
+}
+
+/** What is at a position of a project's file; undefined for a file that is none of its project's. */
+export function targetAt(workspace: Workspace, params: TextDocumentPositionParams): Target | undefined {
+  const view = workspace.view(params.textDocument.uri);
+  if (!view?.kind) return undefined;
+  const cursor = cursorAt(view.text, view.document.offsetAt(params.position));
+  const word = cursor.word?.text;
+  const registry = view.state.registry;
+  const role = roleAt(view.kind, cursor.path, cursor.on)?.role ?? (word !== undefined && registry && verdictIndex(registry.value).has(word) ? "code" : undefined);
+  return { view: view as Target["view"], cursor, role };
 }
