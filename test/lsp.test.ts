@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeAction, CompletionItem, Diagnostic, Hover, Location, TextEdit } from "vscode-languageserver-protocol";
 import { ACTION_NAMES } from "../src/model/playbook.js";
-import { failbook, REPO, tempProject } from "./helpers/cli.js";
+import { failbook, modulesLoaded, REPO, tempProject } from "./helpers/cli.js";
 import { positionOf, startLsp, type LspClient } from "./helpers/lsp.js";
 
 const REGISTRY = "playbooks/registry.yaml";
@@ -266,5 +266,15 @@ describe("failbook lsp, past the limits", () => {
     } finally {
       expect(await lsp.close()).toBe(0);
     }
+  });
+});
+
+describe("failbook lsp is loaded only when it runs", () => {
+  const server = (urls: string[]) => urls.filter((u) => u.includes("vscode-languageserver") || u.includes("vscode-jsonrpc"));
+
+  it("lint and --help load no language server library; lsp does", () => {
+    const dir = tempProject({ "failbook.yaml": "registry: r.yaml\nplaybook: p.yaml\n", "r.yaml": readFileSync(join(REPO, "playbooks/registry.yaml"), "utf8"), "p.yaml": readFileSync(join(REPO, "playbooks/playbook.yaml"), "utf8") });
+    for (const args of [["lint"], ["--help"]]) expect(server(modulesLoaded(args, dir)), args.join(" ")).toEqual([]);
+    expect(server(modulesLoaded(["lsp"], dir)).length).toBeGreaterThan(0);
   });
 });

@@ -3,14 +3,12 @@
  * stdio, lists the tools and calls them; the client checks every structuredContent against
  * the tool's outputSchema. A second client writes raw lines to see the JSON-RPC errors.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseProject, projectFiles } from "./helpers/change-project.js";
-import { BIN, failbook, tempProject } from "./helpers/cli.js";
+import { BIN, failbook, modulesLoaded, tempProject } from "./helpers/cli.js";
 
 function project(): string {
   const p = baseProject();
@@ -207,19 +205,6 @@ describe("failbook mcp on raw stdio", () => {
 });
 
 describe("failbook mcp is loaded only when it runs", () => {
-  /** The modules a command resolves, as ES modules (a module hook) or through require() (the CommonJS bundle). */
-  function modulesLoaded(args: string[], cwd: string): string[] {
-    const hooks = tempProject({
-      "register.mjs": 'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
-      "hooks.mjs": 'import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.MODULE_LOG, r.url + "\\n"); return r; }\n',
-      "required.cjs":
-        'const Module = require("node:module");\nconst { appendFileSync } = require("node:fs");\nconst resolve = Module._resolveFilename;\nModule._resolveFilename = function (...args) { const r = resolve.apply(this, args); appendFileSync(process.env.MODULE_LOG, r + "\\n"); return r; };\n',
-    });
-    const log = `${hooks}/modules.log`;
-    const r = spawnSync(process.execPath, ["--require", `${hooks}/required.cjs`, "--import", pathToFileURL(`${hooks}/register.mjs`).href, BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", MODULE_LOG: log }, input: "", encoding: "utf8" });
-    expect(r.stderr).not.toContain("internal error");
-    return readFileSync(log, "utf8").split("\n");
-  }
   const sdk = (urls: string[]) => urls.filter((u) => u.includes("@modelcontextprotocol") || u.includes("/node_modules/zod/"));
 
   it("lint, classify and --help load neither the MCP SDK nor zod; mcp does", () => {
