@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { footprint } from "./bench/footprint.mjs";
 import { writeProject } from "./bench/generate.mjs";
+import { lspRows } from "./bench/lsp.mjs";
 import { replayRows, replayTable } from "./bench/replay.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -156,6 +157,7 @@ const classifyLib = micro("classify-library", { size: LARGE, count: MICRO.count,
 const classifyGen = micro("classify-generated", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs, bindings: bindings(LARGE) });
 const dispatch = micro("dispatch", { iterations: MICRO.iterations });
 const replay = await replayBench();
+const lsp = await lspRows({ bin, dir: dirs[LARGE], runs: RUNS, log, fmtMs });
 
 // ---------------------------------------------------------------------------------------
 // The table
@@ -220,6 +222,7 @@ for (const [label, key, limit] of [
 }
 
 rows.push(...replay.rows);
+rows.push(...lsp.rows);
 
 // SPEC 17: each package installed alone into an empty project, from its tarball.
 const MB = 1024 * 1024;
@@ -272,4 +275,4 @@ console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)
 
 mkdirSync(join(root, ".bench"), { recursive: true });
 const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
-writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: replay.raw, footprints } }, null, 2) + "\n");
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: replay.raw, footprints, lsp: lsp.raw } }, null, 2) + "\n");

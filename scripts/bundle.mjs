@@ -55,6 +55,7 @@ const ESM_ENTRIES = {
   "tui-progress": "src/tui/progress.tsx",
   "tui-explore": "src/tui/explore.tsx",
   "mcp-server": "src/mcp/server.ts",
+  "lsp-server": "src/lsp/server.ts",
 };
 await bundle({
   ...common,
@@ -67,7 +68,7 @@ await bundle({
 // The CommonJS bundle imports those entries at run time through the loader's import function
 // (bin/cli-loader.js passes it in): code compiled from V8's cache cannot call import() itself
 // on Node 20.
-const ENTRY_IMPORTS = /^\.\.\/(tui\/progress|tui\/explore|mcp\/server)\.js$/;
+const ENTRY_IMPORTS = /^\.\.\/(tui\/progress|tui\/explore|mcp\/server|lsp\/server)\.js$/;
 const separateEntries = {
   name: "separate-entries",
   setup(b) {
@@ -84,7 +85,7 @@ await bundle({
   write: false,
 }).then(({ outputFiles }) => {
   const [cli] = outputFiles;
-  const text = cli.text.replace(/\bimport\(("\.\/(?:tui-progress|tui-explore|mcp-server)\.js")\)/g, "__failbookImport($1)");
+  const text = cli.text.replace(/\bimport\(("\.\/(?:tui-progress|tui-explore|mcp-server|lsp-server)\.js")\)/g, "__failbookImport($1)");
   if (/[^\w.$]import\(/.test(text)) throw new Error("cli.cjs calls import(): make the module an entry of the ES module build and load it through __failbookImport");
   writeFileSync(cli.path, text);
 });

@@ -3,14 +3,12 @@
  * stdio, lists the tools and calls them; the client checks every structuredContent against
  * the tool's outputSchema. A second client writes raw lines to see the JSON-RPC errors.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseProject, projectFiles } from "./helpers/change-project.js";
-import { BIN, failbook, tempProject } from "./helpers/cli.js";
+import { BIN, failbook, modulesLoaded, tempProject } from "./helpers/cli.js";
 
 function project(): string {
   const p = baseProject();

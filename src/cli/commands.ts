@@ -20,6 +20,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "diff", load: async () => (await import("./diff.js")).registerDiff },
   { name: "explore", load: async () => (await import("./explore.js")).registerExplore },
   { name: "mcp", load: async () => (await import("./mcp.js")).registerMcp },
+  { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
   { name: "replay", load: async () => (await import("./replay.js")).registerReplay },
   { name: "import", load: async () => (await import("./import.js")).registerImport },
   { name: "new", load: async () => (await import("./new.js")).registerNew },

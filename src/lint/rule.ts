@@ -1,6 +1,6 @@
 /** The shape of a lint rule: metadata plus one check that reports findings at YAML nodes. */
 import type { Severity } from "failbook-runtime/model/config.js";
-import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
+import type { FindingFix, PathSegment, Position } from "failbook-runtime/model/finding.js";
 import type { Fixture } from "failbook-runtime/model/fixture.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
@@ -25,6 +25,8 @@ export interface Report {
   path: readonly PathSegment[];
   target?: "value" | "key";
   related?: { message: string; position: Position }[];
+  /** The fix, when the rule knows one an editor can apply (failbook lsp's quick fixes). */
+  fix?: FindingFix;
 }
 
 /** What a rule's check sees: a project whose registry and playbook passed their schemas. */

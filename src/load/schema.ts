@@ -4,7 +4,7 @@
  */
 import * as validators from "./validators.generated.js";
 import type { SchemaError, Validator } from "./validators.generated.js";
-import type { PathSegment } from "failbook-runtime/model/finding.js";
+import { replaceFix, type FindingFix, type PathSegment } from "failbook-runtime/model/finding.js";
 import type { YamlDocument } from "./yaml.js";
 import { clip, closest } from "../util/text.js";
 
@@ -15,6 +15,8 @@ export interface SchemaProblem {
   path: PathSegment[];
   /** Point at the key rather than the value (unknown or misplaced keys). */
   target: "value" | "key";
+  /** The near key or value to write instead, when there is one. */
+  fix?: FindingFix;
 }
 
 const VALIDATORS: Record<DocumentKind, Validator> = validators;
@@ -112,7 +114,7 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
       const allowed = context ? KEYS[context] : undefined;
       const near = allowed ? closest(key, allowed) : undefined;
       const hint = near ? `; did you mean '${near}'?` : allowed ? `; expected one of: ${allowed.join(", ")}` : "";
-      return { message: `unknown key '${key}' in ${where}${hint}`, path: [...path, key], target: "key" };
+      return { message: `unknown key '${key}' in ${where}${hint}`, path: [...path, key], target: "key", ...(near ? { fix: replaceFix(near) } : {}) };
     }
     case "false schema": {
       const action = valueAt(root, [...path.slice(0, -1), "action"]);
@@ -128,7 +130,7 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
       const allowed = (p.allowedValues as unknown[]).map(String);
       const near = typeof actual === "string" ? closest(actual, allowed) : undefined;
       const hint = near ? `; did you mean '${near}'?` : "";
-      return { message: `'${field}' must be one of ${allowed.join(", ")}, not ${describeValue(actual)}${hint}`, path, target: "value" };
+      return { message: `'${field}' must be one of ${allowed.join(", ")}, not ${describeValue(actual)}${hint}`, path, target: "value", ...(near ? { fix: replaceFix(near) } : {}) };
     }
     case "const":
       return { message: `'${field}' must be '${String(p.allowedValue)}', not ${describeValue(actual)}`, path, target: "value" };
@@ -175,7 +177,8 @@ function parsePointer(pointer: string): PathSegment[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
+/** The value at `path` of a JSON-like value; undefined when the path leads nowhere. */
+export function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   let node = root;
   for (const seg of path) {
     if (node === null || typeof node !== "object") return undefined;

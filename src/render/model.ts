@@ -116,7 +116,7 @@ export function compareCodes(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function codeRow(v: Verdict, registry: Registry, playbook: Playbook): CodeRow {
+export function codeRow(v: Verdict, registry: Registry, playbook: Playbook): CodeRow {
   const action = playbook.verdicts[v.code];
   const worst = action ? worstCase(registry, playbook, v.code) : undefined;
   return {

@@ -46,7 +46,7 @@ adr_dir: docs/adr
  * word boundary: ADR-001 is not ADR-0010-foo.md), or that carries the same ADR number
  * (ADR-0010 finds 0010-use-queues.md, as adr-tools names them). A link resolves itself.
  */
-function resolves(ref: string, files: readonly string[]): boolean {
+export function resolves(ref: string, files: readonly string[]): boolean {
   const r = ref.trim().toLowerCase();
   if (r === "") return false;
   if (/^https?:\/\//.test(r)) return true;

@@ -22,10 +22,12 @@ export const deprecatedReplacement: LintRule = {
       }
       const at = index.get(target);
       if (at === undefined) {
+        const { hint, fix } = didYouMean(target, active);
         report({
-          message: `replaced_by '${target}' of '${v.code}' names no verdict; point it at an active verdict${didYouMean(target, active)}`,
+          message: `replaced_by '${target}' of '${v.code}' names no verdict; point it at an active verdict${hint}`,
           doc: registry.doc,
           path: ["verdicts", i, "replaced_by"],
+          fix,
         });
         continue;
       }

@@ -12,10 +12,12 @@ export const fallbackUndefined: LintRule = {
     const at = index.get(code);
     if (at === undefined) {
       const active = registry.value.verdicts.filter((v) => statusOf(v) === "active").map((v) => v.code);
+      const { hint, fix } = didYouMean(code, active);
       report({
-        message: `fallback '${code}' names no verdict; every error no rule recognises classifies as the fallback, so point it at an active verdict (usually one of class unknown that escalates)${didYouMean(code, active)}`,
+        message: `fallback '${code}' names no verdict; every error no rule recognises classifies as the fallback, so point it at an active verdict (usually one of class unknown that escalates)${hint}`,
         doc: registry.doc,
         path: ["fallback"],
+        fix,
       });
       return;
     }

@@ -27,8 +27,9 @@ export const fieldUndeclared: LintRule = {
     for (const { rule, path } of matchRules(registry.value.verdicts)) {
       for (const name of Object.keys(rule.fields ?? {})) {
         if (declared.includes(name)) continue;
-        const fix = declared.length === 0 ? "declare it under error_fields: with its type" : `declare it under error_fields:, or use one of: ${declared.join(", ")}${didYouMean(name, declared)}`;
-        report({ message: `field '${name}' is not declared in error_fields, so no adapter error can carry it; ${fix}`, doc: registry.doc, path: [...path, "fields", name], target: "key" });
+        const { hint, fix } = didYouMean(name, declared);
+        const advice = declared.length === 0 ? "declare it under error_fields: with its type" : `declare it under error_fields:, or use one of: ${declared.join(", ")}${hint}`;
+        report({ message: `field '${name}' is not declared in error_fields, so no adapter error can carry it; ${advice}`, doc: registry.doc, path: [...path, "fields", name], target: "key", fix });
       }
     }
   },

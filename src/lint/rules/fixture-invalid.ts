@@ -4,7 +4,7 @@ import type { Loaded } from "../../load/project.js";
 import type { LintRule, Report } from "../rule.js";
 import { didYouMean, verdictIndex } from "./support.js";
 
-type Emit = (message: string, path: PathSegment[], more?: Pick<Report, "target" | "related">) => void;
+type Emit = (message: string, path: PathSegment[], more?: Pick<Report, "target" | "related" | "fix">) => void;
 
 const SHAPES = ["call", "steps", "waves"] as const;
 /** Lists in an outcome whose entries name a verdict (CallSummary). */
@@ -77,7 +77,8 @@ function checkVerdicts(fixture: Fixture, emit: Emit, known: (code: string) => bo
   for (const { value, path } of expectedVerdicts(fixture.expect)) {
     if (typeof value !== "string" || known(value)) continue;
     const where = path.map((s, k) => (typeof s === "number" ? `[${s}]` : k === 0 ? s : `.${s}`)).join("");
-    emit(`${where} '${value}' of fixture '${fixture.name}' names no verdict of the registry, so the golden can never hold; fix the code${didYouMean(value, codes)}`, path);
+    const { hint, fix } = didYouMean(value, codes);
+    emit(`${where} '${value}' of fixture '${fixture.name}' names no verdict of the registry, so the golden can never hold; fix the code${hint}`, path, { fix });
   }
 }
 

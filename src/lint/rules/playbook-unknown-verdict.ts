@@ -10,11 +10,13 @@ export const playbookUnknownVerdict: LintRule = {
     const codes = [...known.keys()];
     for (const code of Object.keys(playbook.value.verdicts)) {
       if (known.has(code)) continue;
+      const { hint, fix } = didYouMean(code, codes);
       report({
-        message: `playbook entry '${code}' names no verdict of the registry; fix the name, or add the verdict to ${registry.doc.file}${didYouMean(code, codes)}`,
+        message: `playbook entry '${code}' names no verdict of the registry; fix the name, or add the verdict to ${registry.doc.file}${hint}`,
         doc: playbook.doc,
         path: ["verdicts", code],
         target: "key",
+        fix,
       });
     }
   },

@@ -15,6 +15,10 @@ export const unknownSideEffectSilent: LintRule = {
         message: `'${code}' is retried, but its side effect is unknown: when the call is not idempotent the retry is refused and the dispatch ends failed, with nobody told that the upstream may have acted; set on_unknown_side_effect: { queue: NAME } in the playbook so a person looks, or declare the verdict's side_effect`,
         doc: ctx.playbook.doc,
         path: ["verdicts", code, "action"],
+        fix: {
+          title: "Set on_unknown_side_effect in the playbook",
+          add: { file: ctx.playbook.doc.file, path: "", key: "on_unknown_side_effect", value: { queue: ctx.playbook.value.escalation_queue ?? "oncall" } },
+        },
         related: [{ message: verdict.side_effect === undefined ? "side_effect defaults to unknown for this verdict" : "declared side_effect: unknown here", position: ctx.registry.doc.locate(["verdicts", index, verdict.side_effect === undefined ? "code" : "side_effect"]) }],
       });
     }

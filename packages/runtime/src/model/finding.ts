@@ -21,7 +21,19 @@ export interface Finding {
   fingerprint: string;
   /** A related position, e.g. where a shadowing rule or a removed code stood. */
   related?: { message: string; file: string; line: number; column: number }[];
+  /** A fix a tool may apply for the user (an editor's quick fix); absent when lint knows none. */
+  fix?: FindingFix;
 }
+
+/**
+ * A fix as data, so that the prose of a message can change freely. `replace`: write this
+ * text in place of the key or scalar the finding points at. `add`: add `key: value` to the
+ * mapping at `path` (a JSON pointer; "" the document) of `file` (a path as findings show it).
+ */
+export type FindingFix = { title: string; replace: string } | { title: string; add: { file: string; path: string; key: string; value: unknown } };
+
+/** The fix that writes `text` in place of a mistyped word ("did you mean"). */
+export const replaceFix = (text: string): FindingFix => ({ title: `Change to '${text}'`, replace: text });
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
 
