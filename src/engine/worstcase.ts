@@ -17,7 +17,7 @@ export interface RetryAfterBound {
   honored: boolean;
   /** The longest one wait can become because of a hint; null when nothing bounds it. */
   maxWaitMs: number | null;
-  mode: "max" | "replace";
+  mode: "max" | "replace" | "exact";
   aboveMax: "ignore" | "cap" | "give_up";
   /** `max_over_backoff_ms`: the hint is first clamped to the backoff plus this. */
   overBackoffMs: number | null;

@@ -44,6 +44,16 @@ export interface WaveSpec {
   calls: StepSpec[];
 }
 
+/** A circuit breaker's state (SPEC 18). */
+export type BreakerState = "closed" | "open" | "half_open";
+
+/** Where the playbook's shared policies start (SPEC 18); the retry quota keeps its own `quota:`. */
+export interface PolicyState {
+  /** By breaker name; `open` starts the break at the fixture's time 0. */
+  breakers?: Record<string, BreakerState>;
+  throttling?: { tokens: number };
+}
+
 export interface Fixture {
   apiVersion: "failbook/v1";
   kind: "Fixture";
@@ -53,6 +63,7 @@ export interface Fixture {
   seed?: number;
   /** Start from this many retry-quota tokens instead of a full bucket. */
   quota?: { tokens: number };
+  state?: PolicyState;
   call?: Call;
   responses?: Response[];
   fallback_responses?: Response[];
