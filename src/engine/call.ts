@@ -9,6 +9,7 @@ import type { CompensationAction, Playbook, RefreshCredentials, RefreshEvidence,
 import type { Registry } from "../model/registry.js";
 import type { Clock } from "./clock.js";
 import { globMatches } from "./match.js";
+import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
 import type { Random } from "./random.js";
 import type { Redactor } from "./redact.js";
@@ -101,6 +102,10 @@ export interface RunContext {
   readonly redact: Redactor;
   readonly ledger: BudgetLedger;
   readonly quota: RetryQuotaBucket | undefined;
+  /** The dispatcher's breakers, retry budget and retry throttling (SPEC 18). */
+  readonly policies: SharedPolicies;
+  /** The dispatch has retried: it is a retry in progress for the retry budget. */
+  readonly retrying: boolean;
   /** The queue the runtime escalates to on its own, as outputs show it. */
   readonly escalationQueue: string;
   emit(body: UnstampedEvent): void;

@@ -38,6 +38,9 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     retryAfter: honor ? policy : false,
     hintMs,
     quota: run.quota,
+    budget: run.policies.budget,
+    retrying: run.retrying,
+    throttle: run.policies.throttle,
     random: run.random,
   });
   switch (decision.kind) {
@@ -57,6 +60,12 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     case "quota":
       run.emit({ type: "retry_quota_exhausted", verdict: code, cost: decision.cost, tokens: decision.tokens });
       return endOf(turn, "exhausted", { reason: "retry_quota", exhausted: true });
+    case "retry_budget":
+      run.emit({ type: "retry_budget_exhausted", verdict: code, retries_in_progress: decision.retriesInProgress, limit: decision.limit, calls_in_progress: decision.callsInProgress });
+      return endOf(turn, "exhausted", { reason: "retry_budget", exhausted: true });
+    case "retry_throttled":
+      run.emit({ type: "retry_throttled", verdict: code, tokens: decision.tokens, threshold: decision.threshold });
+      return endOf(turn, "exhausted", { reason: "retry_throttled", exhausted: true });
     case "retry":
       break;
   }
