@@ -160,6 +160,7 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
       if (typeof action === "string" && ACTION_PARAMETERS[action]) {
         return { message: `'${field}' is not a parameter of action ${action} (it takes ${ACTION_PARAMETERS[action]})`, path, target: "key" };
       }
+      if (field === "sampling_attempts") return { message: "'sampling_attempts' does not combine with buckets: a bucketed window counts time, not attempts; keep one of them", path, target: "key" };
       const strategy = valueAt(root, [...path.slice(0, -1), "strategy"]);
       return { message: `'${field}' does not apply to backoff strategy ${String(strategy)}`, path, target: "key" };
     }
