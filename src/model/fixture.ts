@@ -1,4 +1,5 @@
 /** Fixtures: recorded failures to replay against the playbook (SPEC section 5). */
+import type { PathSegment } from "./finding.js";
 import type { FieldValue, SideEffectState } from "./registry.js";
 
 /** What an adapter reports for one failed attempt (SPEC 2.2). */
@@ -72,4 +73,15 @@ export interface Fixture {
   waves?: WaveSpec[];
   parallelism?: number;
   expect?: Record<string, unknown>;
+}
+
+/** Every call of a fixture with its responses, and where it is: the call, each step, each wave's call (compensations are in their step). */
+export function fixtureCalls(fixture: Fixture): { spec: StepSpec; path: PathSegment[] }[] {
+  const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
+  if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
+  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
+  for (const [w, wave] of (fixture.waves ?? []).entries()) {
+    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
+  }
+  return calls;
 }

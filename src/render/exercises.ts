@@ -4,7 +4,7 @@
  * under the registry (SPEC 2.1, the same classifier the dispatcher uses).
  */
 import type { PathSegment } from "../model/finding.js";
-import type { AdapterError, Call, Fixture, Response, StepSpec } from "../model/fixture.js";
+import { fixtureCalls, type AdapterError, type Call, type Fixture, type Response } from "../model/fixture.js";
 import type { Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import type { Loaded } from "../load/project.js";
@@ -51,12 +51,7 @@ interface RecordedFailure {
 
 /** Every failed response of the fixture, with the tool it was sent to. */
 function recordedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): RecordedFailure[] {
-  const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
-  if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
-  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
-  for (const [w, wave] of (fixture.waves ?? []).entries()) {
-    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
-  }
+  const calls = fixtureCalls(fixture);
   const out: RecordedFailure[] = [];
   const emptyFails = playbook.empty_response_is_failure ?? false;
   const add = (call: Call, responses: Response[] | undefined, fallbacks: Response[] | undefined, path: PathSegment[]) => {

@@ -1,0 +1,31 @@
+import { classify } from "../../engine/classify.js";
+import { circuitOpenError } from "../../engine/policies/breakers.js";
+import type { LintRule } from "../rule.js";
+import { breakerGlobs, guardedMentions } from "./tools-mentioned.js";
+
+/**
+ * SPEC 18: an attempt an open breaker stops fails as the adapter error `circuit_open`, and
+ * the registry decides what that means. When only the fallback verdict catches it, nobody
+ * decided: an open circuit is handled like an error nobody recognised.
+ */
+export const breakerUnclassified: LintRule = {
+  id: "breaker-unclassified",
+  severity: "error",
+  description: "A circuit breaker whose circuit_open error classifies only to the fallback verdict: nobody said what an open circuit means.",
+  check({ registry, playbook, project, report }) {
+    const breakers = playbook.value.circuit_breakers ?? {};
+    const fallback = registry.value.fallback;
+    for (const name of Object.keys(breakers)) {
+      const error = circuitOpenError(name);
+      const tools = guardedMentions(project, breakerGlobs(breakers[name]));
+      const verdicts = (tools.length === 0 ? [undefined] : tools).map((tool) => classify(registry.value, error, tool).verdict);
+      if (verdicts.some((code) => code !== fallback)) continue;
+      report({
+        message: `breaker '${name}' fails the attempts it stops as the adapter error circuit_open, but no verdict matches it, so an open circuit classifies to the fallback verdict '${fallback}' like an error nobody recognised; add a verdict that matches kind circuit_open, with the action an open circuit should take (fallback to another tool, fail at once, escalate)`,
+        doc: playbook.doc,
+        path: ["circuit_breakers", name],
+        target: "key",
+      });
+    }
+  },
+};
