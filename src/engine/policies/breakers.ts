@@ -50,6 +50,8 @@ const UNGUARDED: Admission = Object.freeze({ blockedBy: undefined, guards: [], a
 export class CircuitBreakers {
   private readonly breakers: Breaker[] = [];
   private readonly guardsByTool = new Map<string, Guard[]>();
+  /** The admission of an attempt every guard let through closed, one per guard list: the common case allocates nothing. */
+  private readonly allClosed = new WeakMap<readonly Guard[], Admission>();
 
   constructor(
     policies: Readonly<Record<string, CircuitBreakerPolicy>>,
@@ -85,11 +87,17 @@ export class CircuitBreakers {
   admit(tool: string, shownTool: string, now: number, emit: (event: UnstampedEvent) => void): Admission {
     const guards = this.guardsOf(tool);
     if (guards.length === 0) return UNGUARDED;
-    const admitted: CircuitAdmission[] = [];
-    for (const guard of guards) {
+    let admitted: CircuitAdmission[] | undefined;
+    for (let i = 0; i < guards.length; i++) {
+      const guard = guards[i];
       const said = guard.circuit.admit(now, (t) => emit(eventOf(t, guard.breaker, shownTool)));
       if (said === "rejected") return { blockedBy: guard.breaker.name, guards: [], admitted: [] };
-      admitted.push(said);
+      if (said !== "closed") (admitted ??= guards.map(() => "closed" as const))[i] = said;
+    }
+    if (admitted === undefined) {
+      let closed = this.allClosed.get(guards);
+      if (closed === undefined) this.allClosed.set(guards, (closed = { blockedBy: undefined, guards, admitted: guards.map(() => "closed" as const) }));
+      return closed;
     }
     for (let i = 0; i < guards.length; i++) if (admitted[i] === "probe") guards[i].circuit.takeProbe();
     return { blockedBy: undefined, guards, admitted };
