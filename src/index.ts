@@ -8,8 +8,9 @@
 export type { Registry, Verdict, MatchRule, FailureClass, SideEffectState, VerdictStatus, StatusMatcher } from "./model/registry.js";
 export { statusOf, sideEffectOf } from "./model/registry.js";
 export type { Playbook, CompensationAction, ActionName, RetryAction, Budgets, BackoffFormula, Jitter, RetryAfterPolicy, RetryQuota } from "./model/playbook.js";
+export type { CircuitBreakerPolicy, RetryBudgetPolicy, RetryThrottlingPolicy, HedgingPolicy, JitterRange, ToolDeclaration } from "./model/playbook.js";
 export { ACTION_NAMES, isRetryAction } from "./model/playbook.js";
-export type { Fixture, Call, Response, AdapterError, StepSpec, WaveSpec } from "./model/fixture.js";
+export type { Fixture, Call, Response, AdapterError, StepSpec, WaveSpec, PolicyState, BreakerState } from "./model/fixture.js";
 export type { Config, Severity, SeveritySetting } from "./model/config.js";
 export { DEFAULT_CODE_PATTERN } from "./model/config.js";
 export type { Finding, Position, PathSegment } from "./model/finding.js";
