@@ -220,6 +220,11 @@ for (const [label, key, limit] of [
   const r = dispatch.failed ? undefined : dispatch[key];
   rows.push({ row: label, value: r?.overheadUs ?? null, figure: r ? fmtUs(r.overheadUs) : `failed: ${dispatch.failed.slice(0, 120)}`, target: `≤ ${limit} µs`, pass: r !== undefined && r.overheadUs <= limit, cpuUs: r?.cpuOverheadUs });
 }
+{
+  // SPEC 18: what a breaker and a retry budget that stay closed add to the own-key dispatch.
+  const added = dispatch.failed ? undefined : dispatch.policies.overheadUs - dispatch.ownKey.overheadUs;
+  rows.push({ row: "`dispatch()` own key, added by a closed breaker and a retry budget", value: added ?? null, figure: added === undefined ? `failed: ${dispatch.failed.slice(0, 120)}` : fmtUs(added), target: "≤ 0.2 µs", pass: added !== undefined && added <= 0.2, cpuUs: dispatch.failed ? undefined : dispatch.policies.cpuOverheadUs - dispatch.ownKey.cpuOverheadUs });
+}
 
 rows.push(...replay.rows);
 rows.push(...lsp.rows);

@@ -114,8 +114,15 @@ async function dispatchOverhead() {
   const n = opts.iterations;
   const bare1 = await mean(n, async () => { await succeeds(call, 1, "k", context); });
   const bare2 = await mean(n, async () => { await failsOnce(call, 1, "k", context); await failsOnce(call, 2, "k", context); });
-  const row = async (c, attempt, bare) => {
-    const total = await mean(n, () => dispatcher.dispatch(c, attempt));
+  // The same playbook with a breaker (that stays closed) guarding the call's tool and a retry budget (SPEC 18).
+  const guarded = lib.createDispatcher({
+    registry,
+    playbook: { ...playbook, circuit_breakers: { crm: { tools: "crm.*", minimum_throughput: 1000000 } }, retry_budget: { percent: 20, min_concurrency: 3 } },
+    clock: lib.virtualClock(),
+    random: lib.seededRandom(0),
+  });
+  const row = async (c, attempt, bare, through = dispatcher) => {
+    const total = await mean(n, () => through.dispatch(c, attempt));
     return { dispatchUs: total.wall, bareUs: bare.wall, overheadUs: total.wall - bare.wall, cpuOverheadUs: total.cpu - bare.cpu };
   };
   return {
@@ -123,6 +130,7 @@ async function dispatchOverhead() {
     succeeds: await row(call, succeeds, bare1),
     ownKey: await row({ ...call, idempotency_key: "order-42-update" }, succeeds, bare1),
     retried: await row(call, failsOnce, bare2),
+    policies: await row({ ...call, idempotency_key: "order-42-update" }, succeeds, bare1, guarded),
   };
 }
 

@@ -10,7 +10,7 @@ import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Project } from "../load/project.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
-import { sharesQuota, type RulesData, type SetupData } from "../replay/setup.js";
+import { sharedPolicy, type RulesData, type SetupData } from "../replay/setup.js";
 import { parseShard } from "../replay/shard.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -140,9 +140,10 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   }
   const baseline = flags.against === undefined ? undefined : rulesOf(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
   const setup: SetupData = { current, baseline, seed, shard, examples };
-  if (sharesQuota(setup)) {
-    if (shard) throw new UsageError("--shard cannot split this replay: the playbook's retry_quota is shared by every record in order, so a shard would replay with another quota than the whole corpus; replay unsharded");
-    if (workers !== undefined && workers > 1) io.err("failbook: note: the playbook's retry_quota is shared by every record in order, so the replay runs on one thread\n");
+  const shared = sharedPolicy(setup);
+  if (shared !== undefined) {
+    if (shard) throw new UsageError(`--shard cannot split this replay: the playbook's ${shared} is shared by every record in order, so a shard would replay with another state than the whole corpus; replay unsharded`);
+    if (workers !== undefined && workers > 1) io.err(`failbook: note: the playbook's ${shared} is shared by every record in order, so the replay runs on one thread\n`);
   }
 
   const progress = io.interactive && format === "text" && process.stderr.isTTY ? progressLine() : undefined;

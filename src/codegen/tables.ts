@@ -110,6 +110,7 @@ const ACTION_FIELDS: Record<ActionName, readonly string[]> = {
   retry_with_hint: ["max_retries", "hint", "backoff_ms", "backoff"],
   refresh_evidence: ["then"],
   restore_checkpoint: ["then"],
+  refresh_credentials: ["then"],
   escalate_to_human: ["queue"],
   issue_reversal: ["reason"],
   deprecate_tool_call: ["reason", "replan"],

@@ -155,6 +155,7 @@ const ACTION_EFFECTS: Record<ActionName, string> = {
   retry_with_hint: "Retries like retry_with_backoff and records the hint on each retry, so the caller can adjust the call; ends recovered or exhausted.",
   refresh_evidence: "Re-reads the evidence the call was based on, then retries (then: retry) or stops (then: abort); ends recovered or deprecated.",
   restore_checkpoint: "Restores the last checkpoint, then retries (then: retry) or stops (then: abort); ends recovered or deprecated.",
+  refresh_credentials: "Refreshes the call's credentials (an expired token), then retries (then: retry) or stops (then: abort); ends recovered or deprecated.",
   escalate_to_human: "Stops and sends a recovery packet to a human queue; ends escalated.",
   issue_reversal: "Undoes the committed call with its reversal token; ends reversed, or exhausted when the call has no reversal token.",
   deprecate_tool_call: "Stops calling the tool for this step, optionally asking the agent to re-plan; ends deprecated.",

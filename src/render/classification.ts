@@ -99,6 +99,10 @@ function firstFailure(registry: Registry, playbook: Playbook, verdict: Verdict |
     retryAfter: honor ? policy : false,
     hintMs: honor ? readRetryAfter(error, policy, nowMs).hintMs : undefined,
     quota: playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(playbook.retry_quota),
+    // A call's first failure, against a fresh retry budget and a full throttling bucket: neither refuses it.
+    budget: undefined,
+    retrying: false,
+    throttle: undefined,
     random: maxRandom,
   });
   if (decision.kind === "retry") return { retries: true, delay_ms: decision.delayMs, outcome: null, reason: null, queue: null };

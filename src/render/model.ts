@@ -36,7 +36,7 @@ export interface WorstCaseView {
   /** Budgets the full schedule would exceed: the runtime cuts the dispatch short there. */
   exceeds: { budget: "retry_seconds" | "wall_ms"; limit_ms: number }[];
   /** For a retry action: how far a server's Retry-After hint can stretch one wait. */
-  retry_after: { honored: boolean; max_wait_ms: number | null; mode: "max" | "replace"; above_max: "ignore" | "cap" | "give_up"; over_backoff_ms: number | null } | null;
+  retry_after: { honored: boolean; max_wait_ms: number | null; mode: "max" | "replace" | "exact"; above_max: "ignore" | "cap" | "give_up"; over_backoff_ms: number | null } | null;
   /** For a retry action under the playbook's retry_quota: what a full bucket pays for. */
   quota: { capacity: number; cost: number; retries: number } | null;
 }
@@ -167,6 +167,7 @@ export function actionDetail(a: CompensationAction): string {
       return `${plural(a.max_retries, "retry", "retries")}; ${scheduleText(a)}; hint: ${a.hint}`;
     case "refresh_evidence":
     case "restore_checkpoint":
+    case "refresh_credentials":
       return `then ${a.then}`;
     case "escalate_to_human":
     case "dead_letter":

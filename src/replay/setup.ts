@@ -31,5 +31,14 @@ export function buildSetup(data: SetupData): ReplaySetup {
   return { current: replayer(data.current), baseline: data.baseline && replayer(data.baseline), shard: data.shard, examples: data.examples };
 }
 
-/** A retry quota is shared by every record in order (SPEC 12): such a replay cannot be split across threads or shards. */
-export const sharesQuota = (data: SetupData): boolean => data.current.playbook.retry_quota !== undefined || data.baseline?.playbook.retry_quota !== undefined;
+/**
+ * The playbook key whose state every record shares in order (SPEC 12's retry quota, SPEC
+ * 18's breakers and retry throttling), if any: such a replay cannot be split across threads
+ * or shards. (A retry budget counts calls in progress: one at a time in a replay, it never binds.)
+ */
+export function sharedPolicy(data: SetupData): "retry_quota" | "circuit_breakers" | "retry_throttling" | undefined {
+  for (const key of ["retry_quota", "circuit_breakers", "retry_throttling"] as const) {
+    if (data.current.playbook[key] !== undefined || data.baseline?.playbook[key] !== undefined) return key;
+  }
+  return undefined;
+}

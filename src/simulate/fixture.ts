@@ -48,6 +48,7 @@ export async function simulateFixture(rules: Rules, fixture: Fixture, options: S
     clock,
     random: seededRandom(fixture.seed ?? options.seed ?? 0),
     ...(fixture.quota === undefined ? {} : { quotaTokens: fixture.quota.tokens }),
+    ...(fixture.state === undefined ? {} : { state: fixture.state }),
     ...(rules.redact ? { redact: rules.redact } : {}),
     onEvent: (event) => seen.push(event),
   });

@@ -10,7 +10,8 @@ export type { Registry, Verdict, VerdictExample, MatchRule, FailureClass, SideEf
 export { statusOf, sideEffectOf } from "./model/registry.js";
 export type { Playbook, CompensationAction, ActionName, RetryAction, Budgets, BackoffFormula, Jitter, RetryAfterPolicy, RetryQuota } from "./model/playbook.js";
 export { ACTION_NAMES, isRetryAction } from "./model/playbook.js";
-export type { Call, Response, AdapterError } from "./model/fixture.js";
+export type { CircuitBreakerPolicy, RetryBudgetPolicy, RetryThrottlingPolicy, HedgingPolicy, JitterRange, ToolDeclaration } from "./model/playbook.js";
+export type { Call, Response, AdapterError, PolicyState, BreakerState } from "./model/fixture.js";
 export type {
   Outcome,
   OutcomeKind,

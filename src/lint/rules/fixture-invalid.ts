@@ -1,5 +1,6 @@
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { Fixture, Response } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Loaded } from "../../load/project.js";
 import type { LintRule, Report } from "../rule.js";
 import { didYouMean, verdictIndex } from "./support.js";
@@ -14,7 +15,7 @@ export const fixtureInvalid: LintRule = {
   id: "fixture-invalid",
   severity: "error",
   description: "A fixture that names an unknown verdict, lacks responses, or duplicates a name.",
-  check({ registry, fixtures, report }) {
+  check({ registry, playbook, fixtures, report }) {
     const codes = [...verdictIndex(registry.value).keys()];
     const known = new Set(codes);
     const firstByName = new Map<string, Loaded<Fixture>>();
@@ -24,6 +25,7 @@ export const fixtureInvalid: LintRule = {
       checkShape(fixture, emit);
       checkResponses(fixture, emit);
       checkVerdicts(fixture, emit, (code) => known.has(code), codes);
+      checkState(fixture, playbook.value, emit);
       const first = firstByName.get(fixture.name);
       if (!first) {
         firstByName.set(fixture.name, loaded);
@@ -41,6 +43,18 @@ responses: []                  # no response to replay
 expect: { verdict: transient_timout }   # no such verdict`,
   fix: "Give the fixture the responses its dispatch needs, name verdicts the registry has, and give each fixture a name of its own.",
 };
+
+/** A `state:` (SPEC 18) may only start what the playbook declares. */
+function checkState(fixture: Fixture, playbook: Playbook, emit: Emit): void {
+  const declared = Object.keys(playbook.circuit_breakers ?? {});
+  for (const name of Object.keys(fixture.state?.breakers ?? {})) {
+    if (declared.includes(name)) continue;
+    emit(`fixture '${fixture.name}' starts breaker '${name}', which the playbook does not declare under circuit_breakers${didYouMean(name, declared)}; name a declared breaker`, ["state", "breakers", name], { target: "key" });
+  }
+  if (fixture.state?.throttling !== undefined && playbook.retry_throttling === undefined) {
+    emit(`fixture '${fixture.name}' starts retry throttling, but the playbook has no retry_throttling; remove state.throttling, or add retry_throttling to the playbook`, ["state", "throttling"], { target: "key" });
+  }
+}
 
 function checkShape(fixture: Fixture, emit: Emit): void {
   const present = SHAPES.filter((k) => fixture[k] !== undefined);

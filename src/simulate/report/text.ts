@@ -102,6 +102,7 @@ export function describe(e: DispatchEvent): [string, string] {
   switch (e.type) {
     case "attempt": {
       const status = e.status === "error" ? `error ${e.error_kind ?? "(no error object)"}` : e.status === "needs_input" ? "needs input" : "ok";
+      if (e.short_circuited) return [`attempt ${e.n}`, `${status}, not sent (short-circuited)`];
       return [`attempt ${e.n}`, e.latency_ms > 0 ? `${status} (${e.latency_ms}ms)` : status];
     }
     case "failure_classified":
@@ -134,8 +135,24 @@ export function describe(e: DispatchEvent): [string, string] {
       return ["compensate", `undo step ${e.step}`];
     case "compensation_failed":
       return ["compensate", `undo of ${e.step} ended ${e.kind}; dead letter to ${e.queue}`];
+    case "credentials_refreshed":
+      return ["refresh", "credentials refreshed"];
+    case "breaker_opened":
+      return ["breaker", `${breakerName(e)} opened: ${e.failures} of ${plural(e.attempts, "attempt")} failed; open for ${e.break_ms}ms`];
+    case "breaker_half_open":
+      return ["breaker", `${breakerName(e)} half-open: probing`];
+    case "breaker_closed":
+      return ["breaker", `${breakerName(e)} closed`];
+    case "retry_budget_exhausted":
+      return ["budget", `retry budget: ${e.retries_in_progress} retries in progress of ${e.limit} allowed at ${plural(e.calls_in_progress, "call")} in progress`];
+    case "retry_throttled":
+      return ["throttled", `retry throttled: ${e.tokens} tokens, retries need more than ${e.threshold}`];
+    case "hedge_cancelled":
+      return ["hedge", `attempt ${e.attempt} cancelled`];
   }
 }
+
+const breakerName = (e: { breaker: string; tool?: string }): string => (e.tool === undefined ? e.breaker : `${e.breaker} (${e.tool})`);
 
 /** How a fixture ended, in one line: `=> deprecated  idempotency_conflict · 2 attempts · 1 retried · 235ms`. */
 export function outcomeLine(o: Outcome, c: Colors): string {

@@ -2,7 +2,7 @@
  * Backoff schedules (SPEC 3.1) as pure functions: (retry number, previous delay, random)
  * -> delay. Time and randomness come from outside, so a seed fixes every delay.
  */
-import type { BackoffFormula, Jitter, RetryAction } from "../model/playbook.js";
+import type { BackoffFormula, Jitter, JitterRange, RetryAction } from "../model/playbook.js";
 import type { Random } from "./random.js";
 
 /** The delay of retry `n` (0 for the first retry), in whole milliseconds. */
@@ -26,16 +26,29 @@ export function formulaDelay(f: BackoffFormula, n: number, previous: number | un
     const hi = Math.max(f.base_ms, prev * 3);
     d = Math.min(cap, f.base_ms + random() * (hi - f.base_ms));
   } else {
-    const full = Math.min(cap, baseDelay(f, n));
-    const r = jitterRatio(f.jitter);
-    // Uniform over [d(1-r), d]: `full` draws from [0, d], `equal` from [d/2, d].
-    d = r === 0 ? full : full * (1 - r) + random() * r * full;
+    d = jittered(Math.min(cap, baseDelay(f, n)), f.jitter, random);
   }
   return Math.max(f.min_ms ?? 0, Math.floor(d));
 }
 
+/**
+ * A delay under its jitter. A ratio r draws uniformly from [d(1-r), d] (`full` from [0, d],
+ * `equal` from [d/2, d]); a range from [d·min, d·max]; an integer range adds a whole number
+ * of milliseconds to its low end, both ends included (Azure's c/2 + floor(r·(c/2 + 1))).
+ */
+function jittered(d: number, jitter: Jitter | undefined, random: Random): number {
+  if (typeof jitter === "object") {
+    const lo = d * jitter.min;
+    const hi = d * jitter.max;
+    if (hi <= lo) return lo;
+    return jitter.integer === true ? Math.min(hi, lo + Math.floor(random() * (Math.floor(hi - lo) + 1))) : lo + random() * (hi - lo);
+  }
+  const r = jitterRatio(jitter);
+  return r === 0 ? d : d * (1 - r) + random() * r * d;
+}
+
 /** The share of the delay that jitter may take away: none 0, equal 0.5, full 1, or the ratio itself. */
-export function jitterRatio(jitter: Jitter | undefined): number {
+export function jitterRatio(jitter: Exclude<Jitter, JitterRange> | undefined): number {
   switch (jitter) {
     case undefined:
     case "none":

@@ -5,10 +5,11 @@
  */
 import type { AdapterError, Call } from "../model/fixture.js";
 import type { OutcomeKind, UnstampedEvent } from "../model/outcome.js";
-import type { CompensationAction, Playbook, RefreshEvidence, RestoreCheckpoint } from "../model/playbook.js";
+import type { CompensationAction, Playbook, RefreshCredentials, RefreshEvidence, RestoreCheckpoint } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import type { Clock } from "./clock.js";
 import { globMatches } from "./match.js";
+import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
 import type { Random } from "./random.js";
 import type { Redactor } from "./redact.js";
@@ -71,7 +72,7 @@ export interface CallTurn {
   /** The `retry_with_hint` hint for the next attempt. */
   hint: string | undefined;
   /** Set once the call's evidence was refreshed (or its checkpoint restored): its next failure ends it. */
-  rebuilt: RefreshEvidence | RestoreCheckpoint | undefined;
+  rebuilt: RefreshEvidence | RestoreCheckpoint | RefreshCredentials | undefined;
 }
 
 /** A classified failure, handed to its verdict's action. */
@@ -87,6 +88,8 @@ export interface ActionEffects {
   issueReversal?(call: Call, reversalToken: string, reason: string): Promise<void> | void;
   refreshEvidence?(call: Call): Promise<void> | void;
   restoreCheckpoint?(call: Call): Promise<void> | void;
+  /** refresh_credentials (SPEC 18): renew the call's token before the retry. */
+  refreshCredentials?(call: Call): Promise<void> | void;
 }
 
 /** What an action may read and do: the run's rules, clock, budgets and event stream. */
@@ -99,6 +102,10 @@ export interface RunContext {
   readonly redact: Redactor;
   readonly ledger: BudgetLedger;
   readonly quota: RetryQuotaBucket | undefined;
+  /** The dispatcher's breakers, retry budget and retry throttling (SPEC 18). */
+  readonly policies: SharedPolicies;
+  /** The dispatch has retried: it is a retry in progress for the retry budget. */
+  readonly retrying: boolean;
   /** The queue the runtime escalates to on its own, as outputs show it. */
   readonly escalationQueue: string;
   emit(body: UnstampedEvent): void;

@@ -6,13 +6,14 @@
  * with a virtual clock and an attempt function that reads recorded responses; production
  * runs it with a real clock and an attempt function that calls the tool.
  */
-import type { Call, Response } from "../model/fixture.js";
+import type { Call, PolicyState, Response } from "../model/fixture.js";
 import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, RecoveryPacket } from "../model/outcome.js";
 import type { Playbook } from "../model/playbook.js";
 import type { RecordSink } from "../model/record.js";
 import type { Registry } from "../model/registry.js";
 import type { ActionEffects } from "./call.js";
 import { realClock, type Clock } from "./clock.js";
+import { createPolicies, type SharedPolicies } from "./policies/index.js";
 import { RetryQuotaBucket } from "./quota.js";
 import { cryptoRandom, type Random } from "./random.js";
 import { createRedactor, redactValue, type Redactor } from "./redact.js";
@@ -29,6 +30,10 @@ export interface AttemptContext {
   fallback: boolean;
   /** The `retry_with_hint` hint, on the retry it scheduled. */
   hint?: string;
+  /** Aborts when the attempt's timeout (`attempt_timeout_ms`, SPEC 18) ends the wait: stop the work, its answer is discarded. */
+  signal?: AbortSignal;
+  /** Set on the attempt after `refresh_credentials` (SPEC 18). */
+  refreshed?: "credentials";
 }
 
 /**
@@ -72,6 +77,8 @@ export type DispatcherOptions = ProjectSource & {
   onEvent?: ((event: DispatchEvent) => void) | undefined;
   /** Tokens the playbook's retry quota starts with (default: a full bucket). */
   quotaTokens?: number | undefined;
+  /** Where the breakers and retry throttling start (a fixture's `state:`, SPEC 18; default closed and full). */
+  state?: PolicyState | undefined;
 };
 
 /** The options with every default filled in: what a dispatch runs on. */
@@ -83,6 +90,7 @@ export interface DispatchSettings {
   effects?: Effects | undefined;
   onEvent?: ((event: DispatchEvent) => void) | undefined;
   quotaTokens?: number | undefined;
+  state?: PolicyState | undefined;
 }
 
 export interface DispatchOptions {
@@ -111,6 +119,8 @@ export interface Dispatcher {
   readonly redact: Redactor;
   /** The retry quota every dispatch of this dispatcher shares, when the playbook sets `retry_quota`. */
   readonly quota: RetryQuotaBucket | undefined;
+  /** The breakers, retry budget and retry throttling every dispatch of this dispatcher shares (SPEC 18). */
+  readonly policies: SharedPolicies;
   dispatch(call: Call, attempt: AttemptFn, options?: DispatchOptions): Promise<DispatchResult>;
   /** A fresh budget ledger starting now: share it to make several dispatches one run. */
   newLedger(): BudgetLedger;
@@ -129,12 +139,21 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     clock: options.clock,
     redact,
     quota: options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens),
+    policies: createPolicies(options.playbook, options.clock.now(), options.state),
     newLedger: () => ({ startedAt: options.clock.now(), retries: 0, backoffMs: 0, verdictCounts: new Map() }),
     async dispatch(call, attempt, dispatchOptions = {}) {
       const ledger = dispatchOptions.ledger ?? dispatcher.newLedger();
-      const run = new DispatchRun(options, shown, ledger, dispatcher.quota, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+      const run = new DispatchRun(options, shown, ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
       const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
-      const result = run.finish(await run.call(call, recording?.attempt ?? attempt, 0));
+      const budget = dispatcher.policies.budget;
+      budget?.callStarted();
+      let end;
+      try {
+        end = await run.call(call, recording?.attempt ?? attempt, 0);
+      } finally {
+        budget?.callEnded(run.retrying);
+      }
+      const result = run.finish(end);
       if (options.effects !== undefined) await run.applyEffects(result.outcome);
       if (recording !== undefined) await dispatchOptions.record!(recording.finish(call, dispatchOptions.runId, result.outcome, shown));
       return result;

@@ -8,6 +8,7 @@ import type { Outcome } from "../model/outcome.js";
 import type { DispatchRecord } from "../model/record.js";
 import type { Clock } from "./clock.js";
 import type { AttemptFn } from "./dispatch.js";
+import { ATTEMPT_TIMEOUT } from "./policies/attempt-timeout.js";
 import { redactValue, type Redactor } from "./redact.js";
 
 export interface Recording {
@@ -19,24 +20,32 @@ export interface Recording {
 
 export function startRecording(attempt: AttemptFn, clock: Clock): Recording {
   const startedAt = clock.epochMs?.();
-  const responses: Response[] = [];
-  const fallbacks: Response[] = [];
+  // An attempt's place is taken when it is sent: one that outlives its timeout (SPEC 18) may
+  // answer after the next was sent, or never; until it answers its place holds when it was sent.
+  const responses: (Response | number)[] = [];
+  const fallbacks: (Response | number)[] = [];
   return {
     async attempt(call, n, key, context) {
       const before = clock.now();
+      const list = context.fallback ? fallbacks : responses;
+      const slot = list.push(before) - 1;
       const response = await attempt(call, n, key, context);
-      (context.fallback ? fallbacks : responses).push(recorded(response, clock.now() - before));
+      list[slot] = recorded(response, clock.now() - before);
       return response;
     },
     finish(call, runId, outcome, redact) {
+      const now = clock.now();
+      // Still unanswered: it timed out, as the dispatcher saw it, after all the time it has taken so far.
+      const settled = (list: (Response | number)[]): Response[] =>
+        list.map((r) => (typeof r === "number" ? { status: "error", error: ATTEMPT_TIMEOUT, latency_ms: Math.max(0, Math.round(now - r)) } : r));
       return redactRecord({
         apiVersion: "failbook/v1",
         kind: "Record",
         ...(runId === undefined ? {} : { run_id: redact(runId) }),
         ...(startedAt === undefined ? {} : { at: new Date(startedAt).toISOString() }),
         call: redactValue(call, redact),
-        responses: redactValue(responses, redact),
-        ...(fallbacks.length === 0 ? {} : { fallback_responses: redactValue(fallbacks, redact) }),
+        responses: redactValue(settled(responses), redact),
+        ...(fallbacks.length === 0 ? {} : { fallback_responses: redactValue(settled(fallbacks), redact) }),
         outcome: { kind: outcome.kind, verdict: outcome.verdict, attempts: outcome.attempts, retried: outcome.retried, reason: outcome.reason },
       }, redact);
     },

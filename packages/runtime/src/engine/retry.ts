@@ -1,6 +1,7 @@
 /**
  * The retry guards of SPEC 4 step 5, in their order (a..f), with the retry quota and the
- * server's Retry-After of SPEC 12 between them: the first that applies ends the dispatch.
+ * server's Retry-After of SPEC 12, and the retry budget and retry throttling of SPEC 18,
+ * between them: the first that applies ends the dispatch.
  * Pure: the ledger, the quota and the clock reading come in, a decision goes out.
  */
 import type { AdapterError } from "../model/fixture.js";
@@ -8,6 +9,8 @@ import type { BudgetName, SuppressReason } from "../model/outcome.js";
 import type { Budgets, Playbook, RetryAction, RetryAfterPolicy } from "../model/playbook.js";
 import { sideEffectOf, type Verdict } from "../model/registry.js";
 import { retryDelay } from "./backoff.js";
+import type { RetryBudget } from "./policies/retry-budget.js";
+import type { RetryThrottle } from "./policies/retry-throttling.js";
 import type { RetryQuotaBucket } from "./quota.js";
 import type { Random } from "./random.js";
 import { applyRetryAfter } from "./retry-after.js";
@@ -46,6 +49,11 @@ export interface RetryInput {
   hintMs: number | undefined;
   /** The dispatcher's retry quota, when the playbook has one. */
   quota: RetryQuotaBucket | undefined;
+  /** The dispatcher's retry budget (SPEC 18), and whether this dispatch already holds a place in it. */
+  budget: RetryBudget | undefined;
+  retrying: boolean;
+  /** The dispatcher's retry throttling (SPEC 18). */
+  throttle: RetryThrottle | undefined;
   random: Random;
 }
 
@@ -53,7 +61,9 @@ export type RetryDecision =
   | { kind: "retry"; delayMs: number; quotaCost: number | undefined }
   | { kind: "suppressed"; reason: SuppressReason; end: "failed" | "exhausted" }
   | { kind: "budget"; budget: Exclude<BudgetName, "same_verdict_ceiling">; limit: number }
-  | { kind: "quota"; cost: number; tokens: number };
+  | { kind: "quota"; cost: number; tokens: number }
+  | { kind: "retry_budget"; retriesInProgress: number; limit: number; callsInProgress: number }
+  | { kind: "retry_throttled"; tokens: number; threshold: number };
 
 export function decideRetry(input: RetryInput): RetryDecision {
   const { action, budgets, ledger } = input;
@@ -75,6 +85,11 @@ export function decideRetry(input: RetryInput): RetryDecision {
     quotaCost = input.quota.costOf(input.verdict?.class, input.error?.kind);
     if (!input.quota.canTake(quotaCost)) return { kind: "quota", cost: quotaCost, tokens: input.quota.tokens };
   }
+  const { budget, throttle } = input;
+  if (budget !== undefined && !budget.allows(input.retrying)) {
+    return { kind: "retry_budget", retriesInProgress: budget.retriesInProgress, limit: budget.limit(), callsInProgress: budget.callsInProgress };
+  }
+  if (throttle !== undefined && !throttle.allowsRetry()) return { kind: "retry_throttled", tokens: throttle.tokens, threshold: throttle.threshold };
   let delayMs = retryDelay(action, input.backoffIndex, input.previousDelay, input.random);
   if (input.retryAfter !== false) {
     const decision = applyRetryAfter(delayMs, input.hintMs, input.retryAfter);
@@ -123,5 +138,9 @@ export function refusedRetry(playbook: Playbook, decision: Exclude<RetryDecision
       return { end: "exhausted", reason: budgetReason(decision.budget), queue: undefined };
     case "quota":
       return { end: "exhausted", reason: "retry_quota", queue: undefined };
+    case "retry_budget":
+      return { end: "exhausted", reason: "retry_budget", queue: undefined };
+    case "retry_throttled":
+      return { end: "exhausted", reason: "retry_throttled", queue: undefined };
   }
 }

@@ -1,22 +1,27 @@
 /**
  * The run loop of one dispatch (SPEC 4): attempt, observe, classify, apply the
  * same-verdict ceiling, hand the failure to its verdict's action (engine/actions/), and
- * dress the end as an outcome. It only sequences; every decision lives in an action or guard.
+ * dress the end as an outcome. It only sequences; every decision lives in an action, a guard
+ * or a policy (engine/policies/: attempt timeouts, circuit breakers, budget, throttling).
  */
 import type { AdapterError, Call, Response } from "../model/fixture.js";
 import type { AttemptError, DispatchEvent, Outcome, UnstampedEvent } from "../model/outcome.js";
 import { runAction } from "./actions/index.js";
 import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End, type FinalKind, type RunContext, type ShownCall } from "./call.js";
 import { CAUSE_DEPTH } from "./classifier.js";
-import { classify } from "./classify.js";
+import { classify, verdictByCode } from "./classify.js";
 import type { AttemptContext, AttemptFn, DispatchResult, DispatchSettings } from "./dispatch.js";
 import { buildEnvelope, buildPacket, type EndFacts } from "./envelope.js";
 import { idempotencyKey } from "./idempotency.js";
+import { sendWithin } from "./policies/attempt-timeout.js";
+import { circuitOpenError, type Admission, type CountedFailure } from "./policies/breakers.js";
+import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
 import { redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 
-type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null } | { kind: "failed"; error: AdapterError | null };
+type Failed = { kind: "failed"; error: AdapterError | null };
+type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null } | Failed;
 
 const PLAIN_CONTEXT: AttemptContext = Object.freeze({ fallback: false });
 const FALLBACK_CONTEXT: AttemptContext = Object.freeze({ fallback: true });
@@ -32,12 +37,15 @@ export class DispatchRun implements RunContext {
   private error: AdapterError | null = null;
   private readonly startedAt: number;
   private attemptFn: AttemptFn | undefined;
+  /** From the dispatch's first retry to its end: a retry in progress, for the retry budget. */
+  retrying = false;
 
   constructor(
     private readonly o: DispatchSettings,
     readonly redact: Redactor,
     readonly ledger: BudgetLedger,
     readonly quota: RetryQuotaBucket | undefined,
+    readonly policies: SharedPolicies,
     private readonly runId: string,
     private readonly label: string | undefined,
   ) {
@@ -80,6 +88,10 @@ export class DispatchRun implements RunContext {
       this.quota.take(quotaCost);
       (this.quotaCosts ??= []).push(quotaCost);
     }
+    if (!this.retrying) {
+      this.retrying = true;
+      this.policies.budget?.retryStarted();
+    }
   }
 
   callAgain(call: Call, depth: number): Promise<End> {
@@ -104,19 +116,44 @@ export class DispatchRun implements RunContext {
       hint: undefined,
       rebuilt: undefined,
     };
+    const { breakers, throttle } = this.policies;
+    const timeoutMs = this.policies.timeouts?.forTool(call.tool);
+    // Attempts sent to the upstream: what the attempt function numbers (a short-circuited one is not sent).
+    let sent = 0;
     for (let n = 1; ; n++) {
-      this.attempts++;
       const before = this.o.clock.now();
-      const hint = turn.hint;
-      const context = depth > 0 ? (hint === undefined ? FALLBACK_CONTEXT : { fallback: true, hint }) : hint === undefined ? PLAIN_CONTEXT : { fallback: false, hint };
-      const observed = this.observed(n, turn.shownKey, turn.shown, await attempt(call, n, key, context), before);
-      if (observed.kind === "ok") return endOf(turn, n === 1 ? "succeeded" : "recovered");
-      if (observed.kind === "needs_input") return endOf(turn, "needs_input", { reason: observed.question === null ? null : this.redact(observed.question) });
+      const admission = breakers?.admit(call.tool, turn.shown.tool, before, this.emitter);
+      let observed: Failed;
+      if (admission?.blockedBy !== undefined) observed = this.shortCircuited(n, turn, admission.blockedBy);
+      else {
+        this.attempts++;
+        const hint = turn.hint;
+        let context = depth > 0 ? (hint === undefined ? FALLBACK_CONTEXT : { fallback: true, hint }) : hint === undefined ? PLAIN_CONTEXT : { fallback: false, hint };
+        if (turn.rebuilt?.action === "refresh_credentials") context = { ...context, refreshed: "credentials" };
+        let response: Response;
+        try {
+          response = await this.send(call, ++sent, key, context, attempt, timeoutMs);
+        } catch (e) {
+          if (admission !== undefined) breakers!.abandon(admission, this.o.clock.now());
+          throw e;
+        }
+        const answer = this.observed(n, turn.shownKey, turn.shown, response, before);
+        if (answer.kind !== "failed") {
+          this.answered(admission, turn, null);
+          if (answer.kind === "ok") return endOf(turn, n === 1 ? "succeeded" : "recovered");
+          return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
+        }
+        observed = answer;
+      }
 
       const { verdict: code } = classify(this.o.registry, observed.error ?? undefined, call.tool);
       const action = actionFor(this.o.playbook, code);
       this.verdict = code;
       this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
+      if (admission?.blockedBy === undefined && (breakers !== undefined || throttle !== undefined)) {
+        const verdict = verdictByCode(this.o.registry, code);
+        this.answered(admission, turn, { verdictClass: verdict?.class, retryable: verdict?.retryable === true, errorKind: observed.error?.kind });
+      }
 
       const seen = (this.ledger.verdictCounts.get(code) ?? 0) + 1;
       this.ledger.verdictCounts.set(code, seen);
@@ -131,6 +168,32 @@ export class DispatchRun implements RunContext {
       const step = await runAction(this, turn, { code, n, error: observed.error }, action);
       if (step !== "next_attempt") return step;
     }
+  }
+
+  private readonly emitter = (event: UnstampedEvent): void => this.emit(event);
+
+  /** Send one attempt, within its timeout when one applies (SPEC 18). */
+  private send(call: Call, n: number, key: string, context: AttemptContext, attempt: AttemptFn, timeoutMs: number | undefined): Promise<Response> | Response {
+    if (timeoutMs === undefined) return attempt(call, n, key, context);
+    return sendWithin(this.o.clock, timeoutMs, (signal) => attempt(call, n, key, { ...context, signal }));
+  }
+
+  /** An attempt answered: the breakers guarding its tool and retry throttling hear how (`failure` null: it did not fail). */
+  private answered(admission: Admission | undefined, turn: CallTurn, failure: CountedFailure | null): void {
+    if (admission !== undefined) this.policies.breakers!.record(admission, turn.shown.tool, this.o.clock.now(), failure, this.emitter);
+    const throttle = this.policies.throttle;
+    if (throttle === undefined) return;
+    if (failure === null) throttle.succeeded();
+    else if (failure.retryable) throttle.failed();
+  }
+
+  /** An attempt an open breaker did not let through: an `attempt` event, not sent and not counted. */
+  private shortCircuited(n: number, turn: CallTurn, breaker: string): Failed {
+    const error = circuitOpenError(breaker);
+    this.error = error;
+    this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true });
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: turn.shown.tool, error });
+    return { kind: "failed", error };
   }
 
   /** What an attempt's response means, recorded as its `attempt` event (and error). */

@@ -17,7 +17,7 @@ export interface RetryAfterBound {
   honored: boolean;
   /** The longest one wait can become because of a hint; null when nothing bounds it. */
   maxWaitMs: number | null;
-  mode: "max" | "replace";
+  mode: "max" | "replace" | "exact";
   aboveMax: "ignore" | "cap" | "give_up";
   /** `max_over_backoff_ms`: the hint is first clamped to the backoff plus this. */
   overBackoffMs: number | null;
@@ -55,7 +55,7 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
   const action = playbook.verdicts[code];
   if (!action) return undefined;
   const base: WorstCase = { verdict: code, action: action.action, attempts: 1, retries: 0, delays: [], totalBackoffMs: 0, exceeds: [] };
-  if (action.action === "refresh_evidence" || action.action === "restore_checkpoint") {
+  if (action.action === "refresh_evidence" || action.action === "restore_checkpoint" || action.action === "refresh_credentials") {
     return { ...base, attempts: action.then === "retry" ? 2 : 1 };
   }
   if (!isRetryAction(action)) return base;

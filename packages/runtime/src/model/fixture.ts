@@ -1,4 +1,5 @@
 /** Fixtures: recorded failures to replay against the playbook (SPEC section 5). */
+import type { PathSegment } from "./finding.js";
 import type { FieldValue, SideEffectState } from "./registry.js";
 
 /** What an adapter reports for one failed attempt (SPEC 2.2). */
@@ -44,6 +45,16 @@ export interface WaveSpec {
   calls: StepSpec[];
 }
 
+/** A circuit breaker's state (SPEC 18). */
+export type BreakerState = "closed" | "open" | "half_open";
+
+/** Where the playbook's shared policies start (SPEC 18); the retry quota keeps its own `quota:`. */
+export interface PolicyState {
+  /** By breaker name; `open` starts the break at the fixture's time 0. */
+  breakers?: Record<string, BreakerState>;
+  throttling?: { tokens: number };
+}
+
 export interface Fixture {
   apiVersion: "failbook/v1";
   kind: "Fixture";
@@ -53,6 +64,7 @@ export interface Fixture {
   seed?: number;
   /** Start from this many retry-quota tokens instead of a full bucket. */
   quota?: { tokens: number };
+  state?: PolicyState;
   call?: Call;
   responses?: Response[];
   fallback_responses?: Response[];
@@ -68,4 +80,15 @@ export interface FixtureExpect {
   /** The delays of the `retry_scheduled` events, in order: pins the backoff, which the outcome alone does not show. */
   delays_ms?: number[];
   [key: string]: unknown;
+}
+
+/** Every call of a fixture with its responses, and where it is: the call, each step, each wave's call (compensations are in their step). */
+export function fixtureCalls(fixture: Fixture): { spec: StepSpec; path: PathSegment[] }[] {
+  const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
+  if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
+  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
+  for (const [w, wave] of (fixture.waves ?? []).entries()) {
+    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
+  }
+  return calls;
 }

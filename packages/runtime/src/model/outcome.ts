@@ -35,7 +35,13 @@ export const OUTCOME_KINDS: readonly OutcomeKind[] = [
 export const isSuccess = (kind: OutcomeKind): boolean => kind === "succeeded" || kind === "recovered";
 
 /** Why the runtime refused to retry, or why a dispatch ended the way it did. */
-export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries" | "retry_after_too_long";
+export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries" | "retry_after_too_long" | "retry_after_invalid";
+
+/**
+ * Outcome reasons of the shared policies of SPEC 18: the retry budget (Envoy) and retry
+ * throttling (gRPC A6) end a dispatch `exhausted` with these.
+ */
+export type PolicyReason = "retry_budget" | "retry_throttled";
 export type BudgetName = "retries" | "retries_per_call" | "retry_seconds" | "wall_ms" | "same_verdict_ceiling";
 
 /** What the agent is shown at the end of a dispatch (seed 004's envelope, snake_case). */
@@ -138,7 +144,7 @@ export type AttemptStatus = "ok" | "error" | "needs_input";
 
 /** The decision events, discriminated by `type`; `t` is ms since the run started. */
 export type DispatchEvent =
-  | (EventBase<"attempt"> & { n: number; status: AttemptStatus; idempotency_key: string; latency_ms: number; error_kind?: string })
+  | (EventBase<"attempt"> & { n: number; status: AttemptStatus; idempotency_key: string; latency_ms: number; error_kind?: string; short_circuited?: true })
   | (EventBase<"failure_classified"> & { verdict: string; attempt: number; action: ActionName | null })
   | (EventBase<"retry_scheduled"> & { attempt: number; delay_ms: number; verdict: string; hint?: string })
   | (EventBase<"retry_suppressed"> & { reason: SuppressReason; verdict: string })
@@ -147,6 +153,13 @@ export type DispatchEvent =
   | (EventBase<"retry_after_unreadable"> & { header: string; value: string })
   | (EventBase<"evidence_refreshed"> & { evidence_refs: string[] })
   | EventBase<"checkpoint_restored">
+  | EventBase<"credentials_refreshed">
+  | (EventBase<"breaker_opened"> & BreakerEventBody & { failures: number; attempts: number; break_ms: number })
+  | (EventBase<"breaker_half_open"> & BreakerEventBody)
+  | (EventBase<"breaker_closed"> & BreakerEventBody)
+  | (EventBase<"retry_budget_exhausted"> & { verdict: string; retries_in_progress: number; limit: number; calls_in_progress: number })
+  | (EventBase<"retry_throttled"> & { verdict: string; tokens: number; threshold: number })
+  | (EventBase<"hedge_cancelled"> & { attempt: number })
   | (EventBase<"reversal_issued"> & { reversal_token: string; reason: string })
   | (EventBase<"reversal_refused"> & { reason: string })
   | (EventBase<"escalated"> & { queue: string; reason: string | null })
@@ -154,6 +167,12 @@ export type DispatchEvent =
   | (EventBase<"dead_lettered"> & { queue: string })
   | (EventBase<"compensation_started"> & { step: string })
   | (EventBase<"compensation_failed"> & { step: string; kind: OutcomeKind; queue: string });
+
+/** Which breaker changed state; `tool` when it keeps one state per tool (`per: tool`). */
+interface BreakerEventBody {
+  breaker: string;
+  tool?: string;
+}
 
 interface EventBase<T extends string> {
   t: number;
@@ -186,4 +205,12 @@ export const EVENT_TYPES: readonly EventType[] = [
   "budget_exhausted",
   "retry_quota_exhausted",
   "retry_after_unreadable",
+  // SPEC 18
+  "credentials_refreshed",
+  "breaker_opened",
+  "breaker_half_open",
+  "breaker_closed",
+  "retry_budget_exhausted",
+  "retry_throttled",
+  "hedge_cancelled",
 ];

@@ -43,6 +43,10 @@ export interface MatchRule {
   fields?: Record<string, FieldValue | FieldValue[]>;
   /** Holds when the error's cause, or its cause, and so on, satisfies this rule. */
   cause?: MatchRule;
+  /** Holds when this inner rule does not (SPEC 18). */
+  not?: MatchRule;
+  /** `present`: a header or field the retry_after policy lists yields a valid hint (SPEC 18). */
+  retry_after?: "present";
 }
 
 export interface Verdict {

@@ -16,6 +16,7 @@ export function runAction(run: RunContext, turn: CallTurn, failure: Failure, act
       return retry(run, turn, failure, action);
     case "refresh_evidence":
     case "restore_checkpoint":
+    case "refresh_credentials":
       return rebuild(run, turn, action);
     case "issue_reversal":
       return reverse(run, turn, action);

@@ -37,6 +37,9 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     retryAfter: honor ? policy : false,
     hintMs,
     quota: run.quota,
+    budget: run.policies.budget,
+    retrying: run.retrying,
+    throttle: run.policies.throttle,
     random: run.random,
   });
   if (decision.kind !== "retry") {
@@ -49,6 +52,12 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
         break;
       case "quota":
         run.emit({ type: "retry_quota_exhausted", verdict: code, cost: decision.cost, tokens: decision.tokens });
+        break;
+      case "retry_budget":
+        run.emit({ type: "retry_budget_exhausted", verdict: code, retries_in_progress: decision.retriesInProgress, limit: decision.limit, calls_in_progress: decision.callsInProgress });
+        break;
+      case "retry_throttled":
+        run.emit({ type: "retry_throttled", verdict: code, tokens: decision.tokens, threshold: decision.threshold });
         break;
     }
     const { end, reason, queue } = refusedRetry(playbook, decision, error, verdict);
