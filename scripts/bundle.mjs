@@ -29,6 +29,7 @@ const common = {
 // graph with top-level await, which CommonJS cannot require).
 const ESM_ENTRIES = {
   "replay-worker": "dist/replay/replay-worker.js",
+  "storm-worker": "dist/storm/storm-worker.js",
   "tui-progress": "dist/tui/progress.js",
   "tui-explore": "dist/tui/explore.js",
 };

@@ -2,8 +2,9 @@
 import type { Command } from "commander";
 import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
-import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
+import { InvalidProject, loadProject, type LoadOptions, type LoadResult, type Project } from "../load/project.js";
 import { formatText } from "../lint/report/text.js";
+import type { RulesData } from "../replay/setup.js";
 import type { Io } from "./io.js";
 
 export interface Globals {
@@ -57,4 +58,10 @@ export function choiceFlag<T extends string>(name: string, value: string | undef
   if (value === undefined) return fallback;
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`${name} must be one of ${choices.join(", ")}, not '${value}'`);
+}
+
+/** The rules a replay or a storm runs under, as plain data (it crosses into worker threads); undefined until both files load. */
+export function rulesData(project: Project): RulesData | undefined {
+  if (!project.registry || !project.playbook) return undefined;
+  return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
 }

@@ -21,6 +21,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "explore", load: async () => (await import("./explore.js")).registerExplore },
   { name: "mcp", load: async () => (await import("./mcp.js")).registerMcp },
   { name: "replay", load: async () => (await import("./replay.js")).registerReplay },
+  { name: "storm", load: async () => (await import("./storm.js")).registerStorm },
   { name: "import", load: async () => (await import("./import.js")).registerImport },
   { name: "new", load: async () => (await import("./new.js")).registerNew },
 ];

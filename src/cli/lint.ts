@@ -7,6 +7,8 @@ import { InvalidProject, type Project } from "../load/project.js";
 import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
 // Registers change control's rules in the catalogue: a config may set their severities.
 import "../change/rules/index.js";
+import { lintStorms } from "../storm/lint.js";
+import { loadStorms } from "../storm/load.js";
 import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
 import { redactFindings } from "../lint/redact.js";
 import { formatText } from "../lint/report/text.js";
@@ -80,6 +82,8 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   try {
     const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
     findings = lintProject(project, loadFindings);
+    const storms = lintStorms(project, loadStorms(project));
+    if (storms.length > 0) findings = sortFindings([...findings, ...storms]);
     if (flags.against) {
       // Change control loads only when asked for: it reads a baseline and runs every fixture twice.
       const { changeFindings } = await import("../change/against.js");
