@@ -149,6 +149,7 @@ function sweepText(s: SweepEntry, c: ChalkInstance): string {
   lines.push(c.dim("  . stable  r recovered  d degraded  M metastable"));
   const near = s.nearest_metastable;
   if (near === null) lines.push(s.cells.length === 0 ? "  (no cells in this shard)" : c.green("  no metastable cell in the grid"));
+  else if (near.margin.every((m) => m === 0)) lines.push(c.red("  the operating point itself is metastable"));
   else lines.push(`  nearest metastable cell: ${s.axes.map((a, i) => `${a.name} ${near.values[i]}`).join(", ")}; margin from the operating point ${s.axes.map((a, i) => `${signed(near.margin[i])} ${a.name}${s.operating[i] === 0 ? "" : ` (${signed(Math.round((near.margin[i] / s.operating[i]) * 1000) / 10)} %)`}`).join(", ")}`);
   return lines.join("\n") + "\n";
 }
