@@ -36,7 +36,7 @@ interface LintFlags {
 export const registerLint: CommandRegistrar = (program, run) => {
   program
     .command("lint")
-    .description("check the registry, playbook and fixtures: JSON Schema and semantic rules")
+    .description("check the registry, playbook, fixtures and storms: JSON Schema and semantic rules")
     .addOption(new Option("--format <format>", "output format").choices([...LINT_FORMATS]).default("text"))
     .addOption(new Option("--fail-on <severity>", "exit 1 when a finding is at or above this severity").choices([...SEVERITIES]).default("error"))
     .option("--baseline <file>", "report only findings not recorded in this baseline file")
@@ -50,6 +50,9 @@ Output formats:
   json    { findings: [{ rule, severity, message, file, line, column, path, fingerprint }], errors, warnings }
   sarif   SARIF 2.1.0 for code-scanning dashboards
   github  ::error file=...,line=...,col=...,title=RULE::message annotations for GitHub Actions
+
+Storm files (the config's storms:, default storms/; see failbook storm --help) are checked
+too: their schema and the storm-* rules.
 
 Rules and their default severities: see the README, or \`failbook lint --format sarif\`.
 Change a rule's severity (or turn it off) in failbook.yaml:
