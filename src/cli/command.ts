@@ -1,5 +1,6 @@
 /** What every command shares: the global options, the Io, and one way to end with an exit code. */
 import type { Command } from "commander";
+import { readFileSync } from "node:fs";
 import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult, type Project } from "../load/project.js";
@@ -64,4 +65,17 @@ export function choiceFlag<T extends string>(name: string, value: string | undef
 export function rulesData(project: Project): RulesData | undefined {
   if (!project.registry || !project.playbook) return undefined;
   return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
+}
+
+/** The JSON reports of a sharded run's shards, for `replay merge` and `storm merge`: each read and parsed, or a usage error naming it. */
+export function readShardReports<T>(files: readonly string[], command: "replay" | "storm", parse: (text: string, file: string) => T): { file: string; report: T }[] {
+  return files.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook ${command} --shard I/N --format json`);
+    }
+    return { file, report: parse(text, file) };
+  });
 }

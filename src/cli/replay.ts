@@ -4,14 +4,13 @@
  * adds up the JSON reports of shards.
  */
 import { Option } from "commander";
-import { readFileSync } from "node:fs";
 import { loadBaseline } from "../change/baseline.js";
 import { UsageError } from "../model/errors.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
 import { sharesQuota, type SetupData } from "../replay/setup.js";
 import { parseShard } from "../replay/shard.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, rulesData } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "md"] as const;
@@ -140,15 +139,7 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
 async function mergeCommand(io: Io, files: string[], flags: ReplayFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "json");
   const maxChanged = percentFlag(flags.maxChanged);
-  const reports = files.map((file) => {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook replay --shard I/N --format json`);
-    }
-    return { file, report: parseReport(text, file) };
-  });
+  const reports = readShardReports(files, "replay", parseReport);
   return print(io, mergeReports(reports), format, maxChanged);
 }
 

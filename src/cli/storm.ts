@@ -6,7 +6,6 @@
  */
 import { Chalk } from "chalk";
 import { Option } from "commander";
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadBaseline } from "../change/baseline.js";
 import { UsageError } from "../model/errors.js";
@@ -19,7 +18,7 @@ import { formatStormHtml } from "../storm/print/html.js";
 import { formatStormText } from "../storm/print/text.js";
 import { failed, formatStormJson, mergeStormReports, parseStormReport, type StormReport } from "../storm/report.js";
 import { parseSweep, SWEEP_NAMES } from "../storm/sweep.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, rulesData } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "html"] as const;
@@ -165,15 +164,7 @@ async function stormCommand(io: Io, globals: Globals, files: string[], flags: St
 
 async function mergeCommand(io: Io, files: string[], flags: StormFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "json");
-  const reports = files.map((file) => {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook storm --shard I/N --format json`);
-    }
-    return { file, report: parseStormReport(text, file) };
-  });
+  const reports = readShardReports(files, "storm", parseStormReport);
   return print(io, mergeStormReports(reports), format, flags.out);
 }
 

@@ -6,8 +6,8 @@
  * per sweep, the map of verdicts. No script, no request: a Content-Security-Policy with the
  * hash of the one stylesheet allows nothing else, and every text from a file is escaped.
  */
-import { createHash } from "node:crypto";
 import { escapeHtml as h } from "../../util/escape.js";
+import { pageHead } from "../../util/page.js";
 import type { StormEntry, StormReport, SweepEntry } from "../report.js";
 import type { StormResult } from "../run.js";
 import { percent } from "../summary.js";
@@ -41,23 +41,9 @@ const LABELS: Record<SeriesKey, string> = {
 };
 
 export function formatStormHtml(report: StormReport): string {
-  const csp = ["default-src 'none'", `style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'`, "img-src data:", "base-uri 'none'", "form-action 'none'"].join("; ");
   const title = report.storms.length + report.sweeps.length === 1 ? (report.storms[0]?.name ?? report.sweeps[0].name) : `${report.storms.length + report.sweeps.length} storms`;
   const body = [...report.storms.map((s) => entryHtml(s, report.against)), ...report.sweeps.map(sweepHtml)].join("\n");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="generator" content="failbook storm">
-<title>Storm: ${h(title)}</title>
-<link rel="icon" href="data:,">
-<style>${STYLE}</style>
-</head>
-<body>
-<h1>Storms</h1>
+  return `${pageHead({ title: `Storm: ${h(title)}`, generator: "failbook storm", style: STYLE })}<h1>Storms</h1>
 <p class="meta">${report.against === null ? "The current playbook" : `The current playbook against <code>${h(report.against)}</code>, each storm with the same seed`}${report.seed === null ? "" : `, seed ${report.seed}`}${report.sweep.length > 0 ? `, swept over <code>${h(report.sweep.join(" "))}</code>` : ""}.</p>
 ${body}
 </body>
