@@ -149,3 +149,11 @@ describe("the scheduler", () => {
     expect(times).toEqual([10, -15, 20, 30]);
   });
 });
+
+describe("bounds (SPEC 16)", () => {
+  it("stops with one clear line when time stops: a closed loop with think_ms 0 whose calls end at once", async () => {
+    // One slot, held for a minute; the other client's calls are turned away at once (a 503, not retried: N = 0) and start again at once.
+    const stuck = storm({ clients: { count: 2, arrival: { serial: { think_ms: 0 } }, calls: [{ tool: "svc.call" }] }, upstream: { latency_ms: { base: 60000 }, capacity: { concurrency: 1, queue: 0 } } }, 0, 1000);
+    await expect(runStorm(stuck, rules(0))).rejects.toThrow(/^storm oracle: time stopped at 0 ms \(more than 100,040 events at that instant\): calls end at once and start again at once/);
+  });
+});

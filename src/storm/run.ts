@@ -10,7 +10,8 @@ import type { RulesData } from "../replay/setup.js";
 import { Fleet, streamSeed } from "./fleet.js";
 import { DEFAULT_STEP_MS, type Storm } from "./model.js";
 import { lastPhaseEnd, Timeline } from "./phases.js";
-import { Scheduler } from "./scheduler.js";
+import { Scheduler, TimeStopped } from "./scheduler.js";
+import { UsageError } from "../model/errors.js";
 import { Series } from "./series.js";
 import { bucketsOf, checkExpect, summarize, type ExpectCheck, type StormBucket, type StormSummary } from "./summary.js";
 import { UpstreamModel } from "./upstream.js";
@@ -48,7 +49,16 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
   const upstream = new UpstreamModel(storm.upstream, timeline, seededRandom(streamSeed(seed, 1)), scheduler, series);
   const fleet = new Fleet(storm, { registry: rules.registry, playbook: rules.playbook, redact: createRedactor(rules.redact) }, scheduler, upstream, timeline, series, seededRandom(streamSeed(seed, 0)), seed);
   fleet.start();
-  await scheduler.run(2 * duration, () => fleet.failure !== undefined || (scheduler.now >= duration && fleet.inFlight === 0));
+  // Far more events at one instant than a burst of every client could make: the storm's time has stopped.
+  const maxAtOnce = 100_000 + 20 * storm.clients.count;
+  try {
+    await scheduler.run(2 * duration, () => fleet.failure !== undefined || (scheduler.now >= duration && fleet.inFlight === 0), maxAtOnce);
+  } catch (e) {
+    if (!(e instanceof TimeStopped)) throw e;
+    throw new UsageError(
+      `storm ${storm.name}: time stopped at ${Math.round(e.at)} ms (more than ${maxAtOnce.toLocaleString("en-US")} events at that instant): calls end at once and start again at once, as a closed loop with think_ms 0 whose calls are turned away without a retry does; set think_ms above 0`,
+    );
+  }
   if (fleet.failure !== undefined) throw fleet.failure;
   series.finish();
   const buckets = bucketsOf(series);

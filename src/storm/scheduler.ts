@@ -133,11 +133,14 @@ export class Scheduler {
    * Take events in (time, sequence) order until there are none, `stop()` says so, or the
    * next is after `until`; after each, let the dispatch it woke run until it parks.
    */
-  async run(until: number, stop: () => boolean): Promise<void> {
+  async run(until: number, stop: () => boolean, maxAtOnce = Infinity): Promise<void> {
     const heap = this.heap;
+    let atOnce = 0;
     while (heap.length > 0 && !stop()) {
       const entry = this.pop();
       if (entry.t > until) break;
+      if (entry.t !== this.now) atOnce = 0;
+      else if (++atOnce > maxAtOnce) throw new TimeStopped(this.now);
       this.now = entry.t;
       entry.fn(entry.a, entry.b);
       let idle = 0;
@@ -174,5 +177,12 @@ export class Scheduler {
       heap[i] = last;
     }
     return top;
+  }
+}
+
+/** Time stopped: more events at one instant than the storm could need (calls that end at once, and start again at once). */
+export class TimeStopped extends Error {
+  constructor(readonly at: number) {
+    super(`time stopped at ${at} ms`);
   }
 }
