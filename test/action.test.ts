@@ -203,8 +203,8 @@ describe("the GitHub Action", () => {
 });
 
 describe("action.yml", () => {
-  it("is shown in the README as a workflow that uploads the SARIF file", () => {
-    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  it("is shown in docs/github-action.md as a workflow that uploads the SARIF file", () => {
+    const readme = readFileSync(join(REPO, "docs/github-action.md"), "utf8");
     expect(readme).toContain("uses: github/codeql-action/upload-sarif@v3");
     expect(readme).toContain("sarif_file: ${{ steps.failbook.outputs.sarif }}");
     expect(readme).toContain("fetch-depth: 0");

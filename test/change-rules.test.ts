@@ -6,7 +6,9 @@ import { loadBaseline } from "../src/change/baseline.js";
 import { checkChanges, sideOf } from "../src/change/check.js";
 import { CHANGE_RULES } from "../src/change/rules/index.js";
 import type { Finding } from "../src/model/finding.js";
-import { tempProject } from "./helpers/cli.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { failbook, tempProject } from "./helpers/cli.js";
 import { editedProject, projectFiles, verdict, type ProjectData } from "./helpers/change-project.js";
 
 type Edit = (p: ProjectData) => void;
@@ -214,14 +216,22 @@ describe("rules: in the config", () => {
     { id: "change/code-remove", guess: "change/code-removed" },
     { id: "code-removed", guess: "change/code-removed" },
     { id: "duplicate-codes", guess: "duplicate-code" },
-  ])("warns about the unknown rule id $id at its key and suggests $guess", ({ id, guess }) => {
+  ])("rejects the unknown rule id $id at its key and suggests $guess", ({ id, guess }) => {
     const dir = tempProject(projectFiles(editedProject((p) => void (p.config.rules = { [id]: "off" }))));
     const { project, findings } = loadProject({ config: dir, cwd: dir });
     const unknown = lintProject(project, findings).filter((f) => f.message.includes(`unknown rule '${id}'`));
     expect(unknown).toHaveLength(1);
-    expect(unknown[0]).toMatchObject({ rule: "schema", severity: "warning", file: "failbook.yaml", path: `/rules/${id.replace(/\//g, "~1")}` });
+    expect(unknown[0]).toMatchObject({ rule: "schema", severity: "error", file: "failbook.yaml", path: `/rules/${id.replace(/\//g, "~1")}` });
     expect(unknown[0].message).toContain(`did you mean '${guess}'`);
     expect(unknown[0].line).toBe(project.configDoc.locate(["rules", id], "key").line);
+  });
+
+  it("a misspelt rule id is an error lint exits 1 on, located at its key, with the id it meant", () => {
+    const dir = tempProject(projectFiles(editedProject((p) => void (p.config.rules = { "duplicate-codes": "off" }))));
+    const r = failbook(["lint"], { cwd: dir });
+    expect(r.code).toBe(1);
+    const line = readFileSync(join(dir, "failbook.yaml"), "utf8").split("\n").findIndex((l) => l.includes("duplicate-codes:")) + 1;
+    expect(r.stdout).toMatch(new RegExp(`^failbook\\.yaml:${line}:\\d+ error unknown rule 'duplicate-codes' under rules:; did you mean 'duplicate-code'\\?`, "m"));
   });
 
   it("accepts every known rule id without a warning", () => {

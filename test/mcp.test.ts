@@ -71,6 +71,7 @@ describe("failbook mcp with the SDK's client", () => {
     expect(d).toMatchObject({ verdict: "timeout", fallback: false, class: "transient", retryable: true, rule: { index: 0, file: "playbooks/registry.yaml" } });
     expect(d.action).toEqual({ action: "retry_with_backoff", max_retries: 2, backoff_ms: [100, 200] });
     expect(d.envelope).toMatchObject({ code: "timeout", retryable: true, message: "upstream slow", recovery_hint: "Retry." });
+    expect(d.dispatch).toEqual({ retries: true, delay_ms: 100, outcome: null, reason: null, queue: null });
     expect(JSON.parse(text(r))).toEqual(d);
   });
 
@@ -81,6 +82,10 @@ describe("failbook mcp with the SDK's client", () => {
     expect(data(r).verdict).toBe(cli.verdict);
     expect(data(r).rule).toEqual(cli.rule);
     expect((data(r).envelope as { retryable: boolean }).retryable).toBe(false);
+    // The dispatcher refuses the retry: the answer says so at the top level too, as the CLI does.
+    expect(data(r)).toMatchObject({ retryable: false, idempotent: false, dispatch: { retries: false, outcome: "failed", reason: "non_idempotent", queue: null } });
+    expect(data(r).retryable).toBe(cli.retryable);
+    expect(data(r).dispatch).toEqual(cli.dispatch);
   });
 
   it("gives the fallback for null and for an error no rule knows", async () => {

@@ -1,31 +1,39 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRuleMeta } from "../src/index.js";
 import { OUTCOME_KINDS } from "../src/model/outcome.js";
 import { REPO, failbook, tempProject } from "./helpers/cli.js";
 
-describe("README", () => {
-  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+const read = (file: string): string => readFileSync(join(REPO, file), "utf8");
+/** Every page under docs/ (not the ADRs), as `docs/NAME.md`. */
+const DOC_PAGES = readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`);
 
-  it("documents every lint rule with its current default severity and description", () => {
+describe("README", () => {
+  const readme = read("README.md");
+
+  it("documents every lint rule with its current default severity and description (docs/rules.md)", () => {
+    const rules = read("docs/rules.md");
     for (const rule of allRuleMeta()) {
-      const row = readme.split("\n").find((l) => l.includes(`\`${rule.id}\``) && l.startsWith("| <a id="));
-      expect(row, `README rule table lacks ${rule.id}; run npm run docs`).toBeDefined();
+      const row = rules.split("\n").find((l) => l.includes(`\`${rule.id}\``) && l.startsWith("| <a id="));
+      expect(row, `docs/rules.md lacks ${rule.id}; run npm run docs`).toBeDefined();
       expect(row).toContain(`| ${rule.severity} |`);
       expect(row).toContain(rule.description.replace(/\|/g, "\\|"));
     }
   });
 
-  it("has a rule table that the generator reproduces exactly", () => {
+  it("has a rule table and an action reference that the generator reproduces exactly", () => {
     const r = spawnSync(process.execPath, ["scripts/rules-table.mjs", "--check"], { cwd: REPO, encoding: "utf8" });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
   });
 
   it("tells a team how to add failbook to its own repository: install, init, scripts, CI", () => {
-    const section = readme.slice(readme.indexOf("## Add failbook to your repository"), readme.indexOf("## The files"));
+    const start = readme.indexOf("## Add failbook to your repository");
+    expect(start).toBeGreaterThanOrEqual(0);
+    const end = readme.indexOf("\n## ", start + 1);
+    const section = readme.slice(start, end < 0 ? undefined : end);
     for (const text of [
       "npm install -D ./failbook-0.1.0.tgz",
       "npm install -D github:OWNER/failbook",
@@ -56,12 +64,9 @@ describe("README", () => {
   });
 
   it("lists every outcome kind wherever it lists them", () => {
-    const docs = [readme, readFileSync(join(REPO, "docs/simulate.md"), "utf8")];
-    for (const doc of docs) {
-      const lists = doc.split("\n").filter((l) => l.includes("outcome.kind: "));
-      expect(lists.length).toBeGreaterThan(0);
-      for (const list of lists) for (const kind of OUTCOME_KINDS) expect(list).toMatch(new RegExp(`\\b${kind}\\b`));
-    }
+    const lists = ["README.md", ...DOC_PAGES].flatMap((file) => read(file).split("\n").filter((l) => l.includes("outcome.kind: ")).map((l) => ({ file, l })));
+    expect(lists.filter((x) => x.file === "docs/library.md").length).toBeGreaterThan(0);
+    for (const { file, l } of lists) for (const kind of OUTCOME_KINDS) expect(l, file).toMatch(new RegExp(`\\b${kind}\\b`));
   });
 
   it("names every field of lint's JSON output", () => {
@@ -77,7 +82,62 @@ describe("README", () => {
     const keys = new Set([...Object.keys(out), ...direct.findings.flatMap((f) => Object.keys(f))]);
     expect(keys).toContain("related"); // the shadowed rule names the rule that shadows it
     expect(keys).toContain("baseline");
-    const doc = readme.slice(readme.indexOf("- `--format json`: `{ \"findings\""), readme.indexOf("- `--format sarif`"));
-    for (const key of keys) expect(doc, `README's lint --format json lacks "${key}"`).toContain(`"${key}"`);
+    const page = read("docs/lint.md");
+    const doc = page.slice(page.indexOf("- `--format json`: `{ \"findings\""), page.indexOf("- `--format sarif`"));
+    for (const key of keys) expect(doc, `docs/lint.md's --format json lacks "${key}"`).toContain(`"${key}"`);
+  });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+}
+
+/** The anchors a Markdown file defines: its headings (outside code fences) and `<a id>`s. */
+function anchors(text: string): Set<string> {
+  const out = new Set<string>();
+  let fenced = false;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    else if (!fenced && /^#{1,6} /.test(line)) out.add(slug(line.replace(/^#+ /, "")));
+  }
+  for (const m of text.matchAll(/<a id="([^"]+)"><\/a>/g)) out.add(m[1] as string);
+  return out;
+}
+
+/** The relative links of a Markdown file (outside code fences), as `[text](target)` targets. */
+function links(text: string): string[] {
+  const prose = text.split(/^```[^\n]*\n[\s\S]*?^```$/m).join("\n");
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string).filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+}
+
+describe("docs", () => {
+  const readme = read("README.md");
+  const index = read("docs/README.md");
+
+  it("links every page under docs/ from the README or docs/README.md", () => {
+    const linked = new Set([...links(readme).map((t) => t.split("#")[0]), ...links(index).map((t) => `docs/${t.split("#")[0]}`)]);
+    for (const page of DOC_PAGES) if (page !== "docs/README.md") expect(linked, `${page} is linked from neither README.md nor docs/README.md`).toContain(page);
+    expect(links(readme)).toContain("docs/README.md");
+  });
+
+  it("has no relative link in README.md or docs/*.md to a file or an anchor that does not exist", () => {
+    const broken: string[] = [];
+    for (const file of ["README.md", ...DOC_PAGES]) {
+      for (const target of links(read(file))) {
+        const [path, anchor] = target.split("#") as [string, string | undefined];
+        const resolved = path === "" ? file : join(dirname(file), path);
+        if (!existsSync(join(REPO, resolved))) broken.push(`${file}: ${target} (no ${resolved})`);
+        else if (anchor !== undefined && resolved.endsWith(".md") && !anchors(read(resolved)).has(anchor)) broken.push(`${file}: ${target} (no #${anchor} in ${resolved})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("keeps the README an overview a newcomer reads in ten minutes, with a page per command", () => {
+    expect(readme.split("\n").length).toBeLessThanOrEqual(250);
+    for (const page of ["lint", "simulate", "classify", "gen-ts", "gen-py", "gen-jsonschema", "render-explain", "change-control", "mcp", "replay", "init-new", "explore", "github-action"]) {
+      expect(links(readme), page).toContain(`docs/${page}.md`);
+    }
   });
 });

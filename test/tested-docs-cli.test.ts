@@ -334,9 +334,9 @@ describe("failbook explain ACTION", () => {
     expect(r.stdout).toContain("In this playbook\n  network_unreachable, transient_timeout, rate_limited, server_error_5xx\n");
   });
 
-  it("needs no project, and its text is the README's action reference", () => {
+  it("needs no project, and its text is the action reference of docs/actions.md", () => {
     const dir = tempProject({});
-    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const readme = readFileSync(join(REPO, "docs/actions.md"), "utf8");
     for (const action of ["retry_with_backoff", "retry_with_hint", "refresh_evidence", "restore_checkpoint", "escalate_to_human", "issue_reversal", "deprecate_tool_call", "fallback", "fail", "dead_letter"]) {
       const r = failbook(["explain", action], { cwd: dir });
       expect(r.code, action).toBe(0);

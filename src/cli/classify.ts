@@ -9,7 +9,7 @@ import { readRetryAfter } from "../engine/retry-after.js";
 import { CAUSE_DEPTH } from "../engine/classifier.js";
 import { type CompensationAction, honorsRetryAfter, isRetryAction, type Playbook, retryAfterPolicyOf, type RetryAfterPolicy } from "../model/playbook.js";
 import { retryAfterText } from "../render/model.js";
-import { classificationReport } from "../render/classification.js";
+import { classificationReport, type ClassificationReport, type FirstFailure } from "../render/classification.js";
 import { wrapText } from "../render/explain.js";
 import { flow } from "../simulate/report/flow.js";
 import { inert, inertJson } from "../util/inert.js";
@@ -69,7 +69,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   }
   const fieldsAt = registry.doc.locate(registry.value.error_fields ? ["error_fields"] : [], "key");
   for (const warning of fieldWarnings(error, registry.value.error_fields, `${fieldsAt.file}:${fieldsAt.line}:${fieldsAt.column}`)) io.err(`failbook: warning: --error ${inert(warning)}\n`);
-  const { result, verdict, action, report } = classificationReport(registry, playbook.value, error, flags.tool);
+  const { result, verdict, action, report } = classificationReport(registry, playbook.value, error, flags.tool, Date.now());
   const rulePosition = report.rule;
   const fallbackPosition = registry.doc.locate(["fallback"]);
   const hint = retryAfterHint(playbook.value, action, error);
@@ -98,7 +98,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   const code = inert(result.verdict);
   const para = (label: string, text: string) => wrapText(inert(text, "text"), " ".repeat(10), undefined).replace(/^ +/, `${label.padEnd(9)} `);
   const lines: string[] = [];
-  const facts = verdict ? `class ${inert(verdict.class)}, ${verdict.retryable ? "retryable" : "not retryable"}, side effect ${sideEffectOf(verdict)}` : "not in the registry";
+  const facts = verdict ? `class ${inert(verdict.class)}, ${retryableText(verdict.retryable === true, report)}, side effect ${sideEffectOf(verdict)}` : "not in the registry";
   lines.push(`${"error".padEnd(9)} ${error ? flow(error) : "none (a failure without an error object)"}${flags.tool ? ` from ${flow(flags.tool)}` : ""}`);
   lines.push(`${"verdict".padEnd(9)} ${c.bold(code)}  ${c.dim(`(${facts})`)}`);
   if (result.rule && rulePosition) {
@@ -114,6 +114,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   } else {
     lines.push(`${"action".padEnd(9)} ${c.red("none")}: the playbook has no action for ${code} (the runtime escalates to ${inert(playbook.value.escalation_queue ?? "default")})`);
   }
+  if (report.dispatch !== null) lines.push(`${"dispatch".padEnd(9)} ${dispatchText(report.dispatch, flags.tool, playbook.value)}`);
   if (hint !== null) {
     const unreadable = hint.unreadable.map((u) => `${inert(u.header)}: ${flow(u.value)} is neither a number nor an HTTP date (counted as absent)`);
     const read = hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms`;
@@ -124,6 +125,22 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   if (verdict?.recovery) lines.push(para("recovery", verdict.recovery));
   io.out(lines.join("\n") + "\n");
   return 0;
+}
+
+/** The verdict's flag, and why this failure is not retried when the flag says it may be. */
+function retryableText(flag: boolean, report: ClassificationReport): string {
+  if (!flag) return "not retryable";
+  if (report.retryable) return "retryable";
+  return report.idempotent ? "retryable but not once committed" : "retryable but not from this tool";
+}
+
+/** What the dispatcher does with this error as a call's first failure (a retry action only). */
+function dispatchText(d: FirstFailure, tool: string | undefined, playbook: Playbook): string {
+  if (d.retries) return `retries it after up to ${d.delay_ms} ms (the first retry; each failure is classified afresh)`;
+  const why = d.reason === "non_idempotent" || d.reason === "side_effect_unknown" ? `: ${tool === undefined ? "the call" : flow(tool)} is not idempotent (the playbook's tools:), so` : ",";
+  const queue = d.queue === null ? "" : ` to ${inert(d.queue)}`;
+  const then = d.outcome === "exhausted" && playbook.on_exhausted ? `, then on_exhausted: ${playbook.on_exhausted.action}` : "";
+  return `no retry${why} the dispatch ends ${d.outcome}${queue}, reason ${inert(d.reason ?? "")}${then}`;
 }
 
 interface HintReport {

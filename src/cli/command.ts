@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { UsageError } from "../model/errors.js";
 import type { Finding } from "../model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult, type Project } from "../load/project.js";
+import { projectRedactor } from "../load/redaction.js";
 import { formatText } from "../lint/report/text.js";
 import type { RulesData } from "../replay/setup.js";
 import type { Io } from "./io.js";
@@ -43,7 +44,7 @@ export function findingsText(io: Io, findings: Finding[], sources: ReadonlyMap<s
 /** Load the project and switch on its redaction patterns. */
 export function loadFor(io: Io, globals: Globals, options: Omit<LoadOptions, "config"> = {}): LoadResult {
   const result = loadProject({ ...options, config: globals.config });
-  io.useRedactions(result.project.config.redact ?? []);
+  io.useRedactor(projectRedactor(result.project));
   return result;
 }
 

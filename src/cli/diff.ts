@@ -8,6 +8,7 @@ import { sideOf } from "../change/check.js";
 import { diffProjects, type DiffReport } from "../change/diff.js";
 import { redactValue, type Redactor } from "../engine/redact.js";
 import { redactFindings } from "../lint/redact.js";
+import { projectRedactor } from "../load/redaction.js";
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from "../change/report.js";
 import type { Side } from "../change/rule.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
@@ -57,7 +58,7 @@ async function diff(io: Io, globals: Globals, oldRef: string, newRef: string | u
   const format = choiceFlag("--format", flags.format, DIFF_FORMATS, "text");
   const current = newRef === undefined ? workingTree(io, globals) : loadBaseline(newRef, { currentConfig: currentConfigPath(globals.config) });
   if (!current) return 1;
-  io.useRedactions(current.project.config.redact ?? []);
+  io.useRedactor(projectRedactor(current.project));
   const old = loadBaseline(oldRef, { currentConfig: current.project.configFile });
   const report = redactReport(await diffProjects(old, current), (text) => io.redact(text));
   io.out(format === "json" ? formatDiffJson(report) : format === "md" ? formatDiffMarkdown(report) : formatDiffText(report, io.c));

@@ -27,7 +27,7 @@ as it).
 Given an action name (retry_with_backoff, retry_with_hint, refresh_evidence,
 restore_checkpoint, escalate_to_human, issue_reversal, deprecate_tool_call, fallback,
 fail, dead_letter), it prints the action's parameters, what dispatch does with it and the
-outcomes it can end with (the README's action reference), and, in a project, the verdicts
+outcomes it can end with (docs/actions.md has them all), and, in a project, the verdicts
 whose playbook entry uses it. It needs no project; a code of the same name wins.
 
 On an interactive terminal long output goes through a pager ($FAILBOOK_PAGER, else $PAGER,

@@ -37,9 +37,9 @@ export class Io {
     this.interactive = Boolean(this.stdout.isTTY && process.stdin.isTTY) && !isCi(env) && env.TERM !== "dumb";
   }
 
-  /** Add the project's own secret patterns (config `redact:`). */
-  useRedactions(patterns: readonly string[]): void {
-    this.redactor = createRedactor(patterns);
+  /** Redact with the project's own redactor (its `redact:` patterns, its vocabulary kept: load/redaction.ts). */
+  useRedactor(redactor: Redactor): void {
+    this.redactor = redactor;
   }
 
   /** Secrets replaced: for text that another layer (Ink, a code generator) prints. */

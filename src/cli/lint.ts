@@ -39,8 +39,8 @@ export const registerLint: CommandRegistrar = (program, run) => {
     .description("check the registry, playbook, fixtures and storms: JSON Schema and semantic rules")
     .addOption(new Option("--format <format>", "output format").choices([...LINT_FORMATS]).default("text"))
     .addOption(new Option("--fail-on <severity>", "exit 1 when a finding is at or above this severity").choices([...SEVERITIES]).default("error"))
-    .option("--baseline <file>", "report only findings not recorded in this baseline file")
-    .option("--write-baseline <file>", "record today's findings in this file and exit 0")
+    .option("--baseline <file>", "report only findings not recorded in this baseline file (yaml-syntax and schema errors are always reported)")
+    .option("--write-baseline <file>", "record today's findings in this file and exit 0 (never yaml-syntax or schema errors)")
     .option("--against <ref>", "change control: also compare with a baseline (a config file, a directory holding one, or git:REV)")
     .addHelpText(
       "after",
@@ -54,7 +54,7 @@ Output formats:
 Storm files (the config's storms:, default storms/; see failbook storm --help) are checked
 too: their schema and the storm-* rules.
 
-Rules and their default severities: see the README, or \`failbook lint --format sarif\`.
+Rules and their default severities: docs/rules.md, or \`failbook lint --format sarif\`.
 Change a rule's severity (or turn it off) in failbook.yaml:
   rules:
     matcher-message-contains: warning
@@ -102,8 +102,10 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   // Every format and the baseline file print these: redact them once, before any encodes them.
   findings = redactFindings(findings, (text) => io.redact(text));
   if (flags.writeBaseline) {
-    io.writeFile(resolve(flags.writeBaseline), serializeBaseline(findings), { shown: flags.writeBaseline });
-    io.err(`wrote ${plural(findings.length, "finding")} to baseline ${flags.writeBaseline}\n`);
+    const written = serializeBaseline(findings);
+    io.writeFile(resolve(flags.writeBaseline), written.text, { shown: flags.writeBaseline });
+    io.err(`wrote ${plural(written.recorded, "finding")} to baseline ${flags.writeBaseline}\n`);
+    if (written.refused > 0) io.err(`failbook: ${plural(written.refused, "error")} not recorded: a baseline never hides yaml-syntax or schema errors; fix them (failbook lint shows them)\n`);
     return 0;
   }
   let baseline: BaselineSummary | undefined;

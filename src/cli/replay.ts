@@ -3,7 +3,7 @@
  * baseline, `--against`), with the transitions a reviewer needs; `failbook replay merge`
  * adds up the JSON reports of shards.
  */
-import { Option } from "commander";
+import { type Command, Option } from "commander";
 import { loadBaseline } from "../change/baseline.js";
 import { UsageError } from "../model/errors.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
@@ -44,8 +44,9 @@ replayed under both versions and the two are compared.
 
 The report: records replayed, changed and unknown records, invalid lines, the transitions
 "old kind -> new kind" with the replayed verdict, their counts, share and the first
---examples locations (file:line), largest first; then records per verdict and the invalid
-lines (file:line: what is wrong). An invalid line is counted and the replay goes on.
+--examples locations (file:line), largest first; then records per verdict (an unknown
+record under the verdict it was acting on) and the invalid lines (file:line: what is
+wrong). An invalid line is counted and the replay goes on.
 
 Output formats:
   text  for a terminal (a progress line on an interactive one)
@@ -60,7 +61,9 @@ call.id) falls in shard I of N; run N jobs with I = 1..N and the same files, the
 failbook replay merge REPORT.json... adds their JSON reports up into the unsharded report.
 
 Exit status: 0 clean; 1 an invalid line, or more than --max-changed percent of records
-changed; 2 replay could not run (a missing file, a bad --shard or flag, no config, a bad REF).
+changed (a record whose outcome becomes unknown counts as changed: the edit made it
+unknowable, and a gate must not pass on what it cannot tell); 2 replay could not run (a
+missing file, a bad --shard or flag, no config, a bad REF).
 
 Examples:
   failbook replay records/2026-11.jsonl.gz
@@ -69,9 +72,17 @@ Examples:
   failbook replay records/*.jsonl.gz --shard 2/4 --format json > shard-2.json
   failbook replay merge shard-*.json --format md`;
 
+/** What `replay merge` reads of the flags; given to `replay` before `merge`, they count as merge's. */
+const MERGE_FLAGS = ["format", "maxChanged"] as const;
+
+const maxChangedOption = () =>
+  new Option("--max-changed <pct>", "exit 1 when more than this percent of records changed (a record whose outcome becomes unknown counts as changed)");
+
 export const registerReplay: CommandRegistrar = (program, run) => {
   const replay = program
     .command("replay")
+    // `replay`'s own flags stop at `merge`, so `replay merge ... --format md` reaches merge.
+    .enablePositionalOptions()
     .description("replay production records (JSON Lines) against the playbook, or against a baseline: what would this change have done?")
     .argument("[files...]", "record files: .jsonl, or .jsonl.gz read as gzip")
     .option("--against <ref>", "replay under this baseline too and compare: a config file, a directory holding one, or git:REV")
@@ -79,7 +90,7 @@ export const registerReplay: CommandRegistrar = (program, run) => {
     .option("--shard <i/n>", "replay only shard I of N (1-based), by a stable hash of (run_id, call.id)")
     .option("--workers <n>", `worker threads (default: the number of cores, here ${defaultWorkers()})`)
     .option("--examples <k>", "example locations per transition (default 3)")
-    .option("--max-changed <pct>", "exit 1 when more than this percent of records changed")
+    .addOption(maxChangedOption())
     .option("--seed <n>", "jitter seed (default 0)")
     .addHelpText("after", HELP)
     .action(run((io, globals, files: string[], flags: ReplayFlags) => replayCommand(io, globals, files, flags)));
@@ -88,12 +99,14 @@ export const registerReplay: CommandRegistrar = (program, run) => {
     .description("add up the JSON reports of the shards of one replay into the unsharded report")
     .argument("<reports...>", "the JSON reports of failbook replay --shard I/N --format json, one per shard")
     .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("json"))
-    .option("--max-changed <pct>", "exit 1 when more than this percent of records changed")
+    .addOption(maxChangedOption())
     .addHelpText(
       "after",
       `
 The reports must be all N shards of one replay (the same files, --against and --examples),
 each once. The merged JSON is byte for byte the report of the unsharded replay.
+--format and --max-changed may also be given before merge (failbook replay --format md
+merge ...); given both places, merge's own wins.
 
 Exit status: 0 clean; 1 an invalid line or too many changed; 2 a report is missing,
 repeated, unreadable or from another replay.
@@ -101,7 +114,7 @@ repeated, unreadable or from another replay.
 Example:
   failbook replay merge shard-1.json shard-2.json shard-3.json shard-4.json --format md`,
     )
-    .action(run((io, _globals, reports: string[], flags: ReplayFlags) => mergeCommand(io, reports, flags)));
+    .action(run((io, _globals, reports: string[], _flags: ReplayFlags, merge: Command) => mergeCommand(io, reports, mergeFlags(merge))));
 };
 
 async function replayCommand(io: Io, globals: Globals, files: string[], flags: ReplayFlags): Promise<number> {
@@ -136,6 +149,21 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   return print(io, report, format, maxChanged);
 }
 
+/** Merge's flags: each one where the user typed it (merge's own first, then replay's), else merge's default; replay's other flags are refused. */
+function mergeFlags(merge: Command): ReplayFlags {
+  const replay = merge.parent!;
+  const typed = (command: Command, key: string) => command.getOptionValueSource(key) === "cli";
+  for (const option of replay.options) {
+    const key = option.attributeName();
+    if (typed(replay, key) && !(MERGE_FLAGS as readonly string[]).includes(key)) {
+      throw new UsageError(`${option.long} is a flag of replay, not of replay merge (which takes --format and --max-changed); drop it`);
+    }
+  }
+  const flags: ReplayFlags = { ...merge.opts<ReplayFlags>() };
+  for (const key of MERGE_FLAGS) if (!typed(merge, key) && typed(replay, key)) flags[key] = replay.opts<ReplayFlags>()[key];
+  return flags;
+}
+
 async function mergeCommand(io: Io, files: string[], flags: ReplayFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "json");
   const maxChanged = percentFlag(flags.maxChanged);
@@ -146,7 +174,7 @@ async function mergeCommand(io: Io, files: string[], flags: ReplayFlags): Promis
 function print(io: Io, report: ReplayReport, format: (typeof FORMATS)[number], maxChanged: number | undefined): number {
   io.out(format === "json" ? formatReplayJson(report) : format === "md" ? formatReplayMarkdown(report) : formatReplayText(report, io.c));
   const tooMany = maxChanged !== undefined && changedPercent(report) > maxChanged;
-  if (tooMany && format !== "json") io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
+  if (tooMany) io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
   return report.invalid > 0 || tooMany ? 1 : 0;
 }
 

@@ -5,8 +5,8 @@
  */
 import type { AdapterError } from "../model/fixture.js";
 import type { BudgetName, SuppressReason } from "../model/outcome.js";
-import type { Budgets, RetryAction, RetryAfterPolicy } from "../model/playbook.js";
-import type { Verdict } from "../model/registry.js";
+import type { Budgets, Playbook, RetryAction, RetryAfterPolicy } from "../model/playbook.js";
+import { sideEffectOf, type Verdict } from "../model/registry.js";
 import { retryDelay } from "./backoff.js";
 import type { RetryQuotaBucket } from "./quota.js";
 import type { Random } from "./random.js";
@@ -101,3 +101,27 @@ export const budgetReason = (budget: Exclude<BudgetName, "same_verdict_ceiling">
       return "budget_wall";
   }
 };
+
+/** How the dispatch ends when the retry is not made (before on_exhausted): its end, reason, and queue when a person is told. */
+export interface RefusedRetry {
+  end: "failed" | "exhausted" | "escalated";
+  reason: string;
+  queue: string | undefined;
+}
+
+export function refusedRetry(playbook: Playbook, decision: Exclude<RetryDecision, { kind: "retry" }>, error: AdapterError | null, verdict: Verdict | undefined): RefusedRetry {
+  switch (decision.kind) {
+    case "suppressed": {
+      // SPEC 13: a retry refused because the call is not idempotent, when nobody knows
+      // whether the side effect happened, goes to a person: money may have moved.
+      const queue = playbook.on_unknown_side_effect?.queue;
+      const state = error?.side_effect_state ?? (verdict ? sideEffectOf(verdict) : "unknown");
+      if (decision.reason === "non_idempotent" && queue !== undefined && state === "unknown") return { end: "escalated", reason: "side_effect_unknown", queue };
+      return { end: decision.end, reason: decision.reason, queue: undefined };
+    }
+    case "budget":
+      return { end: "exhausted", reason: budgetReason(decision.budget), queue: undefined };
+    case "quota":
+      return { end: "exhausted", reason: "retry_quota", queue: undefined };
+  }
+}

@@ -11,7 +11,7 @@ export interface RuleMeta {
   id: string;
   /** Default severity; the config's `rules:` may override it. */
   severity: Severity;
-  /** One line, shown in `--help`, the README table and SARIF. */
+  /** One line, shown in `--help`, the table of docs/rules.md and SARIF. */
   description: string;
 }
 
@@ -45,7 +45,7 @@ export const LOAD_RULES: RuleMeta[] = [
 /**
  * Every rule's metadata, in one catalogue below lint and change control: each family of
  * rules registers here when its module loads (lint's rules, change control's rules), so a
- * config's `rules:`, SARIF and the README see them all without lint knowing change control.
+ * config's `rules:`, SARIF and docs/rules.md see them all without lint knowing change control.
  */
 const catalogue = new Map<string, RuleMeta>();
 

@@ -26,7 +26,7 @@ type Context = DocumentKind | "adapter_error" | "storm";
 const KEYS: Record<string, string[]> = {
   registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "error_fields", "verdicts", "fallback"],
   error_field: ["type", "description"],
-  class: ["description", "max_retries", "adr"],
+  class: ["description", "max_retries", "adr", "requires_human"],
   verdict: ["code", "class", "retryable", "side_effect", "boundary", "status", "since", "adr", "replaced_by", "human_action_required", "summary", "cause", "recovery", "safe_next_actions", "unsafe_next_actions", "details", "match", "examples"],
   example: ["tool", "kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
   match: ["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"],
@@ -164,7 +164,7 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
     // Limits keep every count, delay and budget finite and every analysis cheap (SPEC 16).
     case "maximum":
     case "maxItems":
-      return { message: `'${field}' ${e.message ?? "is out of range"}, not ${Array.isArray(actual) ? `${actual.length} items` : describeValue(actual)} (a limit no real playbook needs to exceed; see the README's Security section)`, path, target: "value" };
+      return { message: `'${field}' ${e.message ?? "is out of range"}, not ${Array.isArray(actual) ? `${actual.length} items` : describeValue(actual)} (a limit no real playbook needs to exceed; see docs/security.md, Numbers)`, path, target: "value" };
     case "minItems":
       return { message: `'${field}' must not be empty`, path, target: "value" };
     case "minLength":

@@ -10,7 +10,6 @@ import type { Loaded, Project } from "../load/project.js";
 import type { AdapterError } from "../model/fixture.js";
 import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
-import { isIdempotent } from "../engine/dispatch.js";
 import { envelopeError } from "../engine/envelope.js";
 import { redactValue, type Redactor } from "../engine/redact.js";
 import { fixturesExercising } from "../render/exercises.js";
@@ -115,14 +114,13 @@ function classifyTool(ctx: ToolContext, rawError: AdapterError | null, tool: str
   const playbook = ctx.playbook.value;
   // Classification sees the error as given (the registry's vocabulary is never redacted);
   // what is shown of it is redacted.
-  const { result, report } = classificationReport(ctx.registry, playbook, rawError ?? undefined, tool);
+  const { result, report } = classificationReport(ctx.registry, playbook, rawError ?? undefined, tool, Date.now());
   const error = rawError === null ? null : redactValue(rawError, ctx.redact);
-  const idempotent = tool === undefined ? true : isIdempotent(playbook, { id: "mcp", tool });
   return mcpResult(
     redactValue(
       {
         ...report,
-        envelope: envelopeError(registry, { verdict: result.verdict, error, idempotent }, ctx.redact),
+        envelope: envelopeError(registry, { verdict: result.verdict, error, idempotent: report.idempotent }, ctx.redact),
       },
       ctx.redact,
     ),

@@ -60,5 +60,12 @@ export interface Fixture {
   compensate_on_failure?: boolean;
   waves?: WaveSpec[];
   parallelism?: number;
-  expect?: Record<string, unknown>;
+  expect?: FixtureExpect;
+}
+
+/** A fixture's golden: outcome fields by name (see simulate/golden.ts), and the opt-in delays. */
+export interface FixtureExpect {
+  /** The delays of the `retry_scheduled` events, in order: pins the backoff, which the outcome alone does not show. */
+  delays_ms?: number[];
+  [key: string]: unknown;
 }

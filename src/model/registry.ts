@@ -8,6 +8,17 @@ export interface FailureClass {
   description?: string;
   max_retries?: number;
   adr?: string;
+  /** Every verdict of the class must escalate to a person; default true for a class named `policy`. */
+  requires_human?: boolean;
+}
+
+/** The class whose verdicts a person must decide unless it says otherwise (SPEC Part III amendments). */
+export const POLICY_CLASS = "policy";
+
+/** Must the verdicts of class `name` escalate to a person? Its `requires_human`, else whether it is the policy class. */
+export function requiresHuman(registry: Registry, name: string): boolean {
+  const cls = Object.hasOwn(registry.classes, name) ? registry.classes[name] : undefined;
+  return cls?.requires_human ?? name === POLICY_CLASS;
 }
 
 /** A status matcher: an integer, a class such as "5xx", or a range such as "500-599". */

@@ -1,7 +1,7 @@
 /**
  * The action reference: each playbook action's parameters, what dispatch does with it, and
  * how it can end (SPEC 3.1 and 4). `failbook explain ACTION` prints it in the terminal and
- * the README carries the same text as Markdown (written by `npm run docs`), so the two
+ * docs/actions.md carries the same text as Markdown (written by `npm run docs`), so the two
  * cannot drift.
  */
 import type { ChalkInstance } from "chalk";
@@ -153,7 +153,7 @@ export function explainActionText(name: ActionName, c: ChalkInstance, usedBy?: r
   return out.join("\n") + "\n";
 }
 
-/** The README's action reference: every action, in the SPEC's order. */
+/** The action reference of docs/actions.md: every action, in the SPEC's order. */
 export function actionReferenceMarkdown(): string {
   const out: string[] = [];
   for (const name of ACTION_NAMES) {

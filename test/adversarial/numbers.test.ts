@@ -25,7 +25,7 @@ describe("max_retries: 2000000000 with no retries budget", () => {
     const r = failbook(command.split(" "), { cwd: dir });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.code).toBe(code);
-    expect(r.stdout + r.stderr).toMatch(/playbook\.yaml:5:55(:| error) 'max_retries' must be <= 1000, not 2000000000 \(a limit no real playbook needs to exceed; see the README's Security section\)/);
+    expect(r.stdout + r.stderr).toMatch(/playbook\.yaml:5:55(:| error) 'max_retries' must be <= 1000, not 2000000000 \(a limit no real playbook needs to exceed; see docs\/security\.md, Numbers\)/);
     expect(r.stderr).not.toMatch(/internal error|FATAL|heap/i);
   });
 });

@@ -3,10 +3,9 @@
  * (engine/retry.ts), this sequences them with the clock, the quota and the events.
  */
 import { honorsRetryAfter, retryAfterPolicyOf, type RetryAction } from "../../model/playbook.js";
-import { sideEffectOf, type SideEffectState, type Verdict } from "../../model/registry.js";
 import { endOf, type CallTurn, type Failure, type RunContext, type Step } from "../call.js";
 import { verdictByCode } from "../classify.js";
-import { budgetReason, decideRetry } from "../retry.js";
+import { decideRetry, refusedRetry } from "../retry.js";
 import { readRetryAfter } from "../retry-after.js";
 
 export async function retry(run: RunContext, turn: CallTurn, failure: Failure, action: RetryAction): Promise<Step> {
@@ -40,25 +39,20 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     quota: run.quota,
     random: run.random,
   });
-  switch (decision.kind) {
-    case "suppressed": {
-      run.emit({ type: "retry_suppressed", reason: decision.reason, verdict: code });
-      const queue = playbook.on_unknown_side_effect?.queue;
-      // SPEC 13: a retry refused because the call is not idempotent, when nobody knows
-      // whether the side effect happened, goes to a person: money may have moved.
-      if (decision.reason === "non_idempotent" && queue !== undefined && sideEffectState(error, verdict) === "unknown") {
-        return endOf(turn, "escalated", { queue: run.redact(queue), reason: "side_effect_unknown" });
-      }
-      return endOf(turn, decision.end, { reason: decision.reason, exhausted: decision.end === "exhausted" });
+  if (decision.kind !== "retry") {
+    switch (decision.kind) {
+      case "suppressed":
+        run.emit({ type: "retry_suppressed", reason: decision.reason, verdict: code });
+        break;
+      case "budget":
+        run.emit({ type: "budget_exhausted", budget: decision.budget, limit: decision.limit, verdict: code });
+        break;
+      case "quota":
+        run.emit({ type: "retry_quota_exhausted", verdict: code, cost: decision.cost, tokens: decision.tokens });
+        break;
     }
-    case "budget":
-      run.emit({ type: "budget_exhausted", budget: decision.budget, limit: decision.limit, verdict: code });
-      return endOf(turn, "exhausted", { reason: budgetReason(decision.budget), exhausted: true });
-    case "quota":
-      run.emit({ type: "retry_quota_exhausted", verdict: code, cost: decision.cost, tokens: decision.tokens });
-      return endOf(turn, "exhausted", { reason: "retry_quota", exhausted: true });
-    case "retry":
-      break;
+    const { end, reason, queue } = refusedRetry(playbook, decision, error, verdict);
+    return endOf(turn, end, { reason, exhausted: end === "exhausted", ...(queue === undefined ? {} : { queue: run.redact(queue) }) });
   }
   const { delayMs } = decision;
   turn.retriesOf ??= new Map();
@@ -72,9 +66,4 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
   run.emit({ type: "retry_scheduled", attempt: failure.n + 1, delay_ms: delayMs, verdict: code, ...(turn.hint === undefined ? {} : { hint: turn.hint }) });
   await run.clock.sleep(delayMs);
   return "next_attempt";
-}
-
-/** The error's side-effect state, else the verdict's. */
-function sideEffectState(error: Failure["error"], verdict: Verdict | undefined): SideEffectState {
-  return error?.side_effect_state ?? (verdict ? sideEffectOf(verdict) : "unknown");
 }

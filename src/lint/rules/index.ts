@@ -26,6 +26,7 @@ import { retryBudget } from "./retry-budget.js";
 import { retryCommitted } from "./retry-committed.js";
 import { retryNotRetryable } from "./retry-not-retryable.js";
 import { retryableNotRetried } from "./retryable-not-retried.js";
+import { secretInProject } from "./secret-in-project.js";
 import { unknownSideEffectSilent } from "./unknown-side-effect-silent.js";
 import { verdictUntested } from "./verdict-untested.js";
 
@@ -53,6 +54,8 @@ export const RULES: LintRule[] = [
   fixtureInvalid,
   // SPEC 16
   redactPatternInvalid,
+  // SPEC Part III amendments
+  secretInProject,
   // SPEC 12
   fieldUndeclared,
   fieldTypeMismatch,

@@ -10,7 +10,9 @@ const PROBES = ["", " ", "a", "Z", "0", "_", "-", ".", ":", "/", "\n", "a b"];
  * SPEC 16: redaction runs on values from outside, never on the project's own vocabulary. A
  * `redact:` pattern that matches a code or a kind would hide it from every output (and make
  * outputs disagree with what classification decides); one that matches the empty string
- * would wedge [REDACTED] between the characters of everything.
+ * would wedge [REDACTED] between the characters of everything. A finding names the pattern
+ * by its place, never by its text: a pattern matches its own text as often as not, so its
+ * text would print as [REDACTED] (and a literal secret listed there must not print at all).
  */
 export const redactPatternInvalid: LintRule = {
   id: "redact-pattern-invalid",
@@ -25,7 +27,7 @@ export const redactPatternInvalid: LintRule = {
       if (!re) continue; // the loader reported it as not a regular expression
       const at = { doc: project.configDoc, path: ["redact", i] };
       if (matchesEmpty(re)) {
-        report({ ...at, message: `redact pattern /${source}/ matches the empty string: it would put ${REDACTED} between the characters of every output; make it match at least one character` });
+        report({ ...at, message: `redact pattern ${i + 1} matches the empty string: it would put ${REDACTED} between the characters of every output; make it match at least one character` });
         continue;
       }
       const hit = words.find((w) => w.text.search(re) >= 0);
@@ -33,7 +35,7 @@ export const redactPatternInvalid: LintRule = {
       const where = registry.doc.locate(hit.path);
       report({
         ...at,
-        message: `redact pattern /${source}/ matches ${hit.what} '${hit.text}' (${where.file}:${where.line}:${where.column}): redaction must never hide the project's own codes and kinds; narrow the pattern to the secret's shape`,
+        message: `redact pattern ${i + 1} matches ${hit.what} '${hit.text}' (${where.file}:${where.line}:${where.column}): redaction must never hide the project's own codes and kinds; narrow the pattern to the secret's shape`,
         related: [{ message: `the ${hit.what} it matches`, position: where }],
       });
     }

@@ -19,6 +19,8 @@ export interface TextReportOptions {
   updated?: ReadonlySet<FixtureResult>;
   /** `--update` was asked for but wrote nothing, for this reason (already said on stderr). */
   updateBlocked?: string;
+  /** Lint errors in the project (already said on stderr): no golden is suggested from it. */
+  lintErrors?: number;
 }
 
 export function formatSimulationText(sim: ProjectSimulation, options: TextReportOptions): string {
@@ -43,7 +45,7 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
   }
   if (options.updated?.has(raw)) lines.push(`  ${c.green("✓")} golden updated`);
   else if (r.passed === true) lines.push(`  ${c.green("✓")} matches its golden`);
-  else if (r.passed === null) lines.push(`  ${c.dim(`· no expect block: nothing to compare${options.updateBlocked ? "" : " (failbook simulate --update records one)"}`)}`);
+  else if (r.passed === null) lines.push(`  ${c.dim(`· no expect block: nothing to compare${suggestsUpdate(options) ? " (failbook simulate --update records one)" : ""}`)}`);
   else {
     lines.push(`  ${c.red("✗")} differs from its golden:`);
     for (const d of r.diff ?? []) {
@@ -51,7 +53,7 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
       const path = goldenPath(d.path);
       if (d.kind === "unknown_key") lines.push(`    ${where} ${d.message ?? path}`);
       else if (d.kind === "length") lines.push(`    ${where} ${path}: ${d.message ?? ""}`, ...expectedActual(d.expected, d.actual, c));
-      else if (isScalar(d.expected) && isScalar(d.actual)) lines.push(`    ${where} ${path}: expected ${flow(d.expected)}, got ${flow(d.actual)}`);
+      else if (isShort(d.expected) && isShort(d.actual)) lines.push(`    ${where} ${path}: expected ${flow(d.expected)}, got ${flow(d.actual)}${d.message ? ` (${d.message})` : ""}`);
       else lines.push(`    ${where} ${path}:`, ...expectedActual(d.expected, d.actual, c));
     }
   }
@@ -69,6 +71,8 @@ function shown(r: FixtureResult): Omit<FixtureResult, "source"> {
 }
 
 const isScalar = (v: unknown): boolean => v === null || v === undefined || typeof v !== "object";
+/** A scalar or a list of scalars (delays_ms): one line holds both sides. */
+const isShort = (v: unknown): boolean => isScalar(v) || (Array.isArray(v) && v.every(isScalar));
 
 function expectedActual(expected: unknown, actual: unknown, c: ChalkInstance): string[] {
   return [`      ${c.red("- expected")} ${flow(expected)}`, `      ${c.green("+ actual  ")} ${flow(actual)}`];
@@ -180,9 +184,14 @@ function summaryLine(sim: ProjectSimulation, options: TextReportOptions): string
   if (!mismatched) return c.red.bold(text);
   const hint = options.updateBlocked
     ? `--update wrote nothing because ${options.updateBlocked}; fix that, then run failbook simulate --update again`
-    : "if the new behaviour is intended, record it: failbook simulate --update";
+    : suggestsUpdate(options)
+      ? "if the new behaviour is intended, record it: failbook simulate --update"
+      : "fix the project's lint errors (failbook lint), then compare the goldens again";
   return c.red.bold(text) + `\n${c.dim(hint)}`;
 }
+
+/** Whether the report may suggest `--update`: never when it wrote nothing, nor for a project lint rejects. */
+const suggestsUpdate = (options: TextReportOptions): boolean => !options.updateBlocked && !options.lintErrors;
 
 export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
   const coverage = inertValue(report);

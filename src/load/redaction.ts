@@ -1,0 +1,66 @@
+/**
+ * The project's redactor (SPEC 16): the built-in secret families and the config's `redact:`
+ * patterns, run on everything a command prints, and never hiding the project's own
+ * vocabulary (codes, kinds, tool globs, match values) wherever it appears: in a finding, an
+ * explanation, a command's own argument, the rendered registry.
+ */
+import { createRedactor, type Redactor } from "../engine/redact.js";
+import type { MatchRule } from "../model/registry.js";
+import type { Project } from "./project.js";
+
+export function projectRedactor(project: Project): Redactor {
+  return keepingVocabulary(createRedactor(project.config.redact ?? []), () => projectVocabulary(project));
+}
+
+/** A word as the vocabulary writes one: `auth.token_expired`, `409_conflict`, `payments.*`. */
+const WORD = /[\p{L}\p{N}_*](?:[\p{L}\p{N}_.:/*-]*[\p{L}\p{N}_*])?/gu;
+
+/**
+ * `redact`, except that a whole word of the vocabulary is kept as it is: the text around it is
+ * redacted on its own. Text that `redact` leaves alone costs nothing more; the vocabulary is
+ * gathered the first time a text needs it.
+ */
+export function keepingVocabulary(redact: Redactor, vocabulary: () => ReadonlySet<string>): Redactor {
+  let words: ReadonlySet<string> | undefined;
+  return (text) => {
+    const redacted = redact(text);
+    if (redacted === text) return text;
+    words ??= vocabulary();
+    if (words.size === 0) return redacted;
+    let out = "";
+    let last = 0;
+    for (const m of text.matchAll(WORD)) {
+      if (!words.has(m[0])) continue;
+      out += redact(text.slice(last, m.index)) + m[0];
+      last = m.index + m[0].length;
+    }
+    return last === 0 ? redacted : out + redact(text.slice(last));
+  };
+}
+
+/**
+ * Every code, every string a match rule names (kinds, provider codes, tool globs, values), and
+ * the playbook's tool globs; but a word the built-in secret families recognise is a secret
+ * committed by mistake (lint's secret-in-project), which no output may show.
+ */
+export function projectVocabulary(project: Project): Set<string> {
+  const words = new Set<string>();
+  const registry = project.registry?.value;
+  if (registry) {
+    words.add(registry.fallback);
+    for (const v of registry.verdicts) {
+      words.add(v.code);
+      for (const rule of v.match ?? []) addStrings(rule, words);
+    }
+  }
+  for (const glob of Object.keys(project.playbook?.value.tools ?? {})) words.add(glob);
+  const builtIn = createRedactor();
+  for (const word of words) if (builtIn(word) !== word) words.delete(word);
+  return words;
+}
+
+function addStrings(value: MatchRule | unknown, words: Set<string>): void {
+  if (typeof value === "string") words.add(value);
+  else if (Array.isArray(value)) for (const v of value) addStrings(v, words);
+  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) addStrings(v, words);
+}
