@@ -56,6 +56,7 @@ const ESM_ENTRIES = {
   "tui-explore": "src/tui/explore.tsx",
   "mcp-server": "src/mcp/server.ts",
   "lsp-server": "src/lsp/server.ts",
+  "storm-worker": "src/storm/storm-worker.ts",
 };
 await bundle({
   ...common,

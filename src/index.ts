@@ -53,3 +53,9 @@ export { checkChanges, sideOf, type ChangeReport } from "./change/check.js";
 export { diffProjects, type DiffReport } from "./change/diff.js";
 export { CHANGE_RULES } from "./change/rules/index.js";
 export type { Side } from "./change/rule.js";
+
+// Storms (SPEC 19): a fleet of dispatchers against an upstream model, on one virtual clock
+export { runStorm, type StormResult, type StormRules, type StormOptions } from "./storm/run.js";
+export { loadStorms, type StormLoad } from "./storm/load.js";
+export { STORM_RULES, lintStorms } from "./storm/lint.js";
+export type { Storm, StormVerdict, StormExpect } from "./storm/model.js";

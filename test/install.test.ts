@@ -115,7 +115,7 @@ describe("npm pack, then npm install -D the tarball in a fresh project", { timeo
   it("runs the failbook:check script the README tells a team to add", () => {
     const readme = readFileSync(join(REPO, "README.md"), "utf8");
     const script = /^\s*"failbook:check": "([^"]+)"/m.exec(readme)?.[1];
-    expect(script).toBe("failbook lint && failbook simulate && failbook gen ts --check");
+    expect(script).toBe("failbook lint && failbook simulate && failbook storm && failbook gen ts --check");
     ok("npm", ["pkg", "set", `scripts.failbook:check=${script}`], project);
     if (!existsSync(join(project, "src/generated/failbook.ts"))) ok("npx", ["failbook", "gen", "ts"], project);
     ok("npm", ["run", "failbook:check", "--silent"], project);

@@ -40,7 +40,7 @@ describe("README", () => {
       "npx failbook init .",
       "init --adr",
       "--force",
-      '"failbook:check": "failbook lint && failbook simulate && failbook gen ts --check"',
+      '"failbook:check": "failbook lint && failbook simulate && failbook storm && failbook gen ts --check"',
       "fetch-depth: 0",
       "npm run failbook:check",
       "--format github",

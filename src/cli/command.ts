@@ -1,11 +1,13 @@
 /** What every command shares: the global options, the Io, and one way to end with an exit code. */
 import type { Command } from "commander";
+import { readFileSync } from "node:fs";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Finding } from "failbook-runtime/model/finding.js";
-import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
+import { InvalidProject, loadProject, type LoadOptions, type LoadResult, type Project } from "../load/project.js";
 import { ConfigNotFound } from "../load/config.js";
 import { projectRedactor } from "../load/redaction.js";
 import { formatText } from "../lint/report/text.js";
+import type { RulesData } from "../replay/setup.js";
 import type { Io } from "./io.js";
 
 export interface Globals {
@@ -64,4 +66,23 @@ export function choiceFlag<T extends string>(name: string, value: string | undef
   if (value === undefined) return fallback;
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`${name} must be one of ${choices.join(", ")}, not '${value}'`);
+}
+
+/** The rules a replay or a storm runs under, as plain data (it crosses into worker threads); undefined until both files load. */
+export function rulesData(project: Project): RulesData | undefined {
+  if (!project.registry || !project.playbook) return undefined;
+  return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
+}
+
+/** The JSON reports of a sharded run's shards, for `replay merge` and `storm merge`: each read and parsed, or a usage error naming it. */
+export function readShardReports<T>(files: readonly string[], command: "replay" | "storm", parse: (text: string, file: string) => T): { file: string; report: T }[] {
+  return files.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook ${command} --shard I/N --format json`);
+    }
+    return { file, report: parse(text, file) };
+  });
 }

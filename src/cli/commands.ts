@@ -22,6 +22,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "mcp", load: async () => (await import("./mcp.js")).registerMcp },
   { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
   { name: "replay", load: async () => (await import("./replay.js")).registerReplay },
+  { name: "storm", load: async () => (await import("./storm.js")).registerStorm },
   { name: "import", load: async () => (await import("./import.js")).registerImport },
   { name: "new", load: async () => (await import("./new.js")).registerNew },
 ];

@@ -7,6 +7,8 @@ import { InvalidProject, type Project } from "../load/project.js";
 import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
 // Registers change control's rules in the catalogue: a config may set their severities.
 import "../change/rules/index.js";
+import { lintStorms } from "../storm/lint.js";
+import { loadStorms } from "../storm/load.js";
 import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
 import { redactFindings } from "../lint/redact.js";
 import { formatText } from "../lint/report/text.js";
@@ -34,7 +36,7 @@ interface LintFlags {
 export const registerLint: CommandRegistrar = (program, run) => {
   program
     .command("lint")
-    .description("check the registry, playbook and fixtures: JSON Schema and semantic rules")
+    .description("check the registry, playbook, fixtures and storms: JSON Schema and semantic rules")
     .addOption(new Option("--format <format>", "output format").choices([...LINT_FORMATS]).default("text"))
     .addOption(new Option("--fail-on <severity>", "exit 1 when a finding is at or above this severity").choices([...SEVERITIES]).default("error"))
     .option("--baseline <file>", "report only findings not recorded in this baseline file (yaml-syntax and schema errors are always reported)")
@@ -48,6 +50,9 @@ Output formats:
   json    { findings: [{ rule, severity, message, file, line, column, path, fingerprint }], errors, warnings }
   sarif   SARIF 2.1.0 for code-scanning dashboards
   github  ::error file=...,line=...,col=...,title=RULE::message annotations for GitHub Actions
+
+Storm files (the config's storms:, default storms/; see failbook storm --help) are checked
+too: their schema and the storm-* rules.
 
 Rules and their default severities: docs/rules.md, or \`failbook lint --format sarif\`.
 Change a rule's severity (or turn it off) in failbook.yaml:
@@ -80,6 +85,8 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   try {
     const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
     findings = lintProject(project, loadFindings);
+    const storms = lintStorms(project, loadStorms(project));
+    if (storms.length > 0) findings = sortFindings([...findings, ...storms]);
     if (flags.against) {
       // Change control loads only when asked for: it reads a baseline and runs every fixture twice.
       const { changeFindings } = await import("../change/against.js");

@@ -4,15 +4,13 @@
  * adds up the JSON reports of shards.
  */
 import { type Command, Option } from "commander";
-import { readFileSync } from "node:fs";
 import { loadBaseline } from "../change/baseline.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
-import type { Project } from "../load/project.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
-import { sharedPolicy, type RulesData, type SetupData } from "../replay/setup.js";
+import { sharedPolicy, type SetupData } from "../replay/setup.js";
 import { parseShard } from "../replay/shard.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "md"] as const;
@@ -132,13 +130,13 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   if (seed > 0xffffffff) throw new UsageError(`--seed takes a 32-bit unsigned integer, not ${seed}`);
 
   const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
-  const current = rulesOf(project);
+  const current = rulesData(project);
   if (!current) {
     io.err(findingsText(io, findings, project.sources));
     io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
     return 1;
   }
-  const baseline = flags.against === undefined ? undefined : rulesOf(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
+  const baseline = flags.against === undefined ? undefined : rulesData(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
   const setup: SetupData = { current, baseline, seed, shard, examples };
   const shared = sharedPolicy(setup);
   if (shared !== undefined) {
@@ -170,15 +168,7 @@ function mergeFlags(merge: Command): ReplayFlags {
 async function mergeCommand(io: Io, files: string[], flags: ReplayFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "json");
   const maxChanged = percentFlag(flags.maxChanged);
-  const reports = files.map((file) => {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook replay --shard I/N --format json`);
-    }
-    return { file, report: parseReport(text, file) };
-  });
+  const reports = readShardReports(files, "replay", parseReport);
   return print(io, mergeReports(reports), format, maxChanged);
 }
 
@@ -187,11 +177,6 @@ function print(io: Io, report: ReplayReport, format: (typeof FORMATS)[number], m
   const tooMany = maxChanged !== undefined && changedPercent(report) > maxChanged;
   if (tooMany) io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
   return report.invalid > 0 || tooMany ? 1 : 0;
-}
-
-function rulesOf(project: Project): RulesData | undefined {
-  if (!project.registry || !project.playbook) return undefined;
-  return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
 }
 
 function percentFlag(value: string | undefined): number | undefined {

@@ -79,7 +79,7 @@ function unknownRuleIds(project: Project): Finding[] {
     });
 }
 
-function effectiveSeverity(id: string, def: Severity, overrides: Record<string, SeveritySetting>): Severity | undefined {
+export function effectiveSeverity(id: string, def: Severity, overrides: Record<string, SeveritySetting>): Severity | undefined {
   const set = overrides[id];
   if (set === "off") return undefined;
   return set ?? def;

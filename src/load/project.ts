@@ -341,7 +341,8 @@ function expandFixturePaths(paths: FixturePath[], reader: SourceReader, configPa
   return [...out.values()];
 }
 
-function walk(dir: string, reader: FileReader): string[] {
+/** The YAML files under a directory, depth first, in name order. */
+export function walk(dir: string, reader: FileReader): string[] {
   const out: string[] = [];
   for (const entry of reader.list(dir).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const full = join(dir, entry.name);

@@ -21,8 +21,8 @@ export interface SchemaProblem {
 
 const VALIDATORS: Record<DocumentKind, Validator> = validators;
 
-/** What a problem is found in: a document, or an adapter error given on its own. */
-type Context = DocumentKind | "adapter_error";
+/** What a problem is found in: a document, an adapter error given on its own, or a storm (SPEC 19). */
+type Context = DocumentKind | "adapter_error" | "storm";
 
 /** Allowed keys per context, for "did you mean" suggestions on unknown keys. */
 const KEYS: Record<string, string[]> = {
@@ -72,7 +72,19 @@ const KEYS: Record<string, string[]> = {
   call: ["id", "tool", "args", "idempotent", "idempotency_key", "reversal_token", "evidence_refs"],
   response: ["status", "value", "error", "question", "latency_ms", "repeat"],
   error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
-  config: ["registry", "playbook", "fixtures", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
+  config: ["registry", "playbook", "fixtures", "storms", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
+  storm: ["apiVersion", "kind", "name", "description", "seed", "duration_ms", "step_ms", "clients", "upstream", "phases", "expect"],
+  clients: ["count", "shared", "arrival", "calls"],
+  arrival: ["rate_per_s", "serial"],
+  serial: ["think_ms", "calls"],
+  storm_call: ["tool", "weight", "idempotent", "args"],
+  upstream: ["latency_ms", "capacity", "overload_error", "gateway", "errors"],
+  latency_ms: ["base", "median", "p99", "mean", "per_concurrent"],
+  capacity: ["concurrency", "queue"],
+  gateway: ["timeout_ms", "error"],
+  error_mix: ["ratio", "error"],
+  phase: ["from_ms", "to_ms", "arrival_x", "capacity_x", "latency_x", "error_x", "errors"],
+  expect: ["max_amplification", "min_success_ratio", "recovers_within_ms", "max_p99_ms", "verdict"],
 };
 
 /** What each action takes, to say which parameters belong where. */
@@ -102,6 +114,7 @@ const RANGES: Record<string, string> = {
 
 const ONE_OR_MANY: Record<string, string> = {
   fixtures: "a path or a list of paths",
+  storms: "a glob or path, or a list of them",
   http_status: "a status (503), a class (\"5xx\"), a range (\"500-599\"), or a list of them",
   side_effect_state: "none, unknown or committed, or a list of them",
 };
@@ -117,9 +130,13 @@ export function validateDocument(kind: DocumentKind, doc: YamlDocument): SchemaP
  * --error`), by the fixture schema's own definition of one; paths are within the error.
  */
 export function adapterErrorProblems(value: unknown): SchemaProblem[] {
-  const validate = validators.adapter_error;
+  return problemsOf("adapter_error", validators.adapter_error, value);
+}
+
+/** What is wrong with a value by a validator compiled apart (a storm's, SPEC 19), in the same words. */
+export function problemsOf(context: "storm" | "adapter_error", validate: Validator, value: unknown): SchemaProblem[] {
   if (validate(value)) return [];
-  return translate("adapter_error", value, validate.errors ?? []);
+  return translate(context, value, validate.errors ?? []);
 }
 
 function translate(kind: Context, root: unknown, errors: SchemaError[]): SchemaProblem[] {
@@ -259,6 +276,11 @@ function contextKey(kind: Context, path: readonly PathSegment[]): string | undef
     if (last === "retry_after") return "retry_after";
     if (last === "retry_quota") return "retry_quota";
     if (parent === "verdicts" && path.length === 2) return "action";
+  }
+  if (kind === "storm") {
+    if (last === "error" || last === "overload_error" || last === "cause") return "error";
+    if (typeof last === "number") return parent === "calls" ? "storm_call" : parent === "phases" ? "phase" : parent === "errors" ? "error_mix" : undefined;
+    return typeof last === "string" && KEYS[last] !== undefined && last !== "storm" ? last : undefined;
   }
   if (kind === "fixture") {
     if (last === "state") return "state";

@@ -10,6 +10,8 @@ export interface Config {
   playbook: string;
   /** Files or directories: a list, or one path. */
   fixtures?: string | string[];
+  /** Storm files (SPEC 19): globs, directories or files (default `storms/`). */
+  storms?: string | string[];
   adr_dir?: string;
   code_pattern?: string;
   rules?: Record<string, SeveritySetting>;
