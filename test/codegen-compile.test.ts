@@ -223,7 +223,7 @@ export function nextStep(a: CompensationAction): string {
 }
 `;
 
-const FIXED_VALUES = ["ERROR_FIELDS", "ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "envelopeFor", "isErrorKind", "isFailureVerdict", "toMcpToolResult"];
+const FIXED_VALUES = ["ERROR_FIELDS", "ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "PROJECT", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "envelopeFor", "isErrorKind", "isFailureVerdict", "toMcpToolResult"];
 
 describe("generated TypeScript", () => {
   const hostile = hostileProject();

@@ -6,6 +6,7 @@
  * nothing (the classify rule order means something and is kept), no timestamps.
  */
 import { PROJECT_FORMAT } from "failbook-runtime/engine/dispatch.js";
+import { setOwn } from "failbook-runtime/model/json.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { statusOf, type Registry, type Verdict } from "failbook-runtime/model/registry.js";
@@ -100,7 +101,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
     MCP_RESULT_RUNTIME,
-    projectSection(registry, playbook, redactPatterns),
+    projectSection(projectData(registry, playbook, redact), redactPatterns),
     `${manifestLine(manifest)}\n`,
   ];
   const text = sections.map(trimToOneNewline).join("\n");
@@ -287,15 +288,34 @@ function playbookSection(tables: BindingTables, ctx: EmitContext): string {
 
 /**
  * The project as data for failbook-runtime's `createDispatcher({ project: PROJECT })` (SPEC
- * 17): the registry and playbook as failbook validated them (their prose redacted, as
- * everywhere in this module) and the redact: patterns lint checked. Typed by its shape and
- * nothing more, so the module compiles without failbook-runtime installed.
+ * 17): the registry and playbook as failbook validated them and the redact: patterns lint
+ * checked. Typed by its shape and nothing more, so the module compiles without
+ * failbook-runtime installed.
  */
-function projectSection(registry: Registry, playbook: Playbook, redactPatterns: readonly string[]): string {
+function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): string {
   return [
     "/** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */",
-    `export const PROJECT: { readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: object; readonly redact: readonly string[] } = ${jsonData({ format: PROJECT_FORMAT, registry, playbook, redact: redactPatterns })};`,
+    `export const PROJECT: { readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: object; readonly redact: readonly string[] } = ${jsonData({ format: PROJECT_FORMAT, ...data, redact: redactPatterns })};`,
   ].join("\n");
+}
+
+/**
+ * What PROJECT carries, redacted like the rest of the module: the verdicts' prose already is;
+ * the descriptions of the registry, its classes and the playbook are here. Of the playbook's
+ * entries only those of the registry's verdicts (another is a lint error, and never runs).
+ */
+function projectData(registry: Registry, playbook: Playbook, redact: (text: string) => string): { registry: object; playbook: object } {
+  const classes: Registry["classes"] = {};
+  for (const [name, c] of Object.entries(registry.classes)) setOwn(classes, name, c.description === undefined ? c : { ...c, description: redact(c.description) });
+  const codes = new Set(registry.verdicts.map((v) => v.code));
+  const verdicts: Playbook["verdicts"] = {};
+  for (const [code, action] of Object.entries(playbook.verdicts)) if (codes.has(code)) setOwn(verdicts, code, action);
+  return { registry: { ...withDescription(registry, redact), classes }, playbook: { ...withDescription(playbook, redact), verdicts } };
+}
+
+function withDescription<T extends object>(document: T, redact: (text: string) => string): T {
+  const { description } = document as { description?: unknown };
+  return typeof description === "string" ? { ...document, description: redact(description) } : document;
 }
 
 function classifierSection(): string {
