@@ -196,6 +196,24 @@ describe("failbook lsp, on the shipped project", () => {
     await settled(REGISTRY, (d) => !d.some((f) => f.rule === "playbook-exhaustive"));
   });
 
+  it("offers a breaker's circuit_open verdict, added at the end of the registry's verdicts", async () => {
+    const playbook = lsp.text(PLAYBOOK);
+    await lsp.change(PLAYBOOK, playbook.replace("\nverdicts:\n", '\ncircuit_breakers: { crm: { tools: "crm.*", failure_ratio: 0.5, minimum_throughput: 20, sampling_ms: 30000, break_ms: 5000 } }\n\nverdicts:\n'));
+    const d = (await lsp.nextDiagnostics(PLAYBOOK, (x) => x.some((f) => f.code === "breaker-unclassified"))).find((f) => f.code === "breaker-unclassified")!;
+    const [action] = (await lsp.connection.sendRequest("textDocument/codeAction", { textDocument: { uri: lsp.uri(PLAYBOOK) }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+    expect(action.title).toBe("Add a verdict 'circuit_open' that matches kind circuit_open");
+    const registry = lsp.text(REGISTRY);
+    const edited = applyEdits(registry, action.edit!.changes![lsp.uri(REGISTRY)]);
+    // The new item closes the list, before the keys that follow it.
+    expect(edited.indexOf("- code: circuit_open")).toBeGreaterThan(registry.lastIndexOf("- code:"));
+    expect(edited.indexOf("- code: circuit_open")).toBeLessThan(edited.indexOf("\nfallback:"));
+    await lsp.change(REGISTRY, edited);
+    await settled(PLAYBOOK, (x) => !x.some((f) => f.rule === "breaker-unclassified"));
+    expect(shown(REGISTRY).filter((f) => f.rule === "schema" || f.rule === "yaml-syntax")).toEqual([]);
+    await lsp.change(REGISTRY, registry);
+    await lsp.change(PLAYBOOK, playbook);
+  });
+
   it("lists the verdicts as symbols and simulates each fixture in a code lens", async () => {
     const symbols = (await lsp.connection.sendRequest("textDocument/documentSymbol", { textDocument: { uri: lsp.uri(REGISTRY) } })) as { name: string; children?: { name: string }[] }[];
     const verdicts = symbols.find((s) => s.name === "verdicts");
@@ -270,7 +288,8 @@ describe("failbook lsp, past the limits", () => {
 });
 
 describe("failbook lsp is loaded only when it runs", () => {
-  const server = (urls: string[]) => urls.filter((u) => u.includes("vscode-languageserver") || u.includes("vscode-jsonrpc"));
+  // The protocol libraries are bundled into dist/bundle/lsp-server.js, which only `failbook lsp` loads.
+  const server = (urls: string[]) => urls.filter((u) => u.includes("vscode-languageserver") || u.includes("vscode-jsonrpc") || u.endsWith("/lsp-server.js"));
 
   it("lint and --help load no language server library; lsp does", () => {
     const dir = tempProject({ "failbook.yaml": "registry: r.yaml\nplaybook: p.yaml\n", "r.yaml": readFileSync(join(REPO, "playbooks/registry.yaml"), "utf8"), "p.yaml": readFileSync(join(REPO, "playbooks/playbook.yaml"), "utf8") });

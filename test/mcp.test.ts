@@ -220,19 +220,6 @@ describe("failbook mcp on raw stdio", () => {
 });
 
 describe("failbook mcp is loaded only when it runs", () => {
-  /** The modules a command resolves, as ES modules (a module hook) or through require() (the CommonJS bundle). */
-  function modulesLoaded(args: string[], cwd: string): string[] {
-    const hooks = tempProject({
-      "register.mjs": 'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
-      "hooks.mjs": 'import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.MODULE_LOG, r.url + "\\n"); return r; }\n',
-      "required.cjs":
-        'const Module = require("node:module");\nconst { appendFileSync } = require("node:fs");\nconst resolve = Module._resolveFilename;\nModule._resolveFilename = function (...args) { const r = resolve.apply(this, args); appendFileSync(process.env.MODULE_LOG, r + "\\n"); return r; };\n',
-    });
-    const log = `${hooks}/modules.log`;
-    const r = spawnSync(process.execPath, ["--require", `${hooks}/required.cjs`, "--import", pathToFileURL(`${hooks}/register.mjs`).href, BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", MODULE_LOG: log }, input: "", encoding: "utf8" });
-    expect(r.stderr).not.toContain("internal error");
-    return readFileSync(log, "utf8").split("\n");
-  }
   // The SDK and zod are bundled into dist/bundle/mcp-server.js, which only `failbook mcp` loads.
   const sdk = (urls: string[]) => urls.filter((u) => u.includes("@modelcontextprotocol") || u.includes("/node_modules/zod/") || u.endsWith("/mcp-server.js"));
 

@@ -28,7 +28,7 @@ fixture files of the project above each file it opens (failbook.yaml, or --confi
   completion       keys the schema allows (a playbook entry's action parameters), codes,
                    actions, classes, error kinds, fields, tools, rule ids, enumerated values
   code actions     the quick fixes lint knows: "did you mean" replacements, the missing
-                   playbook entry, on_unknown_side_effect
+                   playbook entry, on_unknown_side_effect, a breaker's circuit_open verdict
   symbols, lenses  the verdicts as an outline; on each fixture, its simulated outcome
 
 A file that is in no project (no failbook.yaml above it, or not named by its config) gets

@@ -67,27 +67,33 @@ function addEdit(workspace: Workspace, state: ProjectState, add: Extract<Finding
   const at = doc.locate(path);
   const text = document.getText();
   const offset = document.offsetAt({ line: at.line - 1, character: at.column - 1 });
-  const entry = jsyaml.dump({ [add.key]: add.value }, { indent: 2, lineWidth: -1 }).trimEnd();
-  if (text[offset] === "{") {
+  // A key and its value for a mapping; an item for a list.
+  const node = add.key === undefined ? [add.value] : { [add.key]: add.value };
+  if (text[offset] === "{" || text[offset] === "[") {
     const close = closingBracket(text, offset);
     if (close === undefined) return undefined;
     const empty = text.slice(offset + 1, close).trim() === "";
-    const flow = jsyaml.dump({ [add.key]: add.value }, { flowLevel: 0, lineWidth: -1 }).trim().slice(1, -1).trim();
+    const flow = jsyaml.dump(node, { flowLevel: 0, lineWidth: -1 }).trim().slice(1, -1).trim();
     const position = document.positionAt(close);
     return { uri: uriOf(absolute), edit: { range: { start: position, end: position }, newText: `${empty ? " " : ", "}${flow} ` } };
   }
   const column = at.column - 1;
-  const end = blockEnd(text, offset, column);
+  const end = blockEnd(text, offset, column, add.key === undefined);
   const position = document.positionAt(end);
-  const indented = entry
+  const indented = jsyaml
+    .dump(node, { indent: 2, lineWidth: -1 })
+    .trimEnd()
     .split("\n")
     .map((l) => " ".repeat(column) + l)
     .join("\n");
   return { uri: uriOf(absolute), edit: { range: { start: position, end: position }, newText: `\n${indented}` } };
 }
 
-/** The end of the last line of the block mapping whose keys stand at `column` from `offset` on (comments and blank lines after it excluded). */
-function blockEnd(text: string, offset: number, column: number): number {
+/**
+ * The end of the last line of the block collection whose entries stand at `column` from
+ * `offset` on (comments and blank lines after it excluded).
+ */
+function blockEnd(text: string, offset: number, column: number, list: boolean): number {
   let end = text.indexOf("\n", offset);
   if (end < 0) return text.length;
   for (let start = end + 1; start < text.length; ) {
@@ -97,7 +103,9 @@ function blockEnd(text: string, offset: number, column: number): number {
     const indent = line.length - line.trimStart().length;
     const blank = line.trim() === "" || line.trimStart().startsWith("#");
     if (!blank) {
-      if (indent < column || (indent === 0 && /^(---|\.\.\.)(\s|$)/.test(line))) break;
+      // At the column: a list goes on while its items do; a mapping's keys and compact lists (`key:` then `- x`) go on.
+      const sibling = indent > column || (indent === column && (!list || /^-(\s|$)/.test(line.trimStart())));
+      if (!sibling || (indent === 0 && /^(---|\.\.\.)(\s|$)/.test(line))) break;
       end = start + line.length;
     }
     start = next + 1;

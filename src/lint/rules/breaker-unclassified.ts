@@ -1,5 +1,8 @@
 import { classify } from "failbook-runtime/engine/classify.js";
 import { circuitOpenError } from "failbook-runtime/engine/policies/breakers.js";
+import type { FindingFix } from "failbook-runtime/model/finding.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import type { Loaded } from "../../load/project.js";
 import type { LintRule } from "../rule.js";
 import { breakerGlobs, guardedMentions } from "./tools-mentioned.js";
 
@@ -29,7 +32,31 @@ circuit_breakers: { payments: { tools: "payments.*", failure_ratio: 0.5, minimum
         doc: playbook.doc,
         path: ["circuit_breakers", name],
         target: "key",
+        fix: circuitOpenVerdict(name, registry),
       });
     }
   },
 };
+
+/** The verdict a person completes: an open circuit recognised, not retried (the breaker is the retry policy). */
+function circuitOpenVerdict(breaker: string, registry: Loaded<Registry>): FindingFix {
+  const taken = new Set(registry.value.verdicts.map((v) => v.code));
+  const code = taken.has("circuit_open") ? `${breaker}.circuit_open` : "circuit_open";
+  const classes = Object.keys(registry.value.classes);
+  return {
+    title: `Add a verdict '${code}' that matches kind circuit_open`,
+    add: {
+      file: registry.doc.file,
+      path: "/verdicts",
+      value: {
+        code,
+        class: classes.includes("transient") ? "transient" : classes[0],
+        retryable: false,
+        side_effect: "none",
+        summary: `A circuit breaker is open: the call was not attempted.`,
+        recovery: "Wait for the breaker to close, or send the call to another tool.",
+        match: [{ kind: "circuit_open" }],
+      },
+    },
+  };
+}

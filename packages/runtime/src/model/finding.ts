@@ -28,9 +28,10 @@ export interface Finding {
 /**
  * A fix as data, so that the prose of a message can change freely. `replace`: write this
  * text in place of the key or scalar the finding points at. `add`: add `key: value` to the
- * mapping at `path` (a JSON pointer; "" the document) of `file` (a path as findings show it).
+ * mapping at `path` (a JSON pointer; "" the document) of `file` (a path as findings show it),
+ * or, without a key, `value` as the last item of the list at `path`.
  */
-export type FindingFix = { title: string; replace: string } | { title: string; add: { file: string; path: string; key: string; value: unknown } };
+export type FindingFix = { title: string; replace: string } | { title: string; add: { file: string; path: string; key?: string; value: unknown } };
 
 /** The fix that writes `text` in place of a mistyped word ("did you mean"). */
 export const replaceFix = (text: string): FindingFix => ({ title: `Change to '${text}'`, replace: text });
