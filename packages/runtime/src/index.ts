@@ -31,7 +31,7 @@ export { classify, type Classification } from "./engine/classify.js";
 export { ruleMatches, ruleCovers } from "./engine/match.js";
 export { createDispatcher, isIdempotent, actionFor, PROJECT_FORMAT } from "./engine/dispatch.js";
 export type { Dispatcher, DispatcherOptions, ProjectData, DispatchOptions, DispatchResult, AttemptFn, AttemptContext, Effects, BudgetLedger } from "./engine/dispatch.js";
-export { VirtualClock, virtualClock, realClock, type Clock, type RealClockOptions } from "./engine/clock.js";
+export { VirtualClock, virtualClock, realClock, type Clock, type RealClockOptions, type AbortSignalOf, type AbortSignalLike } from "./engine/clock.js";
 export { seededRandom, cryptoRandom, type Random } from "./engine/random.js";
 export { retryDelay } from "./engine/backoff.js";
 export { idempotencyKey, traceId, canonicalJson } from "./engine/idempotency.js";

@@ -4,11 +4,24 @@
  * (production). One dispatcher, two clocks.
  */
 
+/**
+ * An AbortSignal where the user's types have one (the DOM library, @types/node), else the part
+ * failbook uses: the public types compile under `types: []` (SPEC 17) and still hand a real
+ * AbortSignal to code that passes it on (`fetch(url, { signal })`).
+ */
+export type AbortSignalOf = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : AbortSignalLike;
+
+/** The part of an AbortSignal the dispatcher reads. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+}
+
 export interface Clock {
   /** Milliseconds on this clock; only differences matter. */
   now(): number;
   /** Wait `ms` milliseconds; a clock may end the wait early when `signal` aborts (an attempt that answered before its timeout). */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  sleep(ms: number, signal?: AbortSignalOf): Promise<void>;
   /**
    * Milliseconds since the Unix epoch, to read an HTTP-date Retry-After against when the
    * error carries no `date` header. Absent on a virtual clock: its `now()` is the time.

@@ -12,7 +12,7 @@ import type { Playbook } from "../model/playbook.js";
 import type { RecordSink } from "../model/record.js";
 import type { Registry } from "../model/registry.js";
 import type { ActionEffects } from "./call.js";
-import { realClock, type Clock } from "./clock.js";
+import { realClock, type AbortSignalOf, type Clock } from "./clock.js";
 import { createPolicies, type SharedPolicies } from "./policies/index.js";
 import { RetryQuotaBucket } from "./quota.js";
 import { cryptoRandom, type Random } from "./random.js";
@@ -31,7 +31,7 @@ export interface AttemptContext {
   /** The `retry_with_hint` hint, on the retry it scheduled. */
   hint?: string;
   /** Aborts when the attempt's timeout (`attempt_timeout_ms`, SPEC 18) ends the wait: stop the work, its answer is discarded. */
-  signal?: AbortSignal;
+  signal?: AbortSignalOf;
   /** Set on the attempt after `refresh_credentials` (SPEC 18). */
   refreshed?: "credentials";
 }

@@ -7,7 +7,7 @@
  */
 import type { AdapterError, Response } from "../../model/fixture.js";
 import type { Playbook } from "../../model/playbook.js";
-import type { Clock } from "../clock.js";
+import type { AbortSignalOf, Clock } from "../clock.js";
 import { globMatches } from "../match.js";
 
 export const ATTEMPT_TIMEOUT: AdapterError = Object.freeze({ kind: "attempt_timeout", side_effect_state: "unknown" });
@@ -49,7 +49,7 @@ export class AttemptTimeouts {
  * Send one attempt, waiting at most `timeoutMs`: its answer, or the `attempt_timeout`
  * error when it took longer. `send` receives the signal that aborts when the wait ends.
  */
-export async function sendWithin(clock: Clock, timeoutMs: number, send: (signal: AbortSignal) => Promise<Response> | Response): Promise<Response> {
+export async function sendWithin(clock: Clock, timeoutMs: number, send: (signal: AbortSignalOf) => Promise<Response> | Response): Promise<Response> {
   const controller = new AbortController();
   if (clock.hold !== undefined) {
     const release = clock.hold(clock.now() + timeoutMs);
