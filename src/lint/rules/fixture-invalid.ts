@@ -49,7 +49,7 @@ function checkState(fixture: Fixture, playbook: Playbook, emit: Emit): void {
   const declared = Object.keys(playbook.circuit_breakers ?? {});
   for (const name of Object.keys(fixture.state?.breakers ?? {})) {
     if (declared.includes(name)) continue;
-    emit(`fixture '${fixture.name}' starts breaker '${name}', which the playbook does not declare under circuit_breakers${didYouMean(name, declared)}; name a declared breaker`, ["state", "breakers", name], { target: "key" });
+    emit(`fixture '${fixture.name}' starts breaker '${name}', which the playbook does not declare under circuit_breakers${didYouMean(name, declared).hint}; name a declared breaker`, ["state", "breakers", name], { target: "key" });
   }
   if (fixture.state?.throttling !== undefined && playbook.retry_throttling === undefined) {
     emit(`fixture '${fixture.name}' starts retry throttling, but the playbook has no retry_throttling; remove state.throttling, or add retry_throttling to the playbook`, ["state", "throttling"], { target: "key" });
