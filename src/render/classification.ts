@@ -75,12 +75,12 @@ export function classificationReport(registry: Loaded<Registry>, playbook: Playb
       summary: verdict?.summary ?? null,
       recovery: verdict?.recovery ?? null,
       action,
-      dispatch: action !== null && isRetryAction(action) ? firstFailure(registry.value, playbook, verdict, action, error ?? null, idempotent, nowMs) : null,
+      dispatch: action !== null && isRetryAction(action) ? firstFailure(registry.value, playbook, result.verdict, verdict, action, error ?? null, idempotent, nowMs) : null,
     },
   };
 }
 
-function firstFailure(registry: Registry, playbook: Playbook, verdict: Verdict | undefined, action: RetryAction, error: AdapterError | null, idempotent: boolean, nowMs: number): FirstFailure {
+function firstFailure(registry: Registry, playbook: Playbook, code: string, verdict: Verdict | undefined, action: RetryAction, error: AdapterError | null, idempotent: boolean, nowMs: number): FirstFailure {
   const honor = honorsRetryAfter(playbook);
   const policy = retryAfterPolicyOf(playbook, action);
   const decision = decideRetry({
@@ -106,6 +106,6 @@ function firstFailure(registry: Registry, playbook: Playbook, verdict: Verdict |
     random: maxRandom,
   });
   if (decision.kind === "retry") return { retries: true, delay_ms: decision.delayMs, outcome: null, reason: null, queue: null };
-  const { end, reason, queue } = refusedRetry(playbook, decision, error, verdict);
+  const { end, reason, queue } = refusedRetry(playbook, decision, error, verdict, code);
   return { retries: false, delay_ms: null, outcome: end, reason, queue: queue ?? null };
 }

@@ -5,7 +5,7 @@
  * Pure: the ledger, the quota and the clock reading come in, a decision goes out.
  */
 import type { AdapterError } from "../model/fixture.js";
-import type { BudgetName, SuppressReason } from "../model/outcome.js";
+import type { BudgetName, SuppressReason, UnstampedEvent } from "../model/outcome.js";
 import type { Budgets, Playbook, RetryAction, RetryAfterPolicy } from "../model/playbook.js";
 import { sideEffectOf, type Verdict } from "../model/registry.js";
 import { retryDelay } from "./backoff.js";
@@ -117,30 +117,40 @@ export const budgetReason = (budget: Exclude<BudgetName, "same_verdict_ceiling">
   }
 };
 
-/** How the dispatch ends when the retry is not made (before on_exhausted): its end, reason, and queue when a person is told. */
+/**
+ * How the dispatch ends when the retry is not made (before on_exhausted): its end, reason,
+ * queue when a person is told, and the event that says why the retry was refused.
+ */
 export interface RefusedRetry {
   end: "failed" | "exhausted" | "escalated";
   reason: string;
   queue: string | undefined;
+  event: UnstampedEvent;
 }
 
-export function refusedRetry(playbook: Playbook, decision: Exclude<RetryDecision, { kind: "retry" }>, error: AdapterError | null, verdict: Verdict | undefined): RefusedRetry {
+export function refusedRetry(playbook: Playbook, decision: Exclude<RetryDecision, { kind: "retry" }>, error: AdapterError | null, verdict: Verdict | undefined, code: string): RefusedRetry {
   switch (decision.kind) {
     case "suppressed": {
+      const event: UnstampedEvent = { type: "retry_suppressed", reason: decision.reason, verdict: code };
       // SPEC 13: a retry refused because the call is not idempotent, when nobody knows
       // whether the side effect happened, goes to a person: money may have moved.
       const queue = playbook.on_unknown_side_effect?.queue;
       const state = error?.side_effect_state ?? (verdict ? sideEffectOf(verdict) : "unknown");
-      if (decision.reason === "non_idempotent" && queue !== undefined && state === "unknown") return { end: "escalated", reason: "side_effect_unknown", queue };
-      return { end: decision.end, reason: decision.reason, queue: undefined };
+      if (decision.reason === "non_idempotent" && queue !== undefined && state === "unknown") return { end: "escalated", reason: "side_effect_unknown", queue, event };
+      return { end: decision.end, reason: decision.reason, queue: undefined, event };
     }
     case "budget":
-      return { end: "exhausted", reason: budgetReason(decision.budget), queue: undefined };
+      return { end: "exhausted", reason: budgetReason(decision.budget), queue: undefined, event: { type: "budget_exhausted", budget: decision.budget, limit: decision.limit, verdict: code } };
     case "quota":
-      return { end: "exhausted", reason: "retry_quota", queue: undefined };
+      return { end: "exhausted", reason: "retry_quota", queue: undefined, event: { type: "retry_quota_exhausted", verdict: code, cost: decision.cost, tokens: decision.tokens } };
     case "retry_budget":
-      return { end: "exhausted", reason: "retry_budget", queue: undefined };
+      return {
+        end: "exhausted",
+        reason: "retry_budget",
+        queue: undefined,
+        event: { type: "retry_budget_exhausted", verdict: code, retries_in_progress: decision.retriesInProgress, limit: decision.limit, calls_in_progress: decision.callsInProgress },
+      };
     case "retry_throttled":
-      return { end: "exhausted", reason: "retry_throttled", queue: undefined };
+      return { end: "exhausted", reason: "retry_throttled", queue: undefined, event: { type: "retry_throttled", verdict: code, tokens: decision.tokens, threshold: decision.threshold } };
   }
 }

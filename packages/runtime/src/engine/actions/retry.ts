@@ -43,24 +43,8 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     random: run.random,
   });
   if (decision.kind !== "retry") {
-    switch (decision.kind) {
-      case "suppressed":
-        run.emit({ type: "retry_suppressed", reason: decision.reason, verdict: code });
-        break;
-      case "budget":
-        run.emit({ type: "budget_exhausted", budget: decision.budget, limit: decision.limit, verdict: code });
-        break;
-      case "quota":
-        run.emit({ type: "retry_quota_exhausted", verdict: code, cost: decision.cost, tokens: decision.tokens });
-        break;
-      case "retry_budget":
-        run.emit({ type: "retry_budget_exhausted", verdict: code, retries_in_progress: decision.retriesInProgress, limit: decision.limit, calls_in_progress: decision.callsInProgress });
-        break;
-      case "retry_throttled":
-        run.emit({ type: "retry_throttled", verdict: code, tokens: decision.tokens, threshold: decision.threshold });
-        break;
-    }
-    const { end, reason, queue } = refusedRetry(playbook, decision, error, verdict);
+    const { end, reason, queue, event } = refusedRetry(playbook, decision, error, verdict, code);
+    run.emit(event);
     return endOf(turn, end, { reason, exhausted: end === "exhausted", ...(queue === undefined ? {} : { queue: run.redact(queue) }) });
   }
   const { delayMs } = decision;
