@@ -287,6 +287,31 @@ describe("failbook lsp, past the limits", () => {
   });
 });
 
+describe("failbook lsp redacts as failbook lint does", () => {
+  it("keeps the project's vocabulary whole where a redact: pattern overlaps it (SPEC 16), in hover and diagnostics alike", async () => {
+    const root = tempProject({
+      "failbook.yaml": "registry: r.yaml\nplaybook: p.yaml\nfixtures: []\nredact: [\"timeout\"]\n",
+      "r.yaml": readFileSync(join(REPO, "playbooks/registry.yaml"), "utf8"),
+      "p.yaml": readFileSync(join(REPO, "playbooks/playbook.yaml"), "utf8"),
+    });
+    const lint = JSON.parse(failbook(["lint", "--format", "json"], { cwd: root }).stdout) as { findings: { file: string; rule: string; message: string }[] };
+    const lsp = await startLsp(root);
+    try {
+      await lsp.open("failbook.yaml");
+      await lsp.open("p.yaml");
+      const expected = lint.findings.filter((f) => f.file === "failbook.yaml").map((f) => f.message);
+      expect(expected.length).toBeGreaterThan(0);
+      const d = await lsp.nextDiagnostics("failbook.yaml", (x) => x.length === expected.length);
+      expect(d.map((x) => x.message)).toEqual(expected);
+      const hover = (await lsp.connection.sendRequest("textDocument/hover", { textDocument: { uri: lsp.uri("p.yaml") }, position: positionOf(lsp.text("p.yaml"), "transient_timeout:", 1) })) as Hover | null;
+      const text = hover !== null && typeof hover.contents === "object" && "value" in hover.contents ? hover.contents.value : "";
+      expect(text).toContain("**transient_timeout**");
+    } finally {
+      expect(await lsp.close()).toBe(0);
+    }
+  });
+});
+
 describe("failbook lsp is loaded only when it runs", () => {
   // The protocol libraries are bundled into dist/bundle/lsp-server.js, which only `failbook lsp` loads.
   const server = (urls: string[]) => urls.filter((u) => u.includes("vscode-languageserver") || u.includes("vscode-jsonrpc") || u.endsWith("/lsp-server.js"));

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { failbook, REPO, tempProject } from "./helpers/cli.js";
+import { BIN, failbook, REPO, tempProject } from "./helpers/cli.js";
 
 const EXAMPLE = join(REPO, "examples/storm-retry-collapse");
 const read = (path: string) => readFileSync(join(EXAMPLE, path), "utf8");
@@ -106,6 +106,21 @@ describe("failbook storm", () => {
     expect(r.stdout).toMatch(/amplification 3\.\d+ \(worst \d+(\.\d+)? at /);
     expect(r.stdout).toContain("─ calls offered  ░ attempts sent  █ calls succeeded");
     expect(r.stdout).toMatch(/✗ expect recovers_within_ms 5000: did not recover \(metastable\) after the last phase ended \(at 6000 ms\); recovers_within_ms 5000: success was \d+(\.\d)? % of calls offered at bucket 29 \(14500-15000 ms\)/);
+  });
+
+  it("redacts the upstream's error messages with the config's patterns on the linear engine (SPEC 16): a pattern that backtracks cannot hang a storm", () => {
+    // (a+)+$ against 34 a's and a "!" takes JavaScript's engine billions of steps an attempt.
+    const storm = SMALL_STORM.replace(/\nexpect:[\s\S]*$/, "\n").replace("rate_per_s: 100", "rate_per_s: 10").replace(
+      "  gateway: { timeout_ms: 500 }\n",
+      `  gateway: { timeout_ms: 500 }\n  errors:\n    - { ratio: 1, error: { kind: http, http_status: 503, message: "${"a".repeat(34)}!" } }\n`,
+    );
+    const dir = project(storm);
+    writeFileSync(join(dir, "failbook.yaml"), 'registry: registry.yaml\nplaybook: playbook.yaml\nredact: ["(a+)+$"]\n');
+    // Bounded, so that a regression fails here instead of hanging the suite.
+    const r = spawnSync(process.execPath, [BIN, "storm", "--format", "json"], { cwd: dir, encoding: "utf8", timeout: 20_000, env: { PATH: process.env.PATH ?? "", NO_COLOR: "1" } });
+    expect(r.signal, "failbook storm was still running after 20 s").toBeNull();
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
   });
 
   it("exits 0 when every expect holds", () => {

@@ -11,8 +11,8 @@ import { sideEffectOf, statusOf, type Registry, type SideEffectState, type Verdi
 import { setOwn } from "failbook-runtime/model/json.js";
 import { classifierRules } from "failbook-runtime/engine/classify.js";
 import type { ClassifierRule } from "failbook-runtime/engine/classifier.js";
-import { createRedactor, redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
-import { linearRedactPatterns } from "../load/pattern.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
+import { patternRedactor } from "../load/redaction.js";
 import type { CodegenInput, GenerateOptions } from "./typescript.js";
 
 export const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -34,10 +34,10 @@ export function resolveInput(input: CodegenInput, options: GenerateOptions): Res
     const rel = (p: string) => relative(input.root, p).split(sep).join("/");
     const files = options.files ?? { config: rel(input.configFile), registry: rel(input.files.registry), playbook: rel(input.files.playbook) };
     const redactPatterns = options.redactPatterns ?? input.config.redact ?? [];
-    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(linearRedactPatterns(redactPatterns)), redactPatterns };
+    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? patternRedactor(redactPatterns), redactPatterns };
   }
   const redactPatterns = options.redactPatterns ?? [];
-  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor(linearRedactPatterns(redactPatterns)), redactPatterns };
+  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? patternRedactor(redactPatterns), redactPatterns };
 }
 
 /**

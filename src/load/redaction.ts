@@ -10,7 +10,17 @@ import { linearRedactPatterns } from "./pattern.js";
 import type { Project } from "./project.js";
 
 export function projectRedactor(project: Project): Redactor {
-  return keepingVocabulary(createRedactor(linearRedactPatterns(project.config.redact ?? [])), () => projectVocabulary(project));
+  return keepingVocabulary(patternRedactor(project.config.redact), () => projectVocabulary(project));
+}
+
+/**
+ * The built-in families and the config's `redact:` patterns, compiled on the linear-time
+ * engine (SPEC 16): the one way the CLI side turns its users' patterns into a redactor.
+ * (The runtime's `createRedactor` runs text patterns on JavaScript's engine, safe only for a
+ * generated `PROJECT`'s patterns, which `gen ts` has checked.)
+ */
+export function patternRedactor(patterns: readonly string[] = []): Redactor {
+  return createRedactor(linearRedactPatterns(patterns));
 }
 
 /** A word as the vocabulary writes one: `auth.token_expired`, `409_conflict`, `payments.*`. */
@@ -31,12 +41,25 @@ export function keepingVocabulary(redact: Redactor, vocabulary: () => ReadonlySe
     let out = "";
     let last = 0;
     for (const m of text.matchAll(WORD)) {
-      if (!words.has(m[0])) continue;
-      out += redact(text.slice(last, m.index)) + m[0];
-      last = m.index + m[0].length;
+      const word = vocabularyIn(m[0], words);
+      if (word === undefined) continue;
+      const start = m.index + m[0].indexOf(word);
+      out += redact(text.slice(last, start)) + word;
+      last = start + word.length;
     }
     return last === 0 ? redacted : out + redact(text.slice(last));
   };
+}
+
+/**
+ * The word of the vocabulary that a matched word is: itself, or itself without the asterisks
+ * of Markdown emphasis around it (`**auth.token_expired**`, as the editor's hover writes a
+ * code), which WORD takes in because a tool glob may begin or end with one.
+ */
+function vocabularyIn(matched: string, words: ReadonlySet<string>): string | undefined {
+  if (words.has(matched)) return matched;
+  const bare = matched.replace(/^\*+|\*+$/g, "");
+  return bare !== "" && bare !== matched && words.has(bare) ? bare : undefined;
 }
 
 /**

@@ -5,11 +5,10 @@
  */
 import { Chalk } from "chalk";
 import type { CodeLens, CodeLensParams } from "vscode-languageserver";
-import { createRedactor } from "failbook-runtime/engine/redact.js";
 import { simulateProject, type FixtureResult } from "../simulate/project.js";
 import { outcomeLine } from "../simulate/report/text.js";
 import { clip, plural } from "../util/text.js";
-import type { ProjectState, Workspace } from "./workspace.js";
+import { redactorOf, type ProjectState, type Workspace } from "./workspace.js";
 
 const PLAIN = new Chalk({ level: 0 });
 
@@ -20,7 +19,7 @@ export async function codeLenses(workspace: Workspace, params: CodeLensParams): 
   if (view?.kind !== "fixture" || !view.state.project?.registry || !view.state.project.playbook) return [];
   const { state } = view;
   const shown = state.files.display(view.absolute);
-  const redact = createRedactor(state.project?.config.redact ?? []);
+  const redact = redactorOf(state);
   const results = await simulationOf(state, shown);
   return results.map((r) => {
     const at = { line: r.position.line - 1, character: r.position.column - 1 };

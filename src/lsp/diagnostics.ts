@@ -7,11 +7,10 @@
  */
 import type { Connection, Diagnostic, DiagnosticRelatedInformation } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import { createRedactor } from "failbook-runtime/engine/redact.js";
 import { redactFindings } from "../lint/redact.js";
 import type { Finding } from "failbook-runtime/model/finding.js";
 import { nodeExtent } from "./cursor.js";
-import { absoluteOf, kindIn, uriOf, type ProjectState, type Workspace } from "./workspace.js";
+import { absoluteOf, kindIn, redactorOf, uriOf, type ProjectState, type Workspace } from "./workspace.js";
 
 const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
 
@@ -66,7 +65,7 @@ const LINE_ONE = { start: { line: 0, character: 0 }, end: { line: 0, character: 
 function findingsByFile(state: ProjectState, open: ReadonlySet<string>): Map<string, Finding[]> {
   const out = new Map<string, Finding[]>();
   const wanted = state.findings.filter((f) => open.has(absoluteOf(state, f.file)));
-  for (const f of redactFindings(wanted, createRedactor(state.project?.config.redact ?? []))) {
+  for (const f of redactFindings(wanted, redactorOf(state))) {
     const absolute = absoluteOf(state, f.file);
     const list = out.get(absolute);
     if (list) list.push(f);

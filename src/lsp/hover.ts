@@ -5,7 +5,7 @@
  * key, what the JSON Schema says it means, and its value.
  */
 import type { Hover, HoverParams } from "vscode-languageserver";
-import { createRedactor, redactValue } from "failbook-runtime/engine/redact.js";
+import { redactValue } from "failbook-runtime/engine/redact.js";
 import { globMatches } from "failbook-runtime/engine/match.js";
 import { allRuleMeta } from "../lint/lint.js";
 import { verdictIndex } from "../lint/rules/support.js";
@@ -19,7 +19,7 @@ import type { Cursor } from "./cursor.js";
 import { documentAtLine, rangeOf } from "./locate.js";
 import type { Role } from "./roles.js";
 import { descriptionAt } from "./schema.js";
-import type { FileView, ProjectState, Workspace } from "./workspace.js";
+import { redactorOf, type FileView, type ProjectState, type Workspace } from "./workspace.js";
 import { adrFileFor, namesInProject, targetAt } from "./names.js";
 
 export function hover(workspace: Workspace, params: HoverParams): Hover | null {
@@ -34,7 +34,7 @@ export function hover(workspace: Workspace, params: HoverParams): Hover | null {
 
 /** A named thing of the project, in Markdown; undefined when there is nothing to say. */
 export function describeNamed(state: ProjectState, role: Role, name: string): string | undefined {
-  const redact = createRedactor(state.project?.config.redact ?? []);
+  const redact = redactorOf(state);
   const out = (() => {
     switch (role) {
       case "code":
@@ -131,7 +131,7 @@ function describeKey(view: FileView, cursor: Cursor, line: number): string | und
   const doc = documentAtLine(view.documents, line);
   const value = doc && doc.has(path) ? valueAt(doc.value, path) : undefined;
   if (description === undefined && value === undefined) return undefined;
-  const redact = createRedactor(view.state.project?.config.redact ?? []);
+  const redact = redactorOf(view.state);
   const lines = [`**${key ?? path.join(".")}**`];
   if (description) lines.push("", description);
   if (value !== undefined && (value === null || typeof value !== "object" || cursor.on === "key")) lines.push("", `value: \`${clip(JSON.stringify(redactValue(value, redact)) ?? "null", 200)}\``);

@@ -15,6 +15,8 @@ import { InvalidProject, LoadCache, loadProjectFrom, type Loaded, type Project }
 import type { DocumentKind } from "../load/schema.js";
 import type { YamlDocument } from "../load/yaml.js";
 import { lintProject, sortFindings } from "../lint/lint.js";
+import { patternRedactor, projectRedactor } from "../load/redaction.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Finding } from "failbook-runtime/model/finding.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
@@ -246,3 +248,18 @@ export const uriOf = (absolute: string): string => pathToFileURL(absolute).href;
 
 /** The absolute path of a file as findings show it (relative to the project's root). */
 export const absoluteOf = (state: ProjectState, shown: string): string => resolve(state.root, shown);
+
+const redactors = new WeakMap<Project, Redactor>();
+
+/**
+ * What the editor shows passes the redactor `failbook lint` prints through: the built-in
+ * families and the config's patterns on the linear engine, the project's vocabulary kept.
+ * One a load, not one a request.
+ */
+export function redactorOf(state: ProjectState): Redactor {
+  const project = state.project;
+  if (project === undefined) return patternRedactor();
+  let redact = redactors.get(project);
+  if (redact === undefined) redactors.set(project, (redact = projectRedactor(project)));
+  return redact;
+}

@@ -3,8 +3,7 @@
  * rules, the baseline's (`--against`), the seed, the shard and the examples limit. Each
  * thread builds its own replayers from it.
  */
-import { createRedactor } from "failbook-runtime/engine/redact.js";
-import { linearRedactPatterns } from "../load/pattern.js";
+import { patternRedactor } from "../load/redaction.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
 import type { ReplaySetup } from "./chunk.js";
@@ -27,7 +26,7 @@ export interface SetupData {
 }
 
 export function buildSetup(data: SetupData): ReplaySetup {
-  const replayer = (rules: RulesData) => new Replayer({ registry: rules.registry, playbook: rules.playbook, redact: createRedactor(linearRedactPatterns(rules.redact)) }, data.seed);
+  const replayer = (rules: RulesData) => new Replayer({ registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, data.seed);
   return { current: replayer(data.current), baseline: data.baseline && replayer(data.baseline), shard: data.shard, examples: data.examples };
 }
 

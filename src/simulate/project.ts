@@ -2,12 +2,11 @@
  * Every fixture of a loaded project, simulated and compared with its golden. This is what
  * `failbook simulate` prints, and what change control runs under two sets of rules.
  */
+import { patternRedactor } from "../load/redaction.js";
 import type { Position } from "failbook-runtime/model/finding.js";
 import type { Fixture } from "failbook-runtime/model/fixture.js";
 import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
 import type { Loaded, Project } from "../load/project.js";
-import { createRedactor } from "failbook-runtime/engine/redact.js";
-import { linearRedactPatterns } from "../load/pattern.js";
 import { compareGolden, type GoldenDiff } from "./golden.js";
 import { simulateFixture, type Rules } from "./fixture.js";
 
@@ -57,7 +56,7 @@ export interface ProjectSimulation {
 /** The rules of a loaded project, or undefined when its registry or playbook failed to load. */
 export function projectRules(project: Project): Rules | undefined {
   if (!project.registry || !project.playbook) return undefined;
-  return { registry: project.registry.value, playbook: project.playbook.value, redact: createRedactor(linearRedactPatterns(project.config.redact)) };
+  return { registry: project.registry.value, playbook: project.playbook.value, redact: patternRedactor(project.config.redact) };
 }
 
 export async function simulateProject(project: Project, options: SimulateProjectOptions = {}): Promise<ProjectSimulation> {

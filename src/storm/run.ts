@@ -4,7 +4,7 @@
  * still running to end; then the report. The same storm, rules and seed give the same
  * report, byte for byte.
  */
-import { createRedactor } from "failbook-runtime/engine/redact.js";
+import { patternRedactor } from "../load/redaction.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { RulesData } from "../replay/setup.js";
 import { Fleet, streamSeed } from "./fleet.js";
@@ -47,7 +47,7 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
   const series = new Series(duration, step);
   const timeline = new Timeline(storm);
   const upstream = new UpstreamModel(storm.upstream, timeline, seededRandom(streamSeed(seed, 1)), scheduler, series);
-  const fleet = new Fleet(storm, { registry: rules.registry, playbook: rules.playbook, redact: createRedactor(rules.redact) }, scheduler, upstream, timeline, series, seededRandom(streamSeed(seed, 0)), seed);
+  const fleet = new Fleet(storm, { registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, scheduler, upstream, timeline, series, seededRandom(streamSeed(seed, 0)), seed);
   fleet.start();
   // Far more events at one instant than a burst of every client could make: the storm's time has stopped.
   const maxAtOnce = 100_000 + 20 * storm.clients.count;
