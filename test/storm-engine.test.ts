@@ -157,3 +157,35 @@ describe("bounds (SPEC 16)", () => {
     await expect(runStorm(stuck, rules(0))).rejects.toThrow(/^storm oracle: time stopped at 0 ms \(more than 100,040 events at that instant\): calls end at once and start again at once/);
   });
 });
+
+describe("the scheduler and the dispatcher's AbortSignal", () => {
+  it("wakes a dispatch with an answer it still awaits though it woke since (a hedge), and not with one it aborted", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    const co = { span: 0 };
+    s.at(0, () => {
+      s.begin(co);
+      void (async () => {
+        const first = new AbortController();
+        const a1 = s.park<string>(first.signal);
+        s.at(30, () => s.wake(a1.ticket, "first"), undefined, undefined);
+        // No answer after 10 ms: a second attempt (a hedge), both awaited.
+        await Promise.race([a1.promise, s.clock.sleep(10)]);
+        const second = new AbortController();
+        const a2 = s.park<string>(second.signal);
+        s.at(50, () => s.wake(a2.ticket, "second"), undefined, undefined);
+        const winner = await Promise.race([a1.promise, a2.promise]);
+        await Promise.resolve();
+        log.push(`${s.now}:${winner}`);
+        second.abort(); // the loser is cancelled: its answer at 50 wakes nothing
+        await s.clock.sleep(100);
+        log.push(`${s.now}:slept`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(31, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["30:first", "31:next event", "130:slept"]);
+    expect(s.stalls).toBe(0);
+  });
+});

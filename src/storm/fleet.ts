@@ -84,7 +84,8 @@ export class Fleet {
     for (let client = 0; client < count; client++) this.scheduler.at(think > 0 ? this.arrivals() * think : 0, this.callFrom, client, undefined);
   }
 
-  private readonly attempt: AttemptFn = () => this.upstream.send();
+  // The dispatcher's AbortSignal, once attempts carry one (SPEC 18), tells the scheduler which answers are still awaited.
+  private readonly attempt: AttemptFn = (_call, _n, _key, context) => this.upstream.send((context as { signal?: AbortSignal }).signal);
 
   /** The next Poisson arrival after `t`, at the rate in force (redrawn at each phase boundary: exact for a piecewise-constant rate). */
   private scheduleArrival(t: number): void {
