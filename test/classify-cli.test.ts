@@ -2,10 +2,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { VirtualClock } from "../src/engine/clock.js";
-import { createDispatcher } from "../src/engine/dispatch.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
 import { loadProject } from "../src/load/project.js";
-import type { AdapterError } from "../src/model/fixture.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { failbook, REPO } from "./helpers/cli.js";
 
 const REGISTRY = readFileSync(join(REPO, "playbooks/registry.yaml"), "utf8").split("\n");
@@ -59,13 +59,16 @@ describe("failbook classify", () => {
     ['{"message":"x"}', "--error: the adapter error is missing 'kind'"],
     ['{"kind":"x","http_status":"500"}', "--error: 'http_status' must be an integer, not '500'"],
     ['{"kind":"x","retry_after_ms":-5}', "--error: 'retry_after_ms' must be >= 0, not -5"],
-    ['{"kind":"x","side_effect":"none"}', "--error: unknown key 'side_effect' in the adapter error; did you mean 'side_effect_state'?"],
+    ['{"kind":"x","side_effect":"none"}', "--error: unknown key 'side_effect' in the adapter error; did you mean 'side_effect_state'? For example --error '{"],
+    ['{"kind":"x","status":500}', "--error: unknown key 'status' in the adapter error; did you mean 'http_status'? For example --error '{"],
   ])("%s is one clear line and exit 2", (error, message) => {
     const r = failbook(["classify", "--error", error]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain(message);
+    // One mark between clauses, never two ("?; for example").
+    expect(r.stderr).not.toMatch(/[?.;:,] ?[?.;:,]/);
   });
 
   it("without --error it says so (exit 2)", () => {

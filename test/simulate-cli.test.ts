@@ -256,8 +256,11 @@ describe("fixture errors", () => {
     const r = failbook(["simulate", "playbooks/fixtures/short.yaml"], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("playbooks/fixtures/short.yaml:6:3 error fixture 'short' ran out of responses: attempt 2 of c1 (crm.find) has no entry in responses (1 recorded)");
+    // The timeline up to where the responses ran out, then the error.
+    expect(r.stdout).toMatch(/\n +0ms +attempt 1 +error timeout\n +0ms +verdict +transient_timeout -> retry_with_backoff\n +0ms +retry +attempt 2 in 200ms\n +playbooks\/fixtures\/short\.yaml:6:3 error /);
     const json = JSON.parse(failbook(["simulate", "playbooks/fixtures/short.yaml", "--format", "json"], { cwd: dir }).stdout);
     expect(json.results[0]).toMatchObject({ fixture: "short", outcome: null, passed: false, error: { line: 6, column: 3 } });
+    expect(json.results[0].events.map((e: { type: string }) => e.type)).toEqual(["attempt", "failure_classified", "retry_scheduled"]);
     expect(json.failed).toBe(1);
   });
 

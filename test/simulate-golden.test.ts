@@ -1,6 +1,6 @@
 /** Goldens: what `expect` compares, how a difference reads, and how --update rewrites only the block. */
 import { describe, expect, it } from "vitest";
-import type { DispatchEvent, Outcome } from "../src/model/outcome.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
 import { compareGolden, goldenPath, recordedGolden } from "../src/simulate/golden.js";
 import { rewriteGoldens } from "../src/simulate/update.js";
 import { computeCoverage } from "../src/simulate/coverage.js";

@@ -1,9 +1,10 @@
 /** What every command shares: the global options, the Io, and one way to end with an exit code. */
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult, type Project } from "../load/project.js";
+import { ConfigNotFound } from "../load/config.js";
 import { projectRedactor } from "../load/redaction.js";
 import { formatText } from "../lint/report/text.js";
 import type { RulesData } from "../replay/setup.js";
@@ -43,7 +44,12 @@ export function findingsText(io: Io, findings: Finding[], sources: ReadonlyMap<s
 
 /** Load the project and switch on its redaction patterns. */
 export function loadFor(io: Io, globals: Globals, options: Omit<LoadOptions, "config"> = {}): LoadResult {
-  const result = loadProject({ ...options, config: globals.config });
+  let result: LoadResult;
+  try {
+    result = loadProject({ ...options, config: globals.config });
+  } catch (e) {
+    throw e instanceof ConfigNotFound ? new ConfigNotFound("--config PATH") : e;
+  }
   io.useRedactor(projectRedactor(result.project));
   return result;
 }

@@ -6,7 +6,7 @@ import { Option } from "commander";
 import { currentConfigPath, loadBaseline } from "../change/baseline.js";
 import { sideOf } from "../change/check.js";
 import { diffProjects, type DiffReport } from "../change/diff.js";
-import { redactValue, type Redactor } from "../engine/redact.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 import { redactFindings } from "../lint/redact.js";
 import { projectRedactor } from "../load/redaction.js";
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from "../change/report.js";

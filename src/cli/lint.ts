@@ -1,8 +1,8 @@
 /** `failbook lint`: schema and semantic rules over the project, in a format for people or CI. */
 import { Option } from "commander";
 import { resolve } from "node:path";
-import type { Severity } from "../model/config.js";
-import { SEVERITY_RANK, type Finding } from "../model/finding.js";
+import type { Severity } from "failbook-runtime/model/config.js";
+import { SEVERITY_RANK, type Finding } from "failbook-runtime/model/finding.js";
 import { InvalidProject, type Project } from "../load/project.js";
 import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
 // Registers change control's rules in the catalogue: a config may set their severities.
@@ -15,7 +15,7 @@ import { formatText } from "../lint/report/text.js";
 import { formatJson, type BaselineSummary } from "../lint/report/json.js";
 import { formatSarif } from "../lint/report/sarif.js";
 import { formatGithub } from "../lint/report/github.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import { VERSION } from "../version.js";
 import { choiceFlag, loadFor, type CommandRegistrar } from "./command.js";

@@ -5,10 +5,10 @@
  */
 import { type Command, Option } from "commander";
 import { loadBaseline } from "../change/baseline.js";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
-import { sharesQuota, type SetupData } from "../replay/setup.js";
+import { sharedPolicy, type SetupData } from "../replay/setup.js";
 import { parseShard } from "../replay/shard.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData } from "./command.js";
 import type { Io } from "./io.js";
@@ -138,9 +138,10 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   }
   const baseline = flags.against === undefined ? undefined : rulesData(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
   const setup: SetupData = { current, baseline, seed, shard, examples };
-  if (sharesQuota(setup)) {
-    if (shard) throw new UsageError("--shard cannot split this replay: the playbook's retry_quota is shared by every record in order, so a shard would replay with another quota than the whole corpus; replay unsharded");
-    if (workers !== undefined && workers > 1) io.err("failbook: note: the playbook's retry_quota is shared by every record in order, so the replay runs on one thread\n");
+  const shared = sharedPolicy(setup);
+  if (shared !== undefined) {
+    if (shard) throw new UsageError(`--shard cannot split this replay: the playbook's ${shared} is shared by every record in order, so a shard would replay with another state than the whole corpus; replay unsharded`);
+    if (workers !== undefined && workers > 1) io.err(`failbook: note: the playbook's ${shared} is shared by every record in order, so the replay runs on one thread\n`);
   }
 
   const progress = io.interactive && format === "text" && process.stderr.isTTY ? progressLine() : undefined;

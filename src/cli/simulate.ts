@@ -1,8 +1,8 @@
 /** `failbook simulate`: replay the fixtures through the dispatcher and compare with their goldens. */
 import { Option } from "commander";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { resolve } from "node:path";
-import type { Outcome } from "../model/outcome.js";
+import type { Outcome } from "failbook-runtime/model/outcome.js";
 import type { Project } from "../load/project.js";
 import { lintProject } from "../lint/lint.js";
 // Registers change control's rules in the catalogue: a config may set their severities.
@@ -15,7 +15,7 @@ import { formatCoverageText, formatSimulationText } from "../simulate/report/tex
 import { rewriteGoldens, type GoldenUpdate } from "../simulate/update.js";
 import type { LiveProgress } from "../tui/progress.js";
 import { writeFileAtomic } from "../util/fs.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
 import type { Io } from "./io.js";

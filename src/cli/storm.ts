@@ -8,7 +8,7 @@ import { Chalk } from "chalk";
 import { Option } from "commander";
 import { resolve } from "node:path";
 import { loadBaseline } from "../change/baseline.js";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { sortFindings } from "../lint/lint.js";
 import { parseShard } from "../replay/shard.js";
 import { defaultWorkers, runStorms } from "../storm/jobs.js";

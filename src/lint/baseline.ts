@@ -2,9 +2,9 @@
  * Lint baselines: record today's findings once (`--write-baseline`), then report only
  * what is new (`--baseline`), and name recorded findings that no longer occur.
  */
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
-import { inertJson } from "../util/inert.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 import type { BaselineSummary } from "./report/json.js";
 import { FileRefused, readTextFile } from "../util/fs.js";
 

@@ -1,6 +1,6 @@
 /** Running the rules over a loaded project. */
-import type { Severity, SeveritySetting } from "../model/config.js";
-import { SEVERITY_RANK, type Finding } from "../model/finding.js";
+import type { Severity, SeveritySetting } from "failbook-runtime/model/config.js";
+import { replaceFix, SEVERITY_RANK, type Finding } from "failbook-runtime/model/finding.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
 import type { LintRule, RuleMeta } from "./rule.js";
@@ -74,6 +74,7 @@ function unknownRuleIds(project: Project): Finding[] {
         doc: project.configDoc,
         path: ["rules", id],
         target: "key",
+        ...(guess ? { fix: replaceFix(guess) } : {}),
       });
     });
 }

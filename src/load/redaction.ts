@@ -4,12 +4,13 @@
  * vocabulary (codes, kinds, tool globs, match values) wherever it appears: in a finding, an
  * explanation, a command's own argument, the rendered registry.
  */
-import { createRedactor, type Redactor } from "../engine/redact.js";
-import type { MatchRule } from "../model/registry.js";
+import { createRedactor, type Redactor } from "failbook-runtime/engine/redact.js";
+import type { MatchRule } from "failbook-runtime/model/registry.js";
+import { linearRedactPatterns } from "./pattern.js";
 import type { Project } from "./project.js";
 
 export function projectRedactor(project: Project): Redactor {
-  return keepingVocabulary(createRedactor(project.config.redact ?? []), () => projectVocabulary(project));
+  return keepingVocabulary(createRedactor(linearRedactPatterns(project.config.redact ?? [])), () => projectVocabulary(project));
 }
 
 /** A word as the vocabulary writes one: `auth.token_expired`, `409_conflict`, `payments.*`. */

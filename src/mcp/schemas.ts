@@ -4,7 +4,7 @@
  * (schemas/fixture.schema.json, schemas/render.schema.json): one description of each shape.
  */
 import { readFileSync } from "node:fs";
-import { ACTION_NAMES } from "../model/playbook.js";
+import { ACTION_NAMES } from "failbook-runtime/model/playbook.js";
 import { packageFile } from "../version.js";
 import type { ToolName } from "./tools.js";
 

@@ -5,16 +5,16 @@
  * dispatcher does with this failure of a call to the tool (the engine's own decisions).
  */
 import type { Loaded } from "../load/project.js";
-import type { AdapterError } from "../model/fixture.js";
-import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf, type CompensationAction, type Playbook, type RetryAction } from "../model/playbook.js";
-import { sideEffectOf, type Registry, type SideEffectState, type Verdict } from "../model/registry.js";
-import { classify, verdictByCode, type Classification } from "../engine/classify.js";
-import { actionFor, isIdempotent } from "../engine/dispatch.js";
-import { envelopeError } from "../engine/envelope.js";
-import { RetryQuotaBucket } from "../engine/quota.js";
-import { maxRandom } from "../engine/random.js";
-import { readRetryAfter } from "../engine/retry-after.js";
-import { decideRetry, refusedRetry } from "../engine/retry.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf, type CompensationAction, type Playbook, type RetryAction } from "failbook-runtime/model/playbook.js";
+import { sideEffectOf, type Registry, type SideEffectState, type Verdict } from "failbook-runtime/model/registry.js";
+import { classify, verdictByCode, type Classification } from "failbook-runtime/engine/classify.js";
+import { actionFor, isIdempotent } from "failbook-runtime/engine/dispatch.js";
+import { envelopeError } from "failbook-runtime/engine/envelope.js";
+import { RetryQuotaBucket } from "failbook-runtime/engine/quota.js";
+import { maxRandom } from "failbook-runtime/engine/random.js";
+import { readRetryAfter } from "failbook-runtime/engine/retry-after.js";
+import { decideRetry, refusedRetry } from "failbook-runtime/engine/retry.js";
 
 export interface ClassificationReport {
   verdict: string;
@@ -99,6 +99,10 @@ function firstFailure(registry: Registry, playbook: Playbook, verdict: Verdict |
     retryAfter: honor ? policy : false,
     hintMs: honor ? readRetryAfter(error, policy, nowMs).hintMs : undefined,
     quota: playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(playbook.retry_quota),
+    // A call's first failure, against a fresh retry budget and a full throttling bucket: neither refuses it.
+    budget: undefined,
+    retrying: false,
+    throttle: undefined,
     random: maxRandom,
   });
   if (decision.kind === "retry") return { retries: true, delay_ms: decision.delayMs, outcome: null, reason: null, queue: null };

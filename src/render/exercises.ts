@@ -3,12 +3,12 @@
  * golden: the outcome, a step, an event), or one of its recorded failures classifies as it
  * under the registry (SPEC 2.1, the same classifier the dispatcher uses).
  */
-import type { PathSegment } from "../model/finding.js";
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { Loaded } from "../load/project.js";
-import { classify } from "../engine/classify.js";
+import { classify } from "failbook-runtime/engine/classify.js";
 import { recordedFailures } from "../simulate/coverage.js";
 
 export interface Exercise {

@@ -4,11 +4,11 @@
  * shards is byte for byte the JSON of the unsharded replay: both are built by `buildReport`
  * from a tally, and tallies add up whatever the order.
  */
-import type { ChalkInstance } from "chalk";
-import { UsageError } from "../model/errors.js";
-import { setOwn } from "../model/json.js";
+import type { Colors } from "../util/colors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import { setOwn } from "failbook-runtime/model/json.js";
 import { mdCell, mdCode } from "../util/escape.js";
-import { inertJson } from "../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import type { Shard } from "./shard.js";
 import { fileOf, lineOf, locate, Tally, type Location, type TallyData } from "./tally.js";
@@ -164,7 +164,7 @@ export function formatReplayJson(r: ReplayReport): string {
 const show = (t: ReplayTransition): string => `${t.from} -> ${t.to}`;
 const comparedWith = (r: ReplayReport): string => (r.against === null ? "the recorded outcomes" : r.against);
 
-export function formatReplayText(r: ReplayReport, c: ChalkInstance): string {
+export function formatReplayText(r: ReplayReport, c: Colors): string {
   const out: string[] = [
     c.bold(`failbook replay: ${plural(r.records, "record")} from ${plural(r.files.length, "file")}, compared with ${comparedWith(r)}${r.shard ? ` (shard ${r.shard.index}/${r.shard.count})` : ""}`),
     `  changed ${r.changed} (${changedShare(r)}), unknown ${r.unknown} (beyond the recording), invalid ${r.invalid}${r.unrecorded > 0 ? `, no recorded outcome ${r.unrecorded}` : ""}`,

@@ -9,9 +9,9 @@ import { createReadStream, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
 import { createGunzip } from "node:zlib";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { replayChunk, type ChunkJob } from "./chunk.js";
-import { buildSetup, sharesQuota, type SetupData } from "./setup.js";
+import { buildSetup, sharedPolicy, type SetupData } from "./setup.js";
 import { shardOfLine } from "./shard.js";
 import { locate, Tally, type TallyData } from "./tally.js";
 
@@ -64,7 +64,7 @@ export function checkFiles(files: readonly string[]): number {
 
 export async function replayFiles(options: ReplayFilesOptions): Promise<ReplayRun> {
   const bytesTotal = checkFiles(options.files);
-  const threads = sharesQuota(options.setup) ? 1 : Math.max(1, options.workers ?? defaultWorkers());
+  const threads = sharedPolicy(options.setup) !== undefined ? 1 : Math.max(1, options.workers ?? defaultWorkers());
   const executor = threads === 1 ? inThread(options.setup) : new WorkerPool(options.setup, threads);
   const tally = new Tally(options.setup.examples);
   const progress: ReplayProgress = { bytesRead: 0, bytesTotal, lines: 0 };

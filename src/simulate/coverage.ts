@@ -5,14 +5,14 @@
  * What "exercises a verdict" means is `exercisedVerdicts`, which lint's verdict-untested
  * asks too.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { AdapterError, Call, Fixture, Response, StepSpec } from "../model/fixture.js";
-import type { DispatchEvent, OutcomeKind } from "../model/outcome.js";
-import { OUTCOME_KINDS } from "../model/outcome.js";
-import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
-import { statusOf, type Registry, type VerdictStatus } from "../model/registry.js";
-import { classify } from "../engine/classify.js";
-import { EMPTY_RESPONSE } from "../engine/dispatch.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { AdapterError, Call, Fixture, Response, StepSpec } from "failbook-runtime/model/fixture.js";
+import type { DispatchEvent, OutcomeKind } from "failbook-runtime/model/outcome.js";
+import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
+import { ACTION_NAMES, type ActionName, type Playbook } from "failbook-runtime/model/playbook.js";
+import { statusOf, type Registry, type VerdictStatus } from "failbook-runtime/model/registry.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { EMPTY_RESPONSE } from "failbook-runtime/engine/dispatch.js";
 
 export interface CoverageInput {
   fixture: string;

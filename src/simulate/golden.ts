@@ -4,8 +4,8 @@
  * other key the outcome field of that name. Objects inside match on the keys the golden
  * gives; lists match item by item.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { DispatchEvent, Outcome } from "../model/outcome.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
 import { closest } from "../util/text.js";
 
 /** One place where the golden and the run disagree. */

@@ -4,15 +4,15 @@
  * Poisson arrivals at the fleet-wide rate, each to a client drawn at random. Closed loop:
  * each client makes one call at a time, thinking `think_ms` between them.
  */
-import { createDispatcher, type AttemptFn, type Dispatcher, type DispatchResult } from "../engine/dispatch.js";
-import { seededRandom, type Random } from "../engine/random.js";
-import type { Redactor } from "../engine/redact.js";
-import type { Call } from "../model/fixture.js";
-import { isSuccess, type DispatchEvent } from "../model/outcome.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import { createDispatcher, type AttemptFn, type Dispatcher, type DispatchResult } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom, type Random } from "failbook-runtime/engine/random.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
+import type { Call } from "failbook-runtime/model/fixture.js";
+import { isSuccess, type DispatchEvent } from "failbook-runtime/model/outcome.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { MAX_CALLS, type Storm } from "./model.js";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Segment, Timeline } from "./phases.js";
 import type { Coroutine, Scheduler } from "./scheduler.js";
 import type { Series } from "./series.js";

@@ -8,7 +8,7 @@
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Loaded } from "../load/project.js";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Shard } from "../replay/shard.js";
 import type { Storm } from "./model.js";
 import { buildStormReport, regressionsOf, type ReportMeta, type StormEntry, type StormReport, type SweepAxis, type SweepCell, type SweepEntry } from "./report.js";

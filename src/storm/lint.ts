@@ -3,7 +3,7 @@
  * each a module under rules/, at the severities the config sets. The rules join the one
  * rule catalogue, so `rules:` may set them and SARIF and the README list them.
  */
-import type { Finding } from "../model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
 import { effectiveSeverity } from "../lint/lint.js";

@@ -5,9 +5,9 @@
  * and validated against schemas/storm.schema.json, with the checks a schema cannot say.
  */
 import { relative, resolve, sep } from "node:path";
-import { globMatches } from "../engine/match.js";
-import { UsageError } from "../model/errors.js";
-import type { Finding, PathSegment } from "../model/finding.js";
+import { globMatches } from "failbook-runtime/engine/match.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding, PathSegment } from "failbook-runtime/model/finding.js";
 import { diskReader, type FileReader } from "../load/files.js";
 import { findingAt, findingAtPosition } from "../load/finding.js";
 import { ConfigPaths } from "../load/paths.js";

@@ -3,7 +3,7 @@
  * upstream whose latency and errors depend on the load they put on it. These are the storm
  * file's types, as schemas/storm.schema.json validates them.
  */
-import type { AdapterError } from "../model/fixture.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 
 export interface Storm {
   apiVersion: "failbook/v1";

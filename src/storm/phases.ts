@@ -3,7 +3,7 @@
  * multipliers and the error mix in force. Phases that overlap multiply (lint reports two
  * that set the same figure over the same time: storm-phases-overlap).
  */
-import type { AdapterError } from "../model/fixture.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import type { ErrorMix, Phase, Storm } from "./model.js";
 
 export interface Segment {

@@ -5,9 +5,9 @@
  * its jobs (a storm, or one cell of a sweep), so a shard's report holds some jobs, and the
  * merge of every shard's report is byte for byte the unsharded one.
  */
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Shard } from "../replay/shard.js";
-import { inertJson } from "../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 import { VERDICTS, type StormVerdict } from "./model.js";
 import type { StormResult } from "./run.js";
 

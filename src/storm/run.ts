@@ -4,14 +4,14 @@
  * still running to end; then the report. The same storm, rules and seed give the same
  * report, byte for byte.
  */
-import { createRedactor } from "../engine/redact.js";
-import { seededRandom } from "../engine/random.js";
+import { createRedactor } from "failbook-runtime/engine/redact.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { RulesData } from "../replay/setup.js";
 import { Fleet, streamSeed } from "./fleet.js";
 import { DEFAULT_STEP_MS, type Storm } from "./model.js";
 import { lastPhaseEnd, Timeline } from "./phases.js";
 import { Scheduler, TimeStopped } from "./scheduler.js";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { Series } from "./series.js";
 import { bucketsOf, checkExpect, summarize, type ExpectCheck, type StormBucket, type StormSummary } from "./summary.js";
 import { UpstreamModel } from "./upstream.js";

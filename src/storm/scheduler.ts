@@ -17,7 +17,7 @@
  * dispatcher's AbortSignal says so itself: it wakes its dispatch unless the dispatcher gave
  * up on it (a timeout, a cancelled hedge), however long ago it was sent.
  */
-import type { Clock } from "../engine/clock.js";
+import type { Clock } from "failbook-runtime/engine/clock.js";
 
 /** A dispatch, as the scheduler knows it: `span` counts its wake-ups. */
 export interface Coroutine {

@@ -3,7 +3,7 @@
  * one at a time, under the setup it was started with, posting each result back.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { runJob, type Job, type JobSetup } from "./jobs.js";
 
 const port = parentPort!;

@@ -4,7 +4,7 @@
  * error_x) or length (trigger_ms), the open loop's rate_per_s, or the error ratio of the
  * phases' errors (the upstream's when no phase has any).
  */
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Storm } from "./model.js";
 import { tidy, type SweepAxis } from "./report.js";
 

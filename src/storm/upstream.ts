@@ -8,8 +8,8 @@
  * gateway's deadline) keeps the upstream busy until its latency has passed: the feedback
  * loop of a metastable failure.
  */
-import type { AdapterError, Response } from "../model/fixture.js";
-import type { Random } from "../engine/random.js";
+import type { AdapterError, Response } from "failbook-runtime/model/fixture.js";
+import type { Random } from "failbook-runtime/engine/random.js";
 import { DEFAULT_GATEWAY_ERROR, DEFAULT_OVERLOAD_ERROR, type Upstream } from "./model.js";
 import type { Timeline } from "./phases.js";
 import type { Scheduler, Ticket } from "./scheduler.js";

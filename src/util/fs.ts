@@ -23,7 +23,7 @@ import {
   type Stats,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 
 export const DEFAULT_MAX_FILE_MB = 64;
 const MB = 1024 * 1024;
@@ -126,7 +126,7 @@ function readAll(fd: number, maxBytes: number, shown: string, size: number): Uin
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
 }
 
-function tooLarge(shown: string, maxBytes: number): FileRefused {
+export function tooLarge(shown: string, maxBytes: number): FileRefused {
   const mb = (n: number) => `${Math.round((n / MB) * 10) / 10} MB`;
   return new FileRefused(`${shown} is larger than ${mb(maxBytes)} (max_file_mb); raise max_file_mb in failbook.yaml if it really belongs to the project`, "too-large");
 }

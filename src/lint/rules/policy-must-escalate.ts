@@ -1,4 +1,4 @@
-import { requiresHuman, statusOf } from "../../model/registry.js";
+import { requiresHuman, statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 
@@ -25,4 +25,9 @@ export const policyMustEscalate: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: policy_denied, class: policy, retryable: false }
+# playbooks/playbook.yaml
+  policy_denied: { action: fail }`,
+  fix: "Give the verdict action: escalate_to_human with a queue: a refusal a person must decide is not the runtime's to work around.",
 };

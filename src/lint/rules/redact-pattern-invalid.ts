@@ -1,6 +1,7 @@
-import { compileRedactPattern, REDACTED } from "../../engine/redact.js";
-import type { PathSegment } from "../../model/finding.js";
-import type { Verdict } from "../../model/registry.js";
+import { REDACTED } from "failbook-runtime/engine/redact.js";
+import { compileRedactPattern } from "../../load/pattern.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Verdict } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 /** Short texts on which a pattern that can match nothing at all shows it (`x*`, `\b`, `(?=a)`, `$`). */
@@ -40,6 +41,11 @@ export const redactPatternInvalid: LintRule = {
       });
     }
   },
+  example: `# failbook.yaml
+redact:
+  - 'x*'                       # matches the empty string
+  - 'card_\\w+'                # matches the registry's code card_declined`,
+  fix: "Make the pattern match at least one character, and narrow it to the secret's shape so that it never matches a code or kind of the registry.",
 };
 
 interface Word {

@@ -1,5 +1,5 @@
-import { FAMILIES, SHORTEST_SECRET, TRIGGER } from "../../engine/secrets.js";
-import type { PathSegment } from "../../model/finding.js";
+import { FAMILIES, SHORTEST_SECRET, TRIGGER } from "failbook-runtime/engine/secrets.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { LintRule } from "../rule.js";
 
 /** The rule's messages by id (ESLint's `meta.messages`); none quotes the string, which is the secret. */
@@ -24,6 +24,9 @@ export const secretInProject: LintRule = {
       scan(doc.value, [], (family, path, target) => report({ message: target === "key" ? MESSAGES.secretKey(family) : MESSAGES.secretValue(family), doc, path, target }));
     }
   },
+  example: `# playbooks/fixtures/charge.yaml
+call: { id: call_1, tool: payments.charge, args: { api_key: "sk_live_..." } }   # a real key, committed`,
+  fix: "Move the secret out of the project (an environment variable, a secret store), rotate it, and leave a placeholder; fixtures that hold fake secrets on purpose can set rules: { secret-in-project: warning }.",
 };
 
 type Found = (family: string, path: PathSegment[], target: "value" | "key") => void;

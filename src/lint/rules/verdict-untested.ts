@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import { classifiedFailures, exercisedVerdicts } from "../../simulate/coverage.js";
 import type { LintRule } from "../rule.js";
 
@@ -24,4 +24,10 @@ export const verdictUntested: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - code: card_declined        # no examples:, and no fixture exercises it
+    class: permanent
+    retryable: false
+    match: [{ kind: card_error }]`,
+  fix: "Add examples: (an adapter error that classifies to the verdict), or a fixture for it: failbook new fixture --verdict CODE.",
 };

@@ -1,6 +1,6 @@
-import { classify } from "../../engine/classify.js";
-import type { PathSegment } from "../../model/finding.js";
-import type { AdapterError } from "../../model/fixture.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { DEFAULT_GATEWAY_ERROR, DEFAULT_OVERLOAD_ERROR } from "../model.js";
 import { errorLabel } from "../upstream.js";
 import type { StormRule } from "./rule.js";
@@ -9,6 +9,10 @@ export const errorUnclassified: StormRule = {
   id: "storm-error-unclassified",
   severity: "warning",
   description: "An error a storm's upstream returns that no registry rule classifies (the storm would test only the fallback verdict's action).",
+  example: `# storms/brownout.yaml
+upstream:
+  errors: [{ ratio: 0.05, error: { kind: gateway_teapot } }]   # no registry rule matches this kind`,
+  fix: "Give the storm an error the registry classifies (a kind, status or provider code of a verdict), or add the verdict the upstream really returns.",
   check(ctx) {
     const { registry } = ctx;
     const storm = ctx.storm.value;

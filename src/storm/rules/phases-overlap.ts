@@ -7,6 +7,11 @@ export const phasesOverlap: StormRule = {
   id: "storm-phases-overlap",
   severity: "error",
   description: "Two phases of a storm set the same multiplier over the same time (they would multiply).",
+  example: `# storms/brownout.yaml
+phases:
+  - { from_ms: 20000, to_ms: 40000, arrival_x: 2 }
+  - { from_ms: 30000, to_ms: 50000, arrival_x: 3 }   # 30-40 s would be 6x`,
+  fix: "Make the phases that set the same multiplier not overlap, or merge them into one phase with the multiplier you mean.",
   check(ctx) {
     const phases: readonly Phase[] = ctx.storm.value.phases ?? [];
     for (let j = 1; j < phases.length; j++) {

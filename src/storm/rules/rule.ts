@@ -1,7 +1,7 @@
 /** The shape of a storm rule (SPEC 19): a lint rule over one storm file, with the project's rules beside it. */
-import type { PathSegment } from "../../model/finding.js";
-import type { Playbook } from "../../model/playbook.js";
-import type { Registry } from "../../model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { Loaded, Project } from "../../load/project.js";
 import type { RuleMeta } from "../../lint/rule.js";
 import type { Storm } from "../model.js";

@@ -6,6 +6,10 @@ export const tooLarge: StormRule = {
   id: "storm-too-large",
   severity: "error",
   description: "A storm whose duration would need more calls or buckets than failbook runs (SPEC 16: no run in proportion to a configured count).",
+  example: `# storms/soak.yaml
+duration_ms: 86400000000
+clients: { count: 100000, arrival: { rate_per_s: 100000 } }`,
+  fix: "Shorten duration_ms or lower the arrival rate: a storm models minutes of an outage, not days of traffic.",
   check(ctx) {
     const storm = ctx.storm.value;
     const buckets = Math.ceil(storm.duration_ms / (storm.step_ms ?? DEFAULT_STEP_MS));

@@ -1,4 +1,4 @@
-import { globMatches } from "../../engine/match.js";
+import { globMatches } from "failbook-runtime/engine/match.js";
 import { closest } from "../../util/text.js";
 import type { StormRule, StormRuleContext } from "./rule.js";
 
@@ -6,6 +6,10 @@ export const toolUnknown: StormRule = {
   id: "storm-tool-unknown",
   severity: "warning",
   description: "A storm calls a tool that no registry rule, playbook entry or fixture names (a typo runs it under the defaults).",
+  example: `# storms/brownout.yaml
+clients:
+  calls: [{ tool: payment.charge }]   # the playbook and registry say payments.charge`,
+  fix: "Name a tool the registry, the playbook's tools: or a fixture uses, or declare it under the playbook's tools:.",
   check(ctx) {
     const known = knownTools(ctx);
     // A project that names no tool anywhere treats every tool alike: there is nothing to check against.
