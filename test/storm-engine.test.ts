@@ -9,6 +9,7 @@ import { formatStormHtml } from "../src/storm/print/html.js";
 import { runStorm, type StormRules } from "../src/storm/run.js";
 import { Scheduler } from "../src/storm/scheduler.js";
 import type { Storm } from "../src/storm/model.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { REGISTRY, playbook, retry } from "./helpers/dispatch.js";
 
 const storm = (over: Partial<Storm> & { upstream: Storm["upstream"] }, rate = 500, duration = 40000): Storm => ({
@@ -159,6 +160,25 @@ describe("bounds (SPEC 16)", () => {
 });
 
 describe("the scheduler and the dispatcher's AbortSignal", () => {
+  it("lets a dispatch go on when an attempt is answered at once right after it parked on a timeout", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    s.at(0, () => {
+      s.begin({ span: 0 });
+      void (async () => {
+        const timer = s.clock.sleep(1000);
+        s.touch(); // the upstream turned the attempt away at once
+        await Promise.race([Promise.resolve("turned away"), timer]);
+        await Promise.resolve();
+        log.push(`${s.now}:answered`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(0.5, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log.slice(0, 2)).toEqual(["0:answered", "0.5:next event"]);
+  });
+
   it("wakes a dispatch with an answer it still awaits though it woke since (a hedge), and not with one it aborted", async () => {
     const s = new Scheduler();
     const log: string[] = [];
@@ -187,5 +207,38 @@ describe("the scheduler and the dispatcher's AbortSignal", () => {
     await s.run(Infinity, () => false);
     expect(log).toEqual(["30:first", "31:next event", "130:slept"]);
     expect(s.stalls).toBe(0);
+  });
+});
+
+describe("the dispatcher's own attempt timeout in a storm (SPEC 18 inside SPEC 19)", () => {
+  const TIMEOUT_REGISTRY: Registry = {
+    ...REGISTRY,
+    verdicts: [{ code: "attempt_timed_out", class: "transient", retryable: true, match: [{ kind: "attempt_timeout" }] }, ...REGISTRY.verdicts],
+  };
+  // The example's upstream (100 ms, 4 ms per attempt in progress) without the gateway: the client's own timeout, a spike to 3x.
+  const spike = (timeout: number): Storm =>
+    storm({ upstream: { latency_ms: { base: 100, per_concurrent: 4 } }, phases: [{ from_ms: 10000, to_ms: 20000, arrival_x: 3 }] }, 100, 40000);
+  const timing = (ms: number, retries: number, backoff: number[]): StormRules => ({
+    registry: TIMEOUT_REGISTRY,
+    playbook: playbook({ attempt_timed_out: retry(retries, backoff) }, { attempt_timeout_ms: ms }),
+    redact: [],
+  });
+
+  it("times attempts out at attempt_timeout_ms while the upstream works on: immediate retries keep it down (metastable)", async () => {
+    const r = await runStorm(spike(1000), timing(1000, 3, [0, 0, 0]));
+    expect(r.summary.verdict).toBe("metastable");
+    // Every call's attempts end at the timeout: 4 attempts, 4 s a call, and the upstream's work keeps growing.
+    expect(r.summary.latency_ms.p50).toBe(4000);
+    const late = r.buckets[r.buckets.length - 1];
+    expect(Object.keys(late.attempt_errors)).toEqual(["attempt_timeout"]);
+    expect(late.outcomes).toMatchObject({ exhausted: expect.any(Number) });
+    expect(late.in_progress).toBeGreaterThan(r.buckets[25].in_progress);
+    expect(r.summary.amplification).toBeGreaterThan(3);
+  });
+
+  it("without retries the same timeout lets the upstream drain after the spike: recovered", async () => {
+    const r = await runStorm(spike(1000), timing(1000, 0, []));
+    expect(r.summary.verdict).toBe("recovered");
+    expect(r.summary.amplification).toBe(1);
   });
 });

@@ -176,9 +176,11 @@ export class Fleet {
     const type: string = event.type;
     if (type === "retry_scheduled") this.series.count("retries", now);
     else if (type === "attempt") {
-      const e = event as { short_circuited?: boolean; hedge?: boolean };
+      const e = event as { short_circuited?: boolean; hedge?: boolean; error_kind?: string };
       if (e.short_circuited === true) this.series.count("short_circuited", now);
       if (e.hedge === true) this.series.count("hedges", now);
+      // The upstream counts the errors it answers with; a timeout is the client's own.
+      if (e.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
     } else if (type === "hedge_sent") this.series.count("hedges", now);
     else if (type in BREAKER_STATE) this.breakerMoved(`${dispatcher}\u0000${String((event as { breaker?: unknown }).breaker ?? "")}`, BREAKER_STATE[type], now);
   }

@@ -63,7 +63,7 @@ export class Scheduler {
     now: () => this.now,
     sleep: (ms) => {
       if (!(ms > 0)) {
-        this.activity++;
+        this.touch();
         return Promise.resolve();
       }
       const { promise, ticket } = this.park<void>();
@@ -128,8 +128,13 @@ export class Scheduler {
     this.activity++;
   }
 
-  /** Something the running dispatch did (an attempt answered at once). */
+  /**
+   * The running dispatch got an answer at once (an attempt turned away, a sleep of 0): it
+   * goes on running, even if it parked on something else a moment ago (a timeout raced
+   * against this attempt).
+   */
   touch(): void {
+    this.running = this.current !== null;
     this.activity++;
   }
 
