@@ -242,3 +242,36 @@ describe("the dispatcher's own attempt timeout in a storm (SPEC 18 inside SPEC 1
     expect(r.summary.amplification).toBe(1);
   });
 });
+
+describe("circuit breakers in a storm (SPEC 18 inside SPEC 19)", () => {
+  const BREAKER_REGISTRY: Registry = {
+    ...REGISTRY,
+    verdicts: [{ code: "circuit_open", class: "permanent", retryable: false, match: [{ kind: "circuit_open" }] }, ...REGISTRY.verdicts],
+  };
+  const outage = storm({ upstream: { latency_ms: { mean: 20 } }, phases: [{ from_ms: 5000, to_ms: 10000, errors: [{ ratio: 1, error: { kind: "timeout" } }] }] }, 200, 20000);
+  const breakers = (shared: "client" | "fleet"): [Storm, StormRules] => [
+    { ...outage, clients: { ...outage.clients, count: 10, shared } },
+    {
+      registry: BREAKER_REGISTRY,
+      playbook: playbook({ timeout: retry(1, [0]), circuit_open: { action: "fail" } }, { circuit_breakers: { svc: { tools: "svc.*", failure_ratio: 0.5, minimum_throughput: 10, sampling_ms: 2000, break_ms: 1000 } } }),
+      redact: [],
+    },
+  ];
+
+  it("opens each client's breaker in the outage, short-circuits attempts while open, and closes them after it", async () => {
+    const [s, rules] = breakers("client");
+    const r = await runStorm(s, rules);
+    const during = r.buckets.slice(6, 10);
+    expect(during.every((b) => b.breakers_open + b.breakers_half_open > 0)).toBe(true);
+    expect(during.every((b) => b.short_circuited > 0 && b.sent < b.offered)).toBe(true);
+    expect(r.buckets.slice(0, 5).every((b) => b.breakers_open === 0 && b.short_circuited === 0)).toBe(true);
+    expect(r.buckets.slice(-3).every((b) => b.breakers_open === 0 && b.short_circuited === 0)).toBe(true);
+    expect(Math.max(...during.map((b) => b.breakers_open))).toBeLessThanOrEqual(10);
+  });
+
+  it("shared: fleet gives the whole fleet one breaker", async () => {
+    const [s, rules] = breakers("fleet");
+    const r = await runStorm(s, rules);
+    expect(Math.max(...r.buckets.map((b) => b.breakers_open + b.breakers_half_open))).toBe(1);
+  });
+});

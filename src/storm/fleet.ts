@@ -182,7 +182,11 @@ export class Fleet {
       // The upstream counts the errors it answers with; a timeout is the client's own.
       if (e.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
     } else if (type === "hedge_sent") this.series.count("hedges", now);
-    else if (type in BREAKER_STATE) this.breakerMoved(`${dispatcher}\u0000${String((event as { breaker?: unknown }).breaker ?? "")}`, BREAKER_STATE[type], now);
+    else if (type in BREAKER_STATE) {
+      // One state per dispatcher and breaker (and tool, for a breaker `per: tool`).
+      const e = event as { breaker?: unknown; tool?: unknown };
+      this.breakerMoved(`${dispatcher}\u0000${String(e.breaker ?? "")}\u0000${String(e.tool ?? "")}`, BREAKER_STATE[type], now);
+    }
   }
 
   private breakerMoved(key: string, state: number, now: number): void {
