@@ -249,5 +249,5 @@ describe("the GitHub Action's storms input", () => {
     expect(r.code).toBe(1);
     // Without the input, the storms are not run.
     expect(runAction(dir, { event: prEvent(base) }).summary).not.toContain("storms against");
-  });
+  }, 120_000);
 });

@@ -9,6 +9,7 @@ import { formatStormHtml } from "../src/storm/print/html.js";
 import { runStorm, type StormRules } from "../src/storm/run.js";
 import { Scheduler } from "../src/storm/scheduler.js";
 import type { Storm } from "../src/storm/model.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { REGISTRY, playbook, retry } from "./helpers/dispatch.js";
 
 const storm = (over: Partial<Storm> & { upstream: Storm["upstream"] }, rate = 500, duration = 40000): Storm => ({
@@ -155,5 +156,122 @@ describe("bounds (SPEC 16)", () => {
     // One slot, held for a minute; the other client's calls are turned away at once (a 503, not retried: N = 0) and start again at once.
     const stuck = storm({ clients: { count: 2, arrival: { serial: { think_ms: 0 } }, calls: [{ tool: "svc.call" }] }, upstream: { latency_ms: { base: 60000 }, capacity: { concurrency: 1, queue: 0 } } }, 0, 1000);
     await expect(runStorm(stuck, rules(0))).rejects.toThrow(/^storm oracle: time stopped at 0 ms \(more than 100,040 events at that instant\): calls end at once and start again at once/);
+  });
+});
+
+describe("the scheduler and the dispatcher's AbortSignal", () => {
+  it("lets a dispatch go on when an attempt is answered at once right after it parked on a timeout", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    s.at(0, () => {
+      s.begin({ span: 0 });
+      void (async () => {
+        const timer = s.clock.sleep(1000);
+        s.touch(); // the upstream turned the attempt away at once
+        await Promise.race([Promise.resolve("turned away"), timer]);
+        await Promise.resolve();
+        log.push(`${s.now}:answered`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(0.5, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log.slice(0, 2)).toEqual(["0:answered", "0.5:next event"]);
+  });
+
+  it("wakes a dispatch with an answer it still awaits though it woke since (a hedge), and not with one it aborted", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    const co = { span: 0 };
+    s.at(0, () => {
+      s.begin(co);
+      void (async () => {
+        const first = new AbortController();
+        const a1 = s.park<string>(first.signal);
+        s.at(30, () => s.wake(a1.ticket, "first"), undefined, undefined);
+        // No answer after 10 ms: a second attempt (a hedge), both awaited.
+        await Promise.race([a1.promise, s.clock.sleep(10)]);
+        const second = new AbortController();
+        const a2 = s.park<string>(second.signal);
+        s.at(50, () => s.wake(a2.ticket, "second"), undefined, undefined);
+        const winner = await Promise.race([a1.promise, a2.promise]);
+        await Promise.resolve();
+        log.push(`${s.now}:${winner}`);
+        second.abort(); // the loser is cancelled: its answer at 50 wakes nothing
+        await s.clock.sleep(100);
+        log.push(`${s.now}:slept`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(31, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["30:first", "31:next event", "130:slept"]);
+    expect(s.stalls).toBe(0);
+  });
+});
+
+describe("the dispatcher's own attempt timeout in a storm (SPEC 18 inside SPEC 19)", () => {
+  const TIMEOUT_REGISTRY: Registry = {
+    ...REGISTRY,
+    verdicts: [{ code: "attempt_timed_out", class: "transient", retryable: true, match: [{ kind: "attempt_timeout" }] }, ...REGISTRY.verdicts],
+  };
+  // The example's upstream (100 ms, 4 ms per attempt in progress) without the gateway: the client's own timeout, a spike to 3x.
+  const spike = (timeout: number): Storm =>
+    storm({ upstream: { latency_ms: { base: 100, per_concurrent: 4 } }, phases: [{ from_ms: 10000, to_ms: 20000, arrival_x: 3 }] }, 100, 40000);
+  const timing = (ms: number, retries: number, backoff: number[]): StormRules => ({
+    registry: TIMEOUT_REGISTRY,
+    playbook: playbook({ attempt_timed_out: retry(retries, backoff) }, { attempt_timeout_ms: ms }),
+    redact: [],
+  });
+
+  it("times attempts out at attempt_timeout_ms while the upstream works on: immediate retries keep it down (metastable)", async () => {
+    const r = await runStorm(spike(1000), timing(1000, 3, [0, 0, 0]));
+    expect(r.summary.verdict).toBe("metastable");
+    // Every call's attempts end at the timeout: 4 attempts, 4 s a call, and the upstream's work keeps growing.
+    expect(r.summary.latency_ms.p50).toBe(4000);
+    const late = r.buckets[r.buckets.length - 1];
+    expect(Object.keys(late.attempt_errors)).toEqual(["attempt_timeout"]);
+    expect(late.outcomes).toMatchObject({ exhausted: expect.any(Number) });
+    expect(late.in_progress).toBeGreaterThan(r.buckets[25].in_progress);
+    expect(r.summary.amplification).toBeGreaterThan(3);
+  });
+
+  it("without retries the same timeout lets the upstream drain after the spike: recovered", async () => {
+    const r = await runStorm(spike(1000), timing(1000, 0, []));
+    expect(r.summary.verdict).toBe("recovered");
+    expect(r.summary.amplification).toBe(1);
+  });
+});
+
+describe("circuit breakers in a storm (SPEC 18 inside SPEC 19)", () => {
+  const BREAKER_REGISTRY: Registry = {
+    ...REGISTRY,
+    verdicts: [{ code: "circuit_open", class: "permanent", retryable: false, match: [{ kind: "circuit_open" }] }, ...REGISTRY.verdicts],
+  };
+  const outage = storm({ upstream: { latency_ms: { mean: 20 } }, phases: [{ from_ms: 5000, to_ms: 10000, errors: [{ ratio: 1, error: { kind: "timeout" } }] }] }, 200, 20000);
+  const breakers = (shared: "client" | "fleet"): [Storm, StormRules] => [
+    { ...outage, clients: { ...outage.clients, count: 10, shared } },
+    {
+      registry: BREAKER_REGISTRY,
+      playbook: playbook({ timeout: retry(1, [0]), circuit_open: { action: "fail" } }, { circuit_breakers: { svc: { tools: "svc.*", failure_ratio: 0.5, minimum_throughput: 10, sampling_ms: 2000, break_ms: 1000 } } }),
+      redact: [],
+    },
+  ];
+
+  it("opens each client's breaker in the outage, short-circuits attempts while open, and closes them after it", async () => {
+    const [s, rules] = breakers("client");
+    const r = await runStorm(s, rules);
+    const during = r.buckets.slice(6, 10);
+    expect(during.every((b) => b.breakers_open + b.breakers_half_open > 0)).toBe(true);
+    expect(during.every((b) => b.short_circuited > 0 && b.sent < b.offered)).toBe(true);
+    expect(r.buckets.slice(0, 5).every((b) => b.breakers_open === 0 && b.short_circuited === 0)).toBe(true);
+    expect(r.buckets.slice(-3).every((b) => b.breakers_open === 0 && b.short_circuited === 0)).toBe(true);
+    expect(Math.max(...during.map((b) => b.breakers_open))).toBeLessThanOrEqual(10);
+  });
+
+  it("shared: fleet gives the whole fleet one breaker", async () => {
+    const [s, rules] = breakers("fleet");
+    const r = await runStorm(s, rules);
+    expect(Math.max(...r.buckets.map((b) => b.breakers_open + b.breakers_half_open))).toBe(1);
   });
 });

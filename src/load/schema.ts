@@ -133,10 +133,13 @@ export function adapterErrorProblems(value: unknown): SchemaProblem[] {
   return problemsOf("adapter_error", validators.adapter_error, value);
 }
 
-/** What is wrong with a value by a validator compiled apart (a storm's, SPEC 19), in the same words. */
-export function problemsOf(context: "storm" | "adapter_error", validate: Validator, value: unknown): SchemaProblem[] {
+/**
+ * What is wrong with a value by a validator compiled apart (a storm's, SPEC 19), in the same
+ * words. Typed as a bare function: the public declarations name no generated module.
+ */
+export function problemsOf(context: "storm" | "adapter_error", validate: (data: unknown) => boolean, value: unknown): SchemaProblem[] {
   if (validate(value)) return [];
-  return translate(context, value, validate.errors ?? []);
+  return translate(context, value, (validate as Validator).errors ?? []);
 }
 
 function translate(kind: Context, root: unknown, errors: SchemaError[]): SchemaProblem[] {

@@ -13,7 +13,9 @@
  *
  * A dispatch may wait on two promises at once (an attempt raced against its timeout): the
  * first to resolve wakes it. A promise it made before it last woke (the race's loser) is
- * resolved without waking anything: nobody awaits it any more.
+ * resolved without waking anything: nobody awaits it any more. An attempt that carries the
+ * dispatcher's AbortSignal says so itself: it wakes its dispatch unless the dispatcher gave
+ * up on it (a timeout, a cancelled hedge), however long ago it was sent.
  */
 import type { Clock } from "failbook-runtime/engine/clock.js";
 
@@ -28,6 +30,8 @@ export interface Ticket<T> {
   /** The coroutine's span when it parked on this promise. */
   readonly span: number;
   readonly resolve: (value: T) => void;
+  /** The dispatcher's signal for an attempt: aborted when it stopped waiting for the answer. */
+  readonly signal: AbortSignal | undefined;
 }
 
 interface Entry {
@@ -59,7 +63,7 @@ export class Scheduler {
     now: () => this.now,
     sleep: (ms) => {
       if (!(ms > 0)) {
-        this.activity++;
+        this.touch();
         return Promise.resolve();
       }
       const { promise, ticket } = this.park<void>();
@@ -88,20 +92,20 @@ export class Scheduler {
   }
 
   /** The running dispatch waits: a promise and the ticket to resolve it with. */
-  park<T>(): { promise: Promise<T>; ticket: Ticket<T> } {
+  park<T>(signal?: AbortSignal): { promise: Promise<T>; ticket: Ticket<T> } {
     const co = this.current;
     if (co === null) throw new Error("storm scheduler: a dispatch waited outside its turn");
     this.running = false;
     this.activity++;
     let resolve!: (value: T) => void;
     const promise = new Promise<T>((r) => (resolve = r));
-    return { promise, ticket: { co, span: co.span, resolve } };
+    return { promise, ticket: { co, span: co.span, resolve, signal } };
   }
 
   /** Resolve a ticket now; its dispatch runs next, unless it woke since it parked on it. */
   wake<T>(ticket: Ticket<T>, value: T): void {
     const co = ticket.co;
-    if (co.span === ticket.span) {
+    if (ticket.signal === undefined ? co.span === ticket.span : !ticket.signal.aborted) {
       co.span++;
       this.current = co;
       this.running = true;
@@ -124,8 +128,13 @@ export class Scheduler {
     this.activity++;
   }
 
-  /** Something the running dispatch did (an attempt answered at once). */
+  /**
+   * The running dispatch got an answer at once (an attempt turned away, a sleep of 0): it
+   * goes on running, even if it parked on something else a moment ago (a timeout raced
+   * against this attempt).
+   */
   touch(): void {
+    this.running = this.current !== null;
     this.activity++;
   }
 

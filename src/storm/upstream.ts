@@ -62,7 +62,7 @@ export class UpstreamModel {
   }
 
   /** An attempt of the running dispatch arrives: its answer, at once (turned away) or later. */
-  send(): Response | Promise<Response> {
+  send(signal?: AbortSignal): Response | Promise<Response> {
     const s = this.scheduler;
     const now = s.now;
     this.series.sent++;
@@ -76,7 +76,7 @@ export class UpstreamModel {
       s.touch();
       return this.overload;
     }
-    const { promise, ticket } = s.park<Response>();
+    const { promise, ticket } = s.park<Response>(signal);
     const attempt: Attempt = { ticket, arrivedAt: now, answered: false, response: OK };
     if (this.inProgress < limit && queued === 0) this.start(attempt);
     else {
