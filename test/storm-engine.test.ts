@@ -275,3 +275,67 @@ describe("circuit breakers in a storm (SPEC 18 inside SPEC 19)", () => {
     expect(Math.max(...r.buckets.map((b) => b.breakers_open + b.breakers_half_open))).toBe(1);
   });
 });
+
+describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's attempt timeout, raced on a clock without hold)", () => {
+  it("ends a sleep whose signal aborts: it wakes nothing later and does not move time", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    s.at(0, () => {
+      s.begin({ span: 0 });
+      void (async () => {
+        // An attempt raced against a 100 ms timeout, turned away at once; then a backoff of 300 ms.
+        const answered = new AbortController();
+        const timer = s.clock.sleep(100, answered.signal);
+        s.touch();
+        await Promise.race([Promise.resolve("turned away"), timer]);
+        answered.abort();
+        await s.clock.sleep(300);
+        log.push(`${s.now}:slept`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(200, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["200:next event", "300:slept"]);
+    expect(s.stalls).toBe(0);
+    // The cancelled timeout at 100 ms moved nothing; nothing is left after the backoff.
+    expect(s.now).toBe(300);
+  });
+
+  it("ends a sleep at once when its signal aborted before it began", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    s.at(0, () => {
+      s.begin({ span: 0 });
+      void (async () => {
+        await s.clock.sleep(500, AbortSignal.abort());
+        log.push(`${s.now}:woke`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["0:woke"]);
+    expect(s.stalls).toBe(0);
+  });
+
+  it("a storm whose attempts are turned away at once, with an attempt timeout shorter than the backoff: every retry at its backoff, every call ends", async () => {
+    const TIMEOUT_REGISTRY: Registry = { ...REGISTRY, verdicts: [{ code: "attempt_timed_out", class: "transient", retryable: true, match: [{ kind: "attempt_timeout" }] }, ...REGISTRY.verdicts] };
+    // No slot for the first 5 s (capacity_x 0, no queue): each attempt is a 503 at once; three retries 300 ms apart.
+    const closed = storm(
+      {
+        clients: { count: 5, arrival: { serial: { think_ms: 1000, calls: 1 } }, calls: [{ tool: "svc.call" }] },
+        upstream: { latency_ms: { base: 10 }, capacity: { concurrency: 1, queue: 0 } },
+        phases: [{ from_ms: 0, to_ms: 5000, capacity_x: 0 }],
+      },
+      0,
+      6000,
+    );
+    const r = await runStorm(closed, { registry: TIMEOUT_REGISTRY, playbook: playbook({ server: retry(3, [300, 300, 300]) }, { attempt_timeout_ms: 100 }), redact: [] });
+    expect(r.summary.unfinished).toBe(0);
+    expect(r.summary.calls).toBe(5);
+    expect(r.summary.amplification).toBe(4);
+    // Each call: attempts at 0, 300, 600 and 900 ms after it was offered, all turned away; it ends at 900 ms.
+    expect(r.summary.latency_ms.max).toBe(900);
+    expect(r.summary.latency_ms.p50).toBe(900);
+  });
+});
