@@ -339,3 +339,74 @@ describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's atte
     expect(r.summary.latency_ms.p50).toBe(900);
   });
 });
+
+describe("the upstream model (SPEC 19)", () => {
+  /** Totals of the report's per-attempt error counts. */
+  const errorsOf = (r: Awaited<ReturnType<typeof runStorm>>) => {
+    const out: Record<string, number> = {};
+    for (const b of r.buckets) for (const [k, n] of Object.entries(b.attempt_errors)) out[k] = (out[k] ?? 0) + n;
+    return out;
+  };
+  // 20,000 calls, no load dependence: the call latencies are the model's draws. Tolerance: 4
+  // standard deviations of a sample quantile, sqrt(q(1 − q)/n) / density, as a share of it.
+  it.each([
+    { name: "log-normal from median 40 and p99 400", latency: { median: 40, p99: 400 }, p50: 40, p99: 400, p50tol: 0.05, p99tol: 0.12 },
+    { name: "exponential of mean 25 (median 25 ln 2, p99 25 ln 100)", latency: { mean: 25 }, p50: 25 * Math.LN2, p99: 25 * Math.log(100), p50tol: 0.05, p99tol: 0.1 },
+  ])("draws each attempt's latency $name", async ({ latency, p50, p99, p50tol, p99tol }) => {
+    const r = await runStorm(storm({ upstream: { latency_ms: latency } }, 500, 40000), rules(0));
+    expect(r.summary.calls).toBeGreaterThan(19000);
+    expect(Math.abs(r.summary.latency_ms.p50 - p50) / p50).toBeLessThan(p50tol);
+    expect(Math.abs(r.summary.latency_ms.p99 - p99) / p99).toBeLessThan(p99tol);
+  });
+
+  it("holds a FIFO capacity: the concurrency in progress, the queue waiting, the rest turned away at once with overload_error", async () => {
+    // 10 calls at one instant for 2 slots and a queue of 3, each attempt 1 s.
+    const herd = storm({ clients: { count: 10, arrival: { serial: { think_ms: 0, calls: 1 } }, calls: [{ tool: "svc.call" }] }, upstream: { latency_ms: { base: 1000 }, capacity: { concurrency: 2, queue: 3 }, overload_error: { kind: "http", http_status: 429 } } }, 0, 5000);
+    const r = await runStorm(herd, rules(0));
+    expect(errorsOf(r)).toEqual({ "http 429": 5 });
+    expect(r.summary.succeeded).toBe(5);
+    // Served two at a time, in arrival order: 1 s, 1 s, 2 s, 2 s, 3 s; the five turned away end at 0.
+    expect(r.summary.latency_ms.max).toBe(3000);
+    expect(r.buckets.map((b) => b.in_progress)).toEqual([2, 2, 1, 0, 0]);
+    expect(r.buckets.map((b) => b.queued)).toEqual([3, 1, 0, 0, 0]);
+  });
+
+  it("draws an error mix per attempt, independent of load: each error at its ratio", async () => {
+    const mix = { latency_ms: { mean: 20 }, errors: [{ ratio: 0.1, error: { kind: "timeout" } }, { ratio: 0.25, error: { kind: "http", http_status: 500 } }] };
+    const r = await runStorm(storm({ upstream: mix }), rules(0));
+    const errors = errorsOf(r);
+    const n = r.summary.attempts;
+    for (const [kind, ratio] of [["timeout", 0.1], ["http 500", 0.25]] as const) expect(Math.abs(errors[kind] / n - ratio)).toBeLessThan(4 * Math.sqrt((ratio * (1 - ratio)) / n));
+  });
+
+  it("multiplies arrival, latency and the error ratio in a phase, and only there", async () => {
+    const phased = storm(
+      { upstream: { latency_ms: { base: 20 }, errors: [{ ratio: 0.1, error: { kind: "timeout" } }] }, phases: [{ from_ms: 10000, to_ms: 20000, arrival_x: 3, latency_x: 5, error_x: 4 }] },
+      200,
+      30000,
+    );
+    const r = await runStorm(phased, rules(0));
+    const window = (from: number, to: number) => r.buckets.filter((b) => b.from_ms >= from && b.from_ms < to);
+    const sum = (bs: typeof r.buckets, f: (b: (typeof bs)[number]) => number) => bs.reduce((a, b) => a + f(b), 0);
+    const [before, during] = [window(0, 10000), window(10000, 20000)];
+    const rate = (bs: typeof before) => sum(bs, (b) => b.offered) / bs.length;
+    const errorShare = (bs: typeof before) => sum(bs, (b) => b.attempt_errors.timeout ?? 0) / sum(bs, (b) => b.sent);
+    expect(Math.abs(rate(before) - 200) / 200).toBeLessThan(0.1);
+    expect(Math.abs(rate(during) - 600) / 600).toBeLessThan(0.06);
+    expect(Math.abs(errorShare(before) - 0.1)).toBeLessThan(0.03);
+    expect(Math.abs(errorShare(during) - 0.4)).toBeLessThan(0.03);
+    // Little's law per window: 0.2 calls a ms × 20 ms, then 0.6 × 100 ms.
+    expect(Math.abs(sum(before, (b) => b.in_progress) / before.length - 4)).toBeLessThan(0.4);
+    expect(Math.abs(sum(during, (b) => b.in_progress) / during.length - 60)).toBeLessThan(4);
+  });
+
+  it("keeps an abandoned attempt at the upstream until its latency has passed: the client's timeout frees no slot", async () => {
+    // One slot, each attempt 1 s; the client gives up after 100 ms, thinks 400 ms and calls again: the slot is still taken.
+    const abandoned = storm({ clients: { count: 1, arrival: { serial: { think_ms: 400, calls: 2 } }, calls: [{ tool: "svc.call" }] }, upstream: { latency_ms: { base: 1000 }, capacity: { concurrency: 1, queue: 0 } } }, 0, 3000);
+    const r = await runStorm(abandoned, { registry: REGISTRY, playbook: playbook({}, { attempt_timeout_ms: 100 }), redact: [] });
+    expect(errorsOf(r)).toEqual({ attempt_timeout: 1, "http 503": 1 });
+    expect(r.summary.latency_ms.max).toBe(100);
+    // The upstream worked a full second for a call that ended after 100 ms.
+    expect(r.summary.mean_in_progress * 3).toBeCloseTo(1, 1);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * Section 18's published figures for each policy, observed inside a storm (SPEC 19's
+ * Section 18's published figures for each policy (and the retry quota of section 12), observed inside a storm (SPEC 19's
  * oracles): the storm files in test/storms/policies/ set up a fleet whose retry decisions all
  * fall at one instant, so the report's counters show the policy's figure exactly, per client
  * and per fleet (`shared`).
@@ -56,5 +56,18 @@ describe("gRPC's retry throttling (A6) in a storm: max_tokens 10, token_ratio 0.
     // The first 4 failures leave 9, 8, 7, 6 tokens and are retried; the 5th leaves 5, not above
     // half, and it and every later failure are throttled: 4 retries in all, as one client alone gets.
     expect(await throttling(3, "fleet")).toEqual({ calls: 3, sent: 7, retries: 4, budget_refused: 0, throttled: 3 });
+  });
+});
+
+describe("the retry quota (SPEC 12, the AWS SDKs' standard mode) in a storm: 500 tokens, 5 a retry", () => {
+  const quota = (count: number, shared: "client" | "fleet") => runProjectStorm(join(POLICIES, "aws-quota.failbook.yaml"), clients(count, shared)).then(totals);
+
+  it("shared by the fleet: 100 retries through an outage, then every retry refused", async () => {
+    // 25 calls retry 4 times each (100 retries, 500 tokens); their 5th failures find the bucket empty.
+    expect(await quota(25, "fleet")).toEqual({ calls: 25, sent: 125, retries: 100, budget_refused: 0, throttled: 25 });
+  });
+
+  it("per client, each bucket is far from empty: every call makes its 9 retries", async () => {
+    expect(await quota(25, "client")).toEqual({ calls: 25, sent: 250, retries: 225, budget_refused: 0, throttled: 0 });
   });
 });
