@@ -302,6 +302,28 @@ describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's atte
     expect(s.now).toBe(300);
   });
 
+  it("ends a sleep its dispatch waits on alone when another event aborts its signal: it wakes then, in its own turn", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    const stop = new AbortController();
+    s.at(0, () => {
+      s.begin({ span: 0 });
+      void (async () => {
+        await s.clock.sleep(1000, stop.signal);
+        log.push(`${s.now}:woke`);
+        await s.clock.sleep(50);
+        log.push(`${s.now}:slept`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(200, () => stop.abort(), undefined, undefined);
+    s.at(220, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["200:woke", "220:next event", "250:slept"]);
+    expect(s.stalls).toBe(0);
+    expect(s.now).toBe(250);
+  });
+
   it("ends a sleep at once when its signal aborted before it began", async () => {
     const s = new Scheduler();
     const log: string[] = [];
