@@ -97,6 +97,14 @@ describe("determinism", () => {
   });
 });
 
+/** A dispatch that starts at 0 ms and runs `body` on the scheduler, ending when it returns. */
+function startAt0(s: Scheduler, body: () => Promise<void>): void {
+  s.at(0, () => {
+    s.begin({ span: 0 });
+    void body().then(() => s.end());
+  }, undefined, undefined);
+}
+
 describe("the scheduler", () => {
   it("takes events in time order, and events at the same time in the order they were scheduled", async () => {
     const s = new Scheduler();
@@ -109,20 +117,15 @@ describe("the scheduler", () => {
   it("wakes a dispatch with the first of two promises it waits on; the other, resolved later, wakes nothing", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    const co = { span: 0 };
-    s.at(0, () => {
-      s.begin(co);
-      void (async () => {
-        // An attempt raced against a timeout on the clock: the timeout (10 ms) wins.
-        const attempt = s.park<string>();
-        s.at(50, () => s.wake(attempt.ticket, "late answer"), undefined, undefined);
-        const winner = await Promise.race([attempt.promise, s.clock.sleep(10).then(() => "timeout")]);
-        log.push(`${s.now}:${winner}`);
-        await s.clock.sleep(100);
-        log.push(`${s.now}:slept`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      // An attempt raced against a timeout on the clock: the timeout (10 ms) wins.
+      const attempt = s.park<string>();
+      s.at(50, () => s.wake(attempt.ticket, "late answer"), undefined, undefined);
+      const winner = await Promise.race([attempt.promise, s.clock.sleep(10).then(() => "timeout")]);
+      log.push(`${s.now}:${winner}`);
+      await s.clock.sleep(100);
+      log.push(`${s.now}:slept`);
+    });
     await s.run(Infinity, () => false);
     expect(log).toEqual(["10:timeout", "110:slept"]);
     expect(s.stalls).toBe(0);
@@ -131,20 +134,15 @@ describe("the scheduler", () => {
   it("lets a woken dispatch run to its next wait before time moves on", async () => {
     const s = new Scheduler();
     const times: number[] = [];
-    const co = { span: 0 };
-    s.at(0, () => {
-      s.begin(co);
-      void (async () => {
-        for (let i = 0; i < 3; i++) {
-          await s.clock.sleep(10);
-          // Several awaits deep before the next sleep: time must not have moved meanwhile.
-          await Promise.resolve();
-          await Promise.resolve();
-          times.push(s.now);
-        }
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      for (let i = 0; i < 3; i++) {
+        await s.clock.sleep(10);
+        // Several awaits deep before the next sleep: time must not have moved meanwhile.
+        await Promise.resolve();
+        await Promise.resolve();
+        times.push(s.now);
+      }
+    });
     s.at(15, () => times.push(-15), undefined, undefined);
     await s.run(Infinity, () => false);
     expect(times).toEqual([10, -15, 20, 30]);
@@ -163,17 +161,13 @@ describe("the scheduler and the dispatcher's AbortSignal", () => {
   it("lets a dispatch go on when an attempt is answered at once right after it parked on a timeout", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    s.at(0, () => {
-      s.begin({ span: 0 });
-      void (async () => {
-        const timer = s.clock.sleep(1000);
-        s.touch(); // the upstream turned the attempt away at once
-        await Promise.race([Promise.resolve("turned away"), timer]);
-        await Promise.resolve();
-        log.push(`${s.now}:answered`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      const timer = s.clock.sleep(1000);
+      s.touch(); // the upstream turned the attempt away at once
+      await Promise.race([Promise.resolve("turned away"), timer]);
+      await Promise.resolve();
+      log.push(`${s.now}:answered`);
+    });
     s.at(0.5, () => log.push(`${s.now}:next event`), undefined, undefined);
     await s.run(Infinity, () => false);
     expect(log.slice(0, 2)).toEqual(["0:answered", "0.5:next event"]);
@@ -182,27 +176,22 @@ describe("the scheduler and the dispatcher's AbortSignal", () => {
   it("wakes a dispatch with an answer it still awaits though it woke since (a hedge), and not with one it aborted", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    const co = { span: 0 };
-    s.at(0, () => {
-      s.begin(co);
-      void (async () => {
-        const first = new AbortController();
-        const a1 = s.park<string>(first.signal);
-        s.at(30, () => s.wake(a1.ticket, "first"), undefined, undefined);
-        // No answer after 10 ms: a second attempt (a hedge), both awaited.
-        await Promise.race([a1.promise, s.clock.sleep(10)]);
-        const second = new AbortController();
-        const a2 = s.park<string>(second.signal);
-        s.at(50, () => s.wake(a2.ticket, "second"), undefined, undefined);
-        const winner = await Promise.race([a1.promise, a2.promise]);
-        await Promise.resolve();
-        log.push(`${s.now}:${winner}`);
-        second.abort(); // the loser is cancelled: its answer at 50 wakes nothing
-        await s.clock.sleep(100);
-        log.push(`${s.now}:slept`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      const first = new AbortController();
+      const a1 = s.park<string>(first.signal);
+      s.at(30, () => s.wake(a1.ticket, "first"), undefined, undefined);
+      // No answer after 10 ms: a second attempt (a hedge), both awaited.
+      await Promise.race([a1.promise, s.clock.sleep(10)]);
+      const second = new AbortController();
+      const a2 = s.park<string>(second.signal);
+      s.at(50, () => s.wake(a2.ticket, "second"), undefined, undefined);
+      const winner = await Promise.race([a1.promise, a2.promise]);
+      await Promise.resolve();
+      log.push(`${s.now}:${winner}`);
+      second.abort(); // the loser is cancelled: its answer at 50 wakes nothing
+      await s.clock.sleep(100);
+      log.push(`${s.now}:slept`);
+    });
     s.at(31, () => log.push(`${s.now}:next event`), undefined, undefined);
     await s.run(Infinity, () => false);
     expect(log).toEqual(["30:first", "31:next event", "130:slept"]);
@@ -280,20 +269,16 @@ describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's atte
   it("ends a sleep whose signal aborts: it wakes nothing later and does not move time", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    s.at(0, () => {
-      s.begin({ span: 0 });
-      void (async () => {
-        // An attempt raced against a 100 ms timeout, turned away at once; then a backoff of 300 ms.
-        const answered = new AbortController();
-        const timer = s.clock.sleep(100, answered.signal);
-        s.touch();
-        await Promise.race([Promise.resolve("turned away"), timer]);
-        answered.abort();
-        await s.clock.sleep(300);
-        log.push(`${s.now}:slept`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      // An attempt raced against a 100 ms timeout, turned away at once; then a backoff of 300 ms.
+      const answered = new AbortController();
+      const timer = s.clock.sleep(100, answered.signal);
+      s.touch();
+      await Promise.race([Promise.resolve("turned away"), timer]);
+      answered.abort();
+      await s.clock.sleep(300);
+      log.push(`${s.now}:slept`);
+    });
     s.at(200, () => log.push(`${s.now}:next event`), undefined, undefined);
     await s.run(Infinity, () => false);
     expect(log).toEqual(["200:next event", "300:slept"]);
@@ -306,16 +291,12 @@ describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's atte
     const s = new Scheduler();
     const log: string[] = [];
     const stop = new AbortController();
-    s.at(0, () => {
-      s.begin({ span: 0 });
-      void (async () => {
-        await s.clock.sleep(1000, stop.signal);
-        log.push(`${s.now}:woke`);
-        await s.clock.sleep(50);
-        log.push(`${s.now}:slept`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      await s.clock.sleep(1000, stop.signal);
+      log.push(`${s.now}:woke`);
+      await s.clock.sleep(50);
+      log.push(`${s.now}:slept`);
+    });
     s.at(200, () => stop.abort(), undefined, undefined);
     s.at(220, () => log.push(`${s.now}:next event`), undefined, undefined);
     await s.run(Infinity, () => false);
@@ -327,14 +308,10 @@ describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's atte
   it("ends a sleep at once when its signal aborted before it began", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    s.at(0, () => {
-      s.begin({ span: 0 });
-      void (async () => {
-        await s.clock.sleep(500, AbortSignal.abort());
-        log.push(`${s.now}:woke`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      await s.clock.sleep(500, AbortSignal.abort());
+      log.push(`${s.now}:woke`);
+    });
     await s.run(Infinity, () => false);
     expect(log).toEqual(["0:woke"]);
     expect(s.stalls).toBe(0);
