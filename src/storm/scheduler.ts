@@ -34,7 +34,11 @@ export interface Ticket<T> {
   readonly signal: AbortSignal | undefined;
 }
 
-interface Entry {
+/** What a cancelled event does: nothing, and the loop skips it without moving time. */
+const DROPPED = (): void => {};
+
+/** An event on the heap. */
+export interface Entry {
   t: number;
   seq: number;
   fn: (a: unknown, b: unknown) => void;
@@ -61,22 +65,34 @@ export class Scheduler {
   /** The clock every dispatcher of the storm is given. */
   readonly clock: Clock = {
     now: () => this.now,
-    sleep: (ms) => {
-      if (!(ms > 0)) {
+    sleep: (ms, signal) => {
+      if (!(ms > 0) || signal?.aborted === true) {
         this.touch();
         return Promise.resolve();
       }
       const { promise, ticket } = this.park<void>();
-      this.at(this.now + ms, this.wakeLater, ticket, undefined);
+      const entry = this.at(this.now + ms, this.wakeLater, ticket, undefined);
+      // The wait ends when its signal aborts (an attempt answered before its timeout): its event
+      // is dropped, else it would wake the dispatch later, in the middle of another wait.
+      signal?.addEventListener("abort", () => this.cancel(entry, ticket), { once: true });
       return promise;
     },
   };
+
+  /** A sleep's signal aborted: its event is dropped, and the sleep ends now, in its dispatch's turn. */
+  private cancel(entry: Entry, ticket: Ticket<void>): void {
+    if (entry.fn === DROPPED) return;
+    entry.fn = DROPPED;
+    // Aborted by the dispatch itself while it runs: the sleep ends at once. Otherwise its own turn, now.
+    if (this.running && this.current === ticket.co) ticket.resolve();
+    else this.at(this.now, this.wakeLater, ticket, undefined);
+  }
 
   /** An event that resolves a ticket (a sleep's end). */
   private readonly wakeLater = (ticket: Ticket<void>): void => this.wake(ticket, undefined);
 
   /** Schedule `fn(a, b)` at time `t` (never before now). */
-  at<A, B>(t: number, fn: (a: A, b: B) => void, a: A, b: B): void {
+  at<A, B>(t: number, fn: (a: A, b: B) => void, a: A, b: B): Entry {
     const heap = this.heap;
     const entry: Entry = { t: t < this.now ? this.now : t, seq: this.seq++, fn: fn as Entry["fn"], a, b };
     let i = heap.length;
@@ -89,6 +105,7 @@ export class Scheduler {
       i = parent;
     }
     heap[i] = entry;
+    return entry;
   }
 
   /** The running dispatch waits: a promise and the ticket to resolve it with. */
@@ -147,6 +164,7 @@ export class Scheduler {
     let atOnce = 0;
     while (heap.length > 0 && !stop()) {
       const entry = this.pop();
+      if (entry.fn === DROPPED) continue; // a cancelled sleep: time does not move for it
       if (entry.t > until) break;
       if (entry.t !== this.now) atOnce = 0;
       else if (++atOnce > maxAtOnce) throw new TimeStopped(this.now);
