@@ -10,8 +10,8 @@ import { UsageError } from "../model/errors.js";
 import type { Project } from "../load/project.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
-import { sharesQuota, type RulesData, type SetupData } from "../replay/setup.js";
-import { parseShard } from "../replay/shard.js";
+import { shareSetup, type RulesData, type SharedSetup } from "../replay/setup.js";
+import { parseShard, type Shard } from "../replay/shard.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
@@ -118,16 +118,9 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   const seed = intFlag("--seed", flags.seed) ?? 0;
   if (seed > 0xffffffff) throw new UsageError(`--seed takes a 32-bit unsigned integer, not ${seed}`);
 
-  const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
-  const current = rulesOf(project);
-  if (!current) {
-    io.err(findingsText(io, findings, project.sources));
-    io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
-    return 1;
-  }
-  const baseline = flags.against === undefined ? undefined : rulesOf(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
-  const setup: SetupData = { current, baseline, seed, shard, examples };
-  if (sharesQuota(setup)) {
+  const setup = loadSetup(io, globals, flags.against, { seed, shard, examples });
+  if (!setup) return 1;
+  if (setup.sharesQuota) {
     if (shard) throw new UsageError("--shard cannot split this replay: the playbook's retry_quota is shared by every record in order, so a shard would replay with another quota than the whole corpus; replay unsharded");
     if (workers !== undefined && workers > 1) io.err("failbook: note: the playbook's retry_quota is shared by every record in order, so the replay runs on one thread\n");
   }
@@ -158,6 +151,24 @@ function print(io: Io, report: ReplayReport, format: (typeof FORMATS)[number], m
   const tooMany = maxChanged !== undefined && changedPercent(report) > maxChanged;
   if (tooMany && format !== "json") io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
   return report.invalid > 0 || tooMany ? 1 : 0;
+}
+
+/**
+ * The replay's setup, in the shared form the replaying threads read. Loaded here, not in
+ * `replayCommand`: the loaded projects (YAML, positions, sources) are dropped when this
+ * returns, rather than held by the command for as long as the replay runs. Undefined (the
+ * findings printed) when the registry or playbook does not load.
+ */
+function loadSetup(io: Io, globals: Globals, against: string | undefined, options: { seed: number; shard: Shard | undefined; examples: number }): SharedSetup | undefined {
+  const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
+  const current = rulesOf(project);
+  if (!current) {
+    io.err(findingsText(io, findings, project.sources));
+    io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
+    return undefined;
+  }
+  const baseline = against === undefined ? undefined : rulesOf(loadBaseline(against, { currentConfig: project.configFile }).project);
+  return shareSetup({ current, baseline, ...options });
 }
 
 function rulesOf(project: Project): RulesData | undefined {

@@ -26,13 +26,42 @@ export interface ReplaySetup {
   examples: number;
 }
 
+/**
+ * A chunk is decoded a piece at a time, each piece ending at a newline (or holding one long
+ * line): a string of a piece stays in the young generation and dies there, where the string
+ * of a whole 1 MB chunk would go straight to the old one and pile up, chunk after chunk,
+ * until a full collection (a newline byte is never inside a UTF-8 sequence, so the text is
+ * the same).
+ */
+const PIECE_BYTES = 32 << 10;
 const decoder = new TextDecoder("utf-8");
+/** For the pieces after the first: a U+FEFF there is kept, as when the chunk was decoded whole. */
+const continuing = new TextDecoder("utf-8", { ignoreBOM: true });
 
 export async function replayChunk(setup: ReplaySetup, job: ChunkJob): Promise<TallyData> {
   const tally = new Tally(setup.examples);
-  const text = decoder.decode(job.bytes);
-  const shard = setup.shard;
+  const bytes = job.bytes;
   let line = job.startLine;
+  for (let at = 0; at < bytes.length; ) {
+    const end = pieceEnd(bytes, at);
+    line = await replayLines(setup, job.file, line, (at === 0 ? decoder : continuing).decode(bytes.subarray(at, end)), tally);
+    at = end;
+  }
+  return tally.data();
+}
+
+/** Where the piece starting at `at` ends: after the last newline within PIECE_BYTES, else after the first one. */
+function pieceEnd(bytes: Uint8Array, at: number): number {
+  if (bytes.length - at <= PIECE_BYTES) return bytes.length;
+  const last = bytes.lastIndexOf(10, at + PIECE_BYTES - 1);
+  if (last >= at) return last + 1;
+  const next = bytes.indexOf(10, at + PIECE_BYTES);
+  return next === -1 ? bytes.length : next + 1;
+}
+
+/** Replay the lines of `text`, the first numbered `line`; the number of the line after them. */
+async function replayLines(setup: ReplaySetup, file: number, line: number, text: string, tally: Tally): Promise<number> {
+  const shard = setup.shard;
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf("\n", start);
@@ -43,15 +72,15 @@ export async function replayChunk(setup: ReplaySetup, job: ChunkJob): Promise<Ta
     if (raw.trim() === "") continue;
     const parsed = parseRecord(raw);
     if (typeof parsed === "string") {
-      if (shard === undefined || shardOfLine(job.file, here, shard.count) === shard.index) tally.addInvalid(locate(job.file, here), parsed);
+      if (shard === undefined || shardOfLine(file, here, shard.count) === shard.index) tally.addInvalid(locate(file, here), parsed);
       continue;
     }
     if (shard !== undefined && shardOfRecord(parsed.run_id ?? "", parsed.call.id, shard.count) !== shard.index) continue;
     const after = await setup.current.replay(parsed);
     const before: Before = setup.baseline ? await setup.baseline.replay(parsed) : parsed.outcome ? { kind: parsed.outcome.kind, verdict: parsed.outcome.verdict ?? null } : { kind: "unrecorded", verdict: null };
-    tally.add(locate(job.file, here), before, after);
+    tally.add(locate(file, here), before, after);
   }
-  return tally.data();
+  return line;
 }
 
 /** A record, or what is wrong with the line (never quoting it: a production line may hold anything). */
