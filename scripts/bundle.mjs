@@ -25,10 +25,11 @@ const common = {
   logLevel: "warning",
   legalComments: "none",
 };
-// The ES module entries: the workers, and the terminal views, which import Ink (an ES module
+// The ES module entries: the workers (replay's, and the one that loads its project), and the terminal views, which import Ink (an ES module
 // graph with top-level await, which CommonJS cannot require).
 const ESM_ENTRIES = {
   "replay-worker": "dist/replay/replay-worker.js",
+  "setup-worker": "dist/replay/setup-worker.js",
   "tui-progress": "dist/tui/progress.js",
   "tui-explore": "dist/tui/explore.js",
 };

@@ -5,14 +5,13 @@
  */
 import { Option } from "commander";
 import { readFileSync } from "node:fs";
-import { loadBaseline } from "../change/baseline.js";
 import { UsageError } from "../model/errors.js";
-import type { Project } from "../load/project.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
-import { shareSetup, type RulesData, type SharedSetup } from "../replay/setup.js";
+import { loadSetupApart } from "../replay/load-setup.js";
+import type { SharedSetup } from "../replay/setup.js";
 import { parseShard, type Shard } from "../replay/shard.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "md"] as const;
@@ -118,7 +117,7 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   const seed = intFlag("--seed", flags.seed) ?? 0;
   if (seed > 0xffffffff) throw new UsageError(`--seed takes a 32-bit unsigned integer, not ${seed}`);
 
-  const setup = loadSetup(io, globals, flags.against, { seed, shard, examples });
+  const setup = await loadSetup(io, globals, flags.against, { seed, shard, examples });
   if (!setup) return 1;
   if (setup.sharesQuota) {
     if (shard) throw new UsageError("--shard cannot split this replay: the playbook's retry_quota is shared by every record in order, so a shard would replay with another quota than the whole corpus; replay unsharded");
@@ -154,26 +153,29 @@ function print(io: Io, report: ReplayReport, format: (typeof FORMATS)[number], m
 }
 
 /**
- * The replay's setup, in the shared form the replaying threads read. Loaded here, not in
- * `replayCommand`: the loaded projects (YAML, positions, sources) are dropped when this
- * returns, rather than held by the command for as long as the replay runs. Undefined (the
- * findings printed) when the registry or playbook does not load.
+ * The replay's setup, loaded in a thread of its own (see loadSetupApart), and what the
+ * loading found said here as every command says it. Undefined (the findings printed) when
+ * the registry or playbook does not load.
  */
-function loadSetup(io: Io, globals: Globals, against: string | undefined, options: { seed: number; shard: Shard | undefined; examples: number }): SharedSetup | undefined {
-  const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
-  const current = rulesOf(project);
-  if (!current) {
-    io.err(findingsText(io, findings, project.sources));
-    io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
-    return undefined;
+async function loadSetup(io: Io, globals: Globals, against: string | undefined, options: { seed: number; shard: Shard | undefined; examples: number }): Promise<SharedSetup | undefined> {
+  const answer = await loadSetupApart({ config: globals.config, against, ...options });
+  switch (answer.kind) {
+    case "loaded":
+      io.useRedactions(answer.redact);
+      return answer.setup;
+    case "unloaded":
+      io.useRedactions(answer.redact);
+      io.err(findingsText(io, answer.findings, answer.sources));
+      io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
+      return undefined;
+    case "invalid":
+      io.err(findingsText(io, answer.findings, answer.sources));
+      return undefined;
+    case "usage":
+      throw new UsageError(answer.message);
+    case "internal":
+      throw Object.assign(new Error(answer.message), { stack: answer.stack });
   }
-  const baseline = against === undefined ? undefined : rulesOf(loadBaseline(against, { currentConfig: project.configFile }).project);
-  return shareSetup({ current, baseline, ...options });
-}
-
-function rulesOf(project: Project): RulesData | undefined {
-  if (!project.registry || !project.playbook) return undefined;
-  return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
 }
 
 function percentFlag(value: string | undefined): number | undefined {

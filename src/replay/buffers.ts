@@ -9,20 +9,20 @@ export class ChunkBuffers {
 
   /**
    * @param size the size of a pooled buffer: a chunk longer than this gets a buffer of its own, not kept
-   * @param keep how many free buffers are kept (the chunks that can be in flight, plus the one being filled)
+   * @param keep how many free buffers are kept (the chunks that can be in flight, plus the one being filled and the next)
    */
   constructor(
     private readonly size: number,
     private readonly keep: number,
   ) {}
 
-  /** A view of `length` bytes over a free buffer (or a new one). */
+  /** A buffer (the whole of it) of at least `length` bytes: a free one, or a new one. */
   take(length: number): Uint8Array {
     const buffer = length <= this.size ? this.free.pop() : undefined;
-    return new Uint8Array(buffer ?? new ArrayBuffer(Math.max(length, this.size)), 0, length);
+    return new Uint8Array(buffer ?? new ArrayBuffer(Math.max(length, this.size)));
   }
 
-  /** A chunk's bytes are replayed: their buffer may carry another chunk. */
+  /** A chunk's bytes (a view) are replayed: their buffer may carry another chunk. */
   give(bytes: Uint8Array): void {
     const buffer = bytes.buffer as ArrayBuffer;
     if (buffer.byteLength === this.size && this.free.length < this.keep) this.free.push(buffer);

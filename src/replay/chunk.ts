@@ -7,7 +7,7 @@ import type { DispatchRecord } from "../model/record.js";
 import { record as validateRecord } from "./record-validator.generated.js";
 import type { Replayer } from "./replayer.js";
 import { shardOfLine, shardOfRecord, type Shard } from "./shard.js";
-import { locate, Tally, type Before, type TallyData } from "./tally.js";
+import { locate, type Before, type Tally } from "./tally.js";
 
 export interface ChunkJob {
   /** Index of the file in the replay's file list. */
@@ -38,8 +38,8 @@ const decoder = new TextDecoder("utf-8");
 /** For the pieces after the first: a U+FEFF there is kept, as when the chunk was decoded whole. */
 const continuing = new TextDecoder("utf-8", { ignoreBOM: true });
 
-export async function replayChunk(setup: ReplaySetup, job: ChunkJob): Promise<TallyData> {
-  const tally = new Tally(setup.examples);
+/** Replay a chunk's lines, counting them into `tally`. */
+export async function replayChunk(setup: ReplaySetup, job: ChunkJob, tally: Tally): Promise<void> {
   const bytes = job.bytes;
   let line = job.startLine;
   for (let at = 0; at < bytes.length; ) {
@@ -47,7 +47,6 @@ export async function replayChunk(setup: ReplaySetup, job: ChunkJob): Promise<Ta
     line = await replayLines(setup, job.file, line, (at === 0 ? decoder : continuing).decode(bytes.subarray(at, end)), tally);
     at = end;
   }
-  return tally.data();
 }
 
 /** Where the piece starting at `at` ends: after the last newline within PIECE_BYTES, else after the first one. */
