@@ -25,8 +25,9 @@ const common = {
   logLevel: "warning",
   legalComments: "none",
 };
-// The ES module entries: the workers (replay's, and the one that loads its project), and the terminal views, which import Ink (an ES module
-// graph with top-level await, which CommonJS cannot require).
+// The ES module entries: the workers (replay's, and the thread that loads its project), and
+// the terminal views, which import Ink (an ES module graph with top-level await, which
+// CommonJS cannot require).
 const ESM_ENTRIES = {
   "replay-worker": "dist/replay/replay-worker.js",
   "setup-worker": "dist/replay/setup-worker.js",
