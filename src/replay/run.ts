@@ -48,8 +48,9 @@ export const MAX_LINE_BYTES = 64 << 20;
 const WORKER_YOUNG_MB = 8;
 /**
  * A worker's old generation may grow to this, plus room for its setup (see `workerLimits`):
- * far beyond what it holds (a 10,000-code project is about 30 MB once built, a record line at
- * most 64 MB), and a bound is what makes V8 collect before it doubles or quadruples a heap.
+ * far beyond what it keeps (a 10,000-code project is about 35 MB once built), and a bound is
+ * what makes V8 collect before it doubles or quadruples a heap. A single line whose parse
+ * needs more (a hostile one: 20 million `{}` under the 64 MB line limit) ends the replay.
  */
 const WORKER_OLD_MB = 1024;
 
