@@ -12,7 +12,7 @@ import vm from "node:vm";
 export const BUNDLE = fileURLToPath(new URL("../dist/bundle/cli.cjs", import.meta.url));
 export const CODE_CACHE = `${BUNDLE}.cache`;
 
-/** The bundle's exports and its compiled script; undefined when there is no bundle (an unbundled build). */
+/** The bundle's exports and its compiled script; undefined when there is no bundle (no build yet). */
 export function loadBundledCli() {
   let source;
   try {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The failbook command line. `npm install` builds dist/: the bundled CLI with its code cache
-// when present (fast start-up, bin/cli-loader.js), else the plain compiled modules.
+// (fast start-up, bin/cli-loader.js).
 import { readFileSync } from "node:fs";
 import { loadBundledCli } from "./cli-loader.js";
 
@@ -13,11 +13,15 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const args = process.argv.slice(2);
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V" || args[0] === "-v")) {
   // The version is all `failbook --version` needs: it is read from the package's own
   // package.json (as the CLI reads it) without loading the CLI.
   process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
 } else {
-  const { main } = loadBundledCli()?.exports ?? (await import("../dist/cli/main.js"));
-  process.exitCode = await main(process.argv);
+  const cli = loadBundledCli();
+  if (cli) process.exitCode = await cli.exports.main(process.argv);
+  else {
+    process.stderr.write("failbook: its build is missing (dist/bundle/cli.cjs): run `npm run build` in its folder\n");
+    process.exitCode = 2;
+  }
 }

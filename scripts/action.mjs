@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The GitHub Action's entry point (action.yml): lint with annotations, a SARIF file for code
-// scanning, and the behaviour diff against the pull request's base in the job summary. It
+// scanning, and the behaviour diff (and with the storms input, failbook storm --against)
+// against the pull request's base in the job summary. It
 // reads what a runner sets (INPUT_* from action.yml, GITHUB_WORKSPACE, GITHUB_EVENT_PATH,
 // GITHUB_BASE_REF, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT) and runs this checkout's CLI, so the
 // action does exactly what `failbook lint` and `failbook diff` do on a developer's machine.
@@ -62,6 +63,16 @@ function main(env) {
   } else {
     summary.push("No behaviour diff: this run is not for a pull request and no `against` input was given.", "");
   }
+  // 4. What the change does to a fleet in an outage (failbook storm), when asked for.
+  const storms = stormsInput(input("storms"));
+  let stormsFailed = false;
+  if (storms) {
+    const storm = ran("failbook storm", failbook(["storm", ...storms, ...againstArgs]));
+    process.stderr.write(storm.stderr);
+    stormsFailed = storm.code === 1;
+    const what = against ? `against \`${against}\`` : "(no baseline: not a pull request, and no against input)";
+    summary.push(`### failbook: storms ${what}`, "", storm.code === 1 ? "**An expect check failed, or a verdict got worse than the baseline's.**" : "Every expect holds; no verdict got worse.", "", "```text", storm.stdout.trimEnd(), "```", "");
+  }
   if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, summary.join("\n") + "\n");
   else process.stdout.write(summary.join("\n") + "\n");
 
@@ -69,7 +80,14 @@ function main(env) {
     const outputs = { sarif: relativeTo(workspace, sarifFile), errors: counts.error, warnings: counts.warning, notices: counts.notice, against: against ?? "" };
     appendFileSync(env.GITHUB_OUTPUT, Object.entries(outputs).map(([k, v]) => `${k}=${String(v).replace(/[\r\n]/g, " ")}\n`).join(""));
   }
-  return failOn !== "never" && lint.code === 1 ? 1 : 0;
+  return failOn !== "never" && (lint.code === 1 || stormsFailed) ? 1 : 0;
+}
+
+/** The storms input: off (""/"false"), the config's storms ("true"), or files and globs. */
+function stormsInput(value) {
+  if (value === "" || value === "false") return undefined;
+  if (value === "true") return [];
+  return value.split(/\s+/).filter(Boolean);
 }
 
 /**

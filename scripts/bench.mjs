@@ -12,8 +12,11 @@ import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { footprint } from "./bench/footprint.mjs";
 import { writeProject } from "./bench/generate.mjs";
+import { lspRows } from "./bench/lsp.mjs";
 import { replayLargeRegistryRow, replayRows, replayTable } from "./bench/replay.mjs";
+import { STORM_CALLS, writeStormProject } from "./bench/storm.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -108,7 +111,7 @@ function ensureBuild() {
       return 0;
     }
   });
-  if (Math.min(...built) >= Math.max(newest(join(root, "src")), newest(join(root, "schemas")))) return;
+  if (Math.min(...built) >= Math.max(newest(join(root, "src")), newest(join(root, "packages/runtime/src")), newest(join(root, "schemas")))) return;
   log("dist/ is older than src/: building first");
   const r = spawnSync(process.execPath, [join(root, "scripts/build.mjs")], { cwd: root, stdio: ["ignore", 2, 2] });
   if (r.status !== 0) log(`the build exited ${r.status}; measuring what it emitted`);
@@ -157,8 +160,11 @@ for (const n of [SMALL, LARGE]) {
 const classifyLib = micro("classify-library", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs });
 const classifyGen = micro("classify-generated", { size: LARGE, count: MICRO.count, budgetMs: MICRO.budgetMs, bindings: bindings(LARGE) });
 const dispatch = micro("dispatch", { iterations: MICRO.iterations });
+// SPEC 19: a million calls (1,000 clients, 10 minutes of virtual time), spawn to exit.
+const storm = measure("storm 1M calls", [bin, "storm"], writeStormProject(root), { runs: Math.min(RUNS, 3) });
 const replay = await replayBench();
 const replayLarge = await replayLargeBench(dirs[LARGE]);
+const lsp = await lspRows({ bin, dir: dirs[LARGE], runs: RUNS, log, fmtMs });
 
 // ---------------------------------------------------------------------------------------
 // The table
@@ -221,8 +227,46 @@ for (const [label, key, limit] of [
   const r = dispatch.failed ? undefined : dispatch[key];
   rows.push({ row: label, value: r?.overheadUs ?? null, figure: r ? fmtUs(r.overheadUs) : `failed: ${dispatch.failed.slice(0, 120)}`, target: `≤ ${limit} µs`, pass: r !== undefined && r.overheadUs <= limit, cpuUs: r?.cpuOverheadUs });
 }
+{
+  // SPEC 18: what a breaker and a retry budget that stay closed add to the own-key dispatch.
+  const added = dispatch.failed ? undefined : dispatch.policies.overheadUs - dispatch.ownKey.overheadUs;
+  rows.push({ row: "`dispatch()` own key, added by a closed breaker and a retry budget", value: added ?? null, figure: added === undefined ? `failed: ${dispatch.failed.slice(0, 120)}` : fmtUs(added), target: "≤ 0.2 µs", pass: added !== undefined && added <= 0.2, cpuUs: dispatch.failed ? undefined : dispatch.policies.cpuOverheadUs - dispatch.ownKey.cpuOverheadUs });
+}
 
+{
+  // The cost per call, against the bare dispatch overhead of the row above: what the scheduler and the upstream model add.
+  const perCallUs = storm.cpuMs === undefined ? undefined : (storm.cpuMs * 1000) / STORM_CALLS;
+  const bare = dispatch.failed ? undefined : dispatch.ownKey?.overheadUs;
+  const cost = perCallUs === undefined ? "" : `; ${fmtUs(perCallUs)} CPU a call${bare === undefined ? "" : ` (dispatch alone ${fmtUs(bare)})`}`;
+  rows.push({ row: "`failbook storm`, 1,000 clients × 10 min (1M calls)", value: storm.ms, figure: fmtMs(storm.ms) + runsNote(storm) + cost, target: "≤ 10 s, RSS ≤ 300 MB", pass: storm.ms <= 10_000 && storm.rssMb <= 300 && storm.status === 0, cpuMs: storm.cpuMs, rssMb: storm.rssMb, rssPass: storm.rssMb <= 300, exit: storm.status });
+}
 rows.push(...replay.rows, replayLarge.row);
+rows.push(...lsp.rows);
+
+// SPEC 17: each package installed alone into an empty project, from its tarball.
+const MB = 1024 * 1024;
+const footprints = {};
+for (const [name, dir, limitMb, limitPackages] of [
+  ["failbook", root, 40, 100],
+  ["failbook-runtime", join(root, "packages/runtime"), 1, 1],
+]) {
+  let f;
+  try {
+    f = footprints[name] = footprint(dir);
+  } catch (e) {
+    rows.push({ row: `\`${name}\` installed alone`, value: null, figure: `failed: ${String(e.message).slice(0, 120)}`, target: `≤ ${limitMb} MB, ≤ ${limitPackages} package${limitPackages > 1 ? "s" : ""}`, pass: false });
+    continue;
+  }
+  const size = (bytes) => (bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${(bytes / 1024).toFixed(0)} kB`);
+  rows.push({ row: `\`${name}\` tarball (npm pack)`, value: f.packedBytes, figure: `${size(f.packedBytes)} (${size(f.unpackedBytes)} unpacked)`, target: "—", pass: null });
+  rows.push({
+    row: `\`${name}\` installed alone into an empty project`,
+    value: f.installedBytes,
+    figure: `${size(f.installedBytes)}, ${f.packages} package${f.packages > 1 ? "s" : ""}`,
+    target: `≤ ${limitMb} MB, ≤ ${limitPackages} package${limitPackages > 1 ? "s" : ""}`,
+    pass: f.installedBytes <= limitMb * MB && f.packages <= limitPackages,
+  });
+}
 
 const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
 const date = new Date().toISOString().slice(0, 10);
@@ -250,4 +294,4 @@ console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)
 
 mkdirSync(join(root, ".bench"), { recursive: true });
 const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
-writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, replay: { ...replay.raw, largeRegistry: replayLarge.raw } } }, null, 2) + "\n");
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, storm, replay: { ...replay.raw, largeRegistry: replayLarge.raw }, footprints, lsp: lsp.raw } }, null, 2) + "\n");

@@ -1,7 +1,7 @@
 // The build: JSON Schemas -> standalone validators, the classifier's source -> a string
-// for codegen, TypeScript -> dist/, then the CLI
-// bundle. The bundle is made even when tsc reports type errors (tsc still emits), so the
-// CLI never runs stale code; the build's exit status is still tsc's.
+// for codegen, a type check (tsc), the bundles (esbuild: the library and the CLI), the
+// library's declarations in one file. The bundles are made even when tsc reports type
+// errors, so the CLI never runs stale code; the build's exit status is still tsc's.
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,4 +13,5 @@ if (step(["scripts/compile-schemas.mjs"]) !== 0) process.exit(1);
 if (step(["scripts/embed-classifier.mjs"]) !== 0) process.exit(1);
 const tsc = step([join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
 if (step(["scripts/bundle.mjs"]) !== 0) process.exit(1);
+if (step(["scripts/declarations.mjs"]) !== 0) process.exit(1);
 process.exit(tsc);

@@ -1,74 +1,129 @@
-// Bundles the compiled CLI (dist/cli/main.js) into one CommonJS file, dist/bundle/cli.cjs,
-// and has V8 cache its compiled code beside it (dist/bundle/cli.cjs.cache), so that start-up
-// reads one file and deserialises code instead of parsing and compiling half a megabyte
-// (Node 20 keeps no code cache for ES modules). bin/cli-loader.js loads the two.
+// Bundles the sources (src/, and the runtime's packages/runtime/src/, which src/ imports as
+// `failbook-runtime/...`) into what the two packages ship:
 //
-// Heavy modules that only some commands use (Ink, React, the TypeScript compiler, the linear
-// regex engine, the ReDoS checker, the MCP SDK) stay external and load on demand. The replay
-// worker is an ES module entry of its own: `new Worker(new URL("./replay-worker.js",
-// import.meta.url))` from the bundle finds it beside cli.cjs.
+// - failbook-runtime: packages/runtime/dist/index.js (ES module) and index.cjs (CommonJS),
+//   nothing but its own code and Node's built-ins.
+// - failbook: the library, dist/index.js and dist/index.cjs; the CLI, one CommonJS file,
+//   dist/bundle/cli.cjs, with a V8 code cache beside it (dist/bundle/cli.cjs.cache), so that
+//   start-up reads one file and deserialises code instead of parsing and compiling it (Node 20
+//   keeps no code cache for ES modules; bin/cli-loader.js loads the two); and ES module
+//   entries for what only one command needs: the replay worker, the terminal views (Ink and
+//   React), the MCP server (the MCP SDK and zod). The regex engines the loader needs only for
+//   a project's own patterns, re2js and recheck, are one file each in dist/vendor/, loaded on
+//   first use (src/load/vendor.ts).
+//
+// failbook's dependencies are all bundled, so installing it installs one package (SPEC 17);
+// their licences are gathered in dist/THIRD-PARTY-NOTICES.md.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist/bundle");
+const runtimeDist = join(root, "packages/runtime/dist");
 // Start clean so that nothing stale lingers.
-rmSync(out, { recursive: true, force: true });
+for (const dir of [join(root, "dist"), runtimeDist]) rmSync(dir, { recursive: true, force: true });
+
+const inputs = new Set();
+async function bundle(options) {
+  const result = await build({ bundle: true, platform: "node", target: "node20", logLevel: "warning", legalComments: "none", metafile: true, ...options });
+  for (const input of Object.keys(result.metafile.inputs)) inputs.add(input);
+  return result;
+}
 const common = {
-  bundle: true,
-  platform: "node",
-  target: "node20",
-  external: ["ink", "ink/*", "react", "react/*", "typescript", "playwright-core", "re2js", "recheck", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "zod", "zod/*"],
-  logLevel: "warning",
-  legalComments: "none",
+  // Ink's developer tools load only with DEV=true, and need a package failbook does not carry.
+  external: ["react-devtools-core"],
+  // React's production build, as the terminal views always run it.
+  define: { "process.env.NODE_ENV": '"production"' },
 };
-// The ES module entries: the workers (replay's, and the thread that loads its project), and
-// the terminal views, which import Ink (an ES module graph with top-level await, which
-// CommonJS cannot require).
+// ES module output that runs CommonJS dependencies: they call require() for Node's built-ins.
+const ESM_REQUIRE = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+// CommonJS output of modules that find their package and neighbours from import.meta.url.
+const CJS_URL = { define: { ...common.define, "import.meta.url": "__failbookModuleUrl" }, banner: { js: 'const __failbookModuleUrl = require("node:url").pathToFileURL(__filename).href;' } };
+
+// failbook-runtime: no dependencies to bundle, no import.meta.
+for (const [format, file] of [["esm", "index.js"], ["cjs", "index.cjs"]]) {
+  await bundle({ entryPoints: [join(root, "packages/runtime/src/index.ts")], outfile: join(runtimeDist, file), format });
+}
+
+// The ES module entries: the workers (replay's, the thread that loads a replay's project,
+// storm's), and the views of single commands. Ink is an ES module graph with top-level await,
+// which CommonJS cannot require.
 const ESM_ENTRIES = {
-  "replay-worker": "dist/replay/replay-worker.js",
-  "setup-worker": "dist/replay/setup-worker.js",
-  "tui-progress": "dist/tui/progress.js",
-  "tui-explore": "dist/tui/explore.js",
+  "replay-worker": "src/replay/replay-worker.ts",
+  "setup-worker": "src/replay/setup-worker.ts",
+  "tui-progress": "src/tui/progress.tsx",
+  "tui-explore": "src/tui/explore.tsx",
+  "mcp-server": "src/mcp/server.ts",
+  "lsp-server": "src/lsp/server.ts",
+  "storm-worker": "src/storm/storm-worker.ts",
 };
-await build({
+await bundle({
   ...common,
   entryPoints: Object.fromEntries(Object.entries(ESM_ENTRIES).map(([name, file]) => [name, join(root, file)])),
   outdir: out,
   format: "esm",
   splitting: true,
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: { js: ESM_REQUIRE },
 });
-// The CommonJS bundle imports the terminal views from their entries, at run time, through the
-// loader's import function (bin/cli-loader.js passes it in): code compiled from V8's cache
-// cannot call import() itself on Node 20.
-const terminalViews = {
-  name: "terminal-views",
+// The CommonJS bundle imports those entries at run time through the loader's import function
+// (bin/cli-loader.js passes it in): code compiled from V8's cache cannot call import() itself
+// on Node 20.
+const ENTRY_IMPORTS = /^\.\.\/(tui\/progress|tui\/explore|mcp\/server|lsp\/server)\.js$/;
+const separateEntries = {
+  name: "separate-entries",
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/tui\/(progress|explore)\.js$/ }, (args) => ({ path: `./tui-${/(progress|explore)/.exec(args.path)[1]}.js`, external: true }));
+    b.onResolve({ filter: ENTRY_IMPORTS }, (args) => ({ path: `./${ENTRY_IMPORTS.exec(args.path)[1].replace("/", "-")}.js`, external: true }));
   },
 };
-await build({
+await bundle({
   ...common,
-  entryPoints: [join(root, "dist/cli/main.js")],
+  ...CJS_URL,
+  entryPoints: [join(root, "src/cli/main.ts")],
   outfile: join(out, "cli.cjs"),
   format: "cjs",
-  plugins: [terminalViews],
-  // The modules find their package and their neighbours from import.meta.url: in the bundle, that of cli.cjs.
-  define: { "import.meta.url": "__failbookModuleUrl" },
-  banner: { js: 'const __failbookModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [separateEntries],
   write: false,
 }).then(({ outputFiles }) => {
-  const [bundle] = outputFiles;
-  const text = bundle.text.replace(/\bimport\((".\/tui-(?:progress|explore)\.js")\)/g, "__failbookImport($1)");
+  const [cli] = outputFiles;
+  const text = cli.text.replace(/\bimport\(("\.\/(?:tui-progress|tui-explore|mcp-server|lsp-server)\.js")\)/g, "__failbookImport($1)");
   if (/[^\w.$]import\(/.test(text)) throw new Error("cli.cjs calls import(): make the module an entry of the ES module build and load it through __failbookImport");
-  writeFileSync(bundle.path, text);
+  writeFileSync(cli.path, text);
 });
+
+// The library, as `import ... from "failbook"` and `require("failbook")` load it.
+await bundle({ ...common, entryPoints: [join(root, "src/index.ts")], outfile: join(root, "dist/index.js"), format: "esm", banner: { js: ESM_REQUIRE } });
+await bundle({ ...common, ...CJS_URL, entryPoints: [join(root, "src/index.ts")], outfile: join(root, "dist/index.cjs"), format: "cjs" });
+
+// The regex engines, one CommonJS file each. recheck runs its pure JavaScript backend in the
+// process (src/load/regex-safety.ts): its native binary, its jar and its worker are never needed.
+for (const name of ["re2js", "recheck"]) {
+  await bundle({ stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root }, outfile: join(root, `dist/vendor/${name}.cjs`), format: "cjs", external: ["./synckit-worker"] });
+}
+
+writeNotices();
 
 // The code cache: made by running the commands people run most, so that the functions they
 // call are compiled in it too. A failure only costs the cache (start-up compiles instead).
 const trained = spawnSync(process.execPath, [join(root, "scripts/code-cache.mjs")], { cwd: root, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } });
 if (trained.status !== 0) console.error(`bundle: no code cache (scripts/code-cache.mjs exited ${trained.status ?? trained.signal}); start-up will compile the bundle`);
+
+/** Every bundled package's name, version and licence text, as their licences ask. */
+function writeNotices() {
+  const packages = new Map();
+  for (const input of inputs) {
+    const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (!m) continue;
+    const dir = join(root, input.slice(0, m.index + m[0].length));
+    if (packages.has(dir)) continue;
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    const licence = ["LICENSE", "LICENSE.md", "LICENSE.txt", "license", "license.md", "LICENCE"].map((f) => join(dir, f)).find((f) => existsSync(f));
+    packages.set(dir, { name: pkg.name, version: pkg.version, license: pkg.license, text: licence ? readFileSync(licence, "utf8").trim() : `(${pkg.license}; no licence file in the package)` });
+  }
+  const sorted = [...packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const text = ["# Third-party notices", "", "failbook's bundles (dist/) carry the code of these packages.", "", ...sorted.flatMap((p) => [`## ${p.name} ${p.version} (${p.license})`, "", "```", p.text, "```", ""])].join("\n");
+  mkdirSync(join(root, "dist"), { recursive: true });
+  writeFileSync(join(root, "dist/THIRD-PARTY-NOTICES.md"), text);
+}

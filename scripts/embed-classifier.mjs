@@ -23,5 +23,5 @@ export const ${constant}_NAMES: readonly string[] = ${JSON.stringify([...new Set
   writeFileSync(join(root, output), text);
 }
 
-embed("src/engine/classifier.ts", "CLASSIFIER", "src/codegen/classifier-source.generated.ts");
-embed("src/engine/secrets.ts", "SECRETS", "src/codegen/secrets-source.generated.ts");
+embed("packages/runtime/src/engine/classifier.ts", "CLASSIFIER", "src/codegen/classifier-source.generated.ts");
+embed("packages/runtime/src/engine/secrets.ts", "SECRETS", "src/codegen/secrets-source.generated.ts");

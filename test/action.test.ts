@@ -224,3 +224,30 @@ describe("action.yml", () => {
     expect(existsSync(join(REPO, tested as string)), tested).toBe(true);
   });
 });
+
+describe("the GitHub Action's storms input", () => {
+  const example = join(REPO, "examples/storm-retry-collapse");
+  const files = ["failbook.yaml", "registry.yaml", "playbook.yaml", "fixtures/gateway-timeout.yaml", "storms/spike.yaml"];
+
+  it("writes failbook storm --against the pull request's base to the job summary, and fails the step when a verdict got worse", () => {
+    const dir = tempProject(Object.fromEntries(files.map((f) => [f, readFileSync(join(example, f), "utf8")])));
+    git(dir, "init", "-q", "-b", "main");
+    git(dir, "config", "user.name", "failbook test");
+    git(dir, "config", "user.email", "test@failbook.invalid");
+    git(dir, "config", "commit.gpgsign", "false");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", "the fixed playbook");
+    const base = git(dir, "rev-parse", "HEAD");
+    git(dir, "checkout", "-q", "-b", "feature");
+    // The change under review drops the backoff and the quota.
+    writeFileSync(join(dir, "playbook.yaml"), readFileSync(join(example, "naive/playbook.yaml"), "utf8"));
+    git(dir, "commit", "-q", "-am", "retry at once");
+    const r = runAction(dir, { event: prEvent(base), inputs: { storms: "true" } });
+    expect(r.summary).toContain(`### failbook: storms against \`git:${base}\``);
+    expect(r.summary).toContain("**An expect check failed, or a verdict got worse than the baseline's.**");
+    expect(r.summary).toMatch(/verdict\s+metastable\s+recovered \(\d+ ms\)\s+◀ regression/);
+    expect(r.code).toBe(1);
+    // Without the input, the storms are not run.
+    expect(runAction(dir, { event: prEvent(base) }).summary).not.toContain("storms against");
+  }, 120_000);
+});

@@ -5,8 +5,10 @@ import { allRuleMeta } from "../src/lint/lint.js";
 import { loadBaseline } from "../src/change/baseline.js";
 import { checkChanges, sideOf } from "../src/change/check.js";
 import { CHANGE_RULES } from "../src/change/rules/index.js";
-import type { Finding } from "../src/model/finding.js";
-import { tempProject } from "./helpers/cli.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { failbook, tempProject } from "./helpers/cli.js";
 import { editedProject, projectFiles, verdict, type ProjectData } from "./helpers/change-project.js";
 
 type Edit = (p: ProjectData) => void;
@@ -30,6 +32,13 @@ const declineCodes: Edit = (p) => {
 };
 const quota = (p: ProjectData, over: Record<string, unknown> = {}): void => {
   p.playbook.retry_quota = { capacity: 500, cost: 5, cost_by_kind: { timeout: 10 }, ...over };
+};
+const breaker = (p: ProjectData, over: Record<string, unknown> = {}): void => {
+  p.playbook.circuit_breakers = { payments: { tools: "payments.*", failure_ratio: 0.5, minimum_throughput: 20, break_ms: 5000, ...over } };
+};
+const budgets = (p: ProjectData, budget: Record<string, unknown> = {}, throttling: Record<string, unknown> = {}): void => {
+  p.playbook.retry_budget = { percent: 20, min_concurrency: 3, ...budget };
+  p.playbook.retry_throttling = { max_tokens: 10, token_ratio: 0.1, ...throttling };
 };
 const reservedFuture: Edit = (p) => {
   p.registry.verdicts.push({ code: "future", class: "transient", retryable: true, status: "reserved", adr: "ADR-0003", summary: "Later.", recovery: "Later." });
@@ -151,6 +160,14 @@ const CASES: Case[] = [
   { rule: "change/quota-loosened", what: "the quota removed", before: quota, after: none, fires: true },
   { rule: "change/quota-loosened", what: "a kind made cheaper", before: quota, after: (p) => void quota(p, { cost_by_kind: { timeout: 2 } }), fires: true },
   { rule: "change/quota-loosened", what: "the quota tightened", before: quota, after: (p) => void quota(p, { capacity: 100, cost: 10, refund_on_recovery: "none" }), fires: false },
+  { rule: "change/breaker-loosened", what: "a breaker that needs a larger share of failures to open", before: breaker, after: (p) => void breaker(p, { failure_ratio: 0.9 }), fires: true },
+  { rule: "change/breaker-loosened", what: "a breaker removed", before: breaker, after: none, fires: true },
+  { rule: "change/breaker-loosened", what: "a breaker with a shorter break", before: breaker, after: (p) => void breaker(p, { break_ms: 1000 }), fires: true },
+  { rule: "change/breaker-loosened", what: "a breaker tightened", before: breaker, after: (p) => void breaker(p, { failure_ratio: 0.25, minimum_throughput: 10, break_ms: 10_000, max_break_ms: 60_000 }), fires: false },
+  { rule: "change/budget-loosened", what: "a retry budget's percent raised", before: budgets, after: (p) => void budgets(p, { percent: 50 }), fires: true },
+  { rule: "change/budget-loosened", what: "retry throttling removed", before: budgets, after: (p) => void (budgets(p), delete p.playbook.retry_throttling), fires: true },
+  { rule: "change/budget-loosened", what: "throttling that refills faster", before: budgets, after: (p) => void budgets(p, {}, { token_ratio: 0.5 }), fires: true },
+  { rule: "change/budget-loosened", what: "a budget and throttling tightened", before: budgets, after: (p) => void budgets(p, { percent: 10, min_concurrency: 1 }, { max_tokens: 5 }), fires: false },
   {
     rule: "change/outcome-changed",
     what: "a playbook edit that changes a fixture's outcome",
@@ -214,14 +231,22 @@ describe("rules: in the config", () => {
     { id: "change/code-remove", guess: "change/code-removed" },
     { id: "code-removed", guess: "change/code-removed" },
     { id: "duplicate-codes", guess: "duplicate-code" },
-  ])("warns about the unknown rule id $id at its key and suggests $guess", ({ id, guess }) => {
+  ])("rejects the unknown rule id $id at its key and suggests $guess", ({ id, guess }) => {
     const dir = tempProject(projectFiles(editedProject((p) => void (p.config.rules = { [id]: "off" }))));
     const { project, findings } = loadProject({ config: dir, cwd: dir });
     const unknown = lintProject(project, findings).filter((f) => f.message.includes(`unknown rule '${id}'`));
     expect(unknown).toHaveLength(1);
-    expect(unknown[0]).toMatchObject({ rule: "schema", severity: "warning", file: "failbook.yaml", path: `/rules/${id.replace(/\//g, "~1")}` });
+    expect(unknown[0]).toMatchObject({ rule: "schema", severity: "error", file: "failbook.yaml", path: `/rules/${id.replace(/\//g, "~1")}` });
     expect(unknown[0].message).toContain(`did you mean '${guess}'`);
     expect(unknown[0].line).toBe(project.configDoc.locate(["rules", id], "key").line);
+  });
+
+  it("a misspelt rule id is an error lint exits 1 on, located at its key, with the id it meant", () => {
+    const dir = tempProject(projectFiles(editedProject((p) => void (p.config.rules = { "duplicate-codes": "off" }))));
+    const r = failbook(["lint"], { cwd: dir });
+    expect(r.code).toBe(1);
+    const line = readFileSync(join(dir, "failbook.yaml"), "utf8").split("\n").findIndex((l) => l.includes("duplicate-codes:")) + 1;
+    expect(r.stdout).toMatch(new RegExp(`^failbook\\.yaml:${line}:\\d+ error unknown rule 'duplicate-codes' under rules:; did you mean 'duplicate-code'\\?`, "m"));
   });
 
   it("accepts every known rule id without a warning", () => {

@@ -2,6 +2,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
+import { loadProject } from "../src/load/project.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { failbook, REPO } from "./helpers/cli.js";
 
 const REGISTRY = readFileSync(join(REPO, "playbooks/registry.yaml"), "utf8").split("\n");
@@ -55,18 +59,57 @@ describe("failbook classify", () => {
     ['{"message":"x"}', "--error: the adapter error is missing 'kind'"],
     ['{"kind":"x","http_status":"500"}', "--error: 'http_status' must be an integer, not '500'"],
     ['{"kind":"x","retry_after_ms":-5}', "--error: 'retry_after_ms' must be >= 0, not -5"],
-    ['{"kind":"x","side_effect":"none"}', "--error: unknown key 'side_effect' in the adapter error; did you mean 'side_effect_state'?"],
+    ['{"kind":"x","side_effect":"none"}', "--error: unknown key 'side_effect' in the adapter error; did you mean 'side_effect_state'? For example --error '{"],
+    ['{"kind":"x","status":500}', "--error: unknown key 'status' in the adapter error; did you mean 'http_status'? For example --error '{"],
   ])("%s is one clear line and exit 2", (error, message) => {
     const r = failbook(["classify", "--error", error]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain(message);
+    // One mark between clauses, never two ("?; for example").
+    expect(r.stderr).not.toMatch(/[?.;:,] ?[?.;:,]/);
   });
 
   it("without --error it says so (exit 2)", () => {
     const r = failbook(["classify"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--error");
+  });
+
+  // The shipped playbook marks legacy_payment_rail.* idempotent: false and escalates an
+  // unknown side effect to oncall; each row is checked against the dispatcher itself.
+  it.each([
+    ["a timeout from an idempotent tool", { kind: "timeout" }, "search.query", true],
+    ["a timeout from a non-idempotent tool", { kind: "timeout" }, "legacy_payment_rail.charge", false],
+    ["a refused connection from a non-idempotent tool", { kind: "connection_refused" }, "legacy_payment_rail.charge", false],
+    ["a Retry-After beyond the retry_seconds budget", { kind: "429_rate_limited", headers: { "retry-after": "4000" } }, "search.query", false],
+  ])("%s: classify answers what the dispatcher does", async (_name, error: AdapterError, tool, retries) => {
+    const cli = JSON.parse(failbook(["classify", "--error", JSON.stringify(error), "--tool", tool, "--format", "json"]).stdout);
+    const { project } = loadProject({ cwd: REPO });
+    const dispatcher = createDispatcher({ registry: project.registry!.value, playbook: project.playbook!.value, clock: new VirtualClock(), random: () => 1 });
+    const { outcome, events } = await dispatcher.dispatch({ id: "call_1", tool }, (_call, n) => (n === 1 ? { status: "error", error } : { status: "ok" }));
+    const retry = events.find((e) => e.type === "retry_scheduled");
+    expect(retry !== undefined).toBe(retries);
+    expect(cli.dispatch.retries).toBe(retries);
+    if (retry?.type === "retry_scheduled") {
+      expect(cli.retryable).toBe(true);
+      expect(cli.dispatch.delay_ms).toBe(retry.delay_ms);
+    } else {
+      expect(cli.retryable).toBe(outcome.envelope.error!.retryable);
+      expect(cli.dispatch.reason).toBe(outcome.reason);
+      expect(cli.dispatch.outcome).toBe(outcome.exhausted ? "exhausted" : outcome.kind);
+      expect(cli.dispatch.queue).toBe(outcome.exhausted ? null : outcome.queue);
+    }
+  });
+
+  it("a tool the playbook marks idempotent: false is not offered a retry", () => {
+    const r = failbook(["classify", "--error", '{"kind":"timeout"}', "--tool", "legacy_payment_rail.charge"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^verdict\s+transient_timeout\s+\(class transient, retryable but not from this tool, side effect unknown\)$/m);
+    expect(r.stdout).toMatch(/^dispatch\s+no retry: legacy_payment_rail\.charge is not idempotent \(the playbook's tools:\), so the dispatch ends escalated to oncall, reason side_effect_unknown$/m);
+    const idempotent = failbook(["classify", "--error", '{"kind":"timeout"}', "--tool", "search.query"]);
+    expect(idempotent.stdout).toMatch(/^verdict\s+transient_timeout\s+\(class transient, retryable, side effect unknown\)$/m);
+    expect(idempotent.stdout).toMatch(/^dispatch\s+retries it after up to 200 ms/m);
   });
 });

@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
 
@@ -36,6 +36,7 @@ describe("the command line", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("no failbook.yaml found");
     expect(r.stderr).toContain("failbook init");
+    expect(r.stderr).toContain("pass --config PATH");
   });
 
   it("finds the config in the nearest parent directory", () => {
@@ -133,6 +134,30 @@ describe("failbook init", () => {
     expect(lint.code).toBe(0);
   });
 
+  /** Each written file's $schema modeline, resolved from the file's own directory. */
+  const modelines = (project: string): [string, string][] =>
+    Object.entries(filesOf(project)).map(([path, text]) => [path, resolve(dirname(join(project, path)), /\$schema=(\S+)/.exec(text)![1]!)]);
+
+  it.each([
+    { layout: "a package.json at the top, init into sub/dir", files: { "package.json": "{}\n" }, schemas: "node_modules/failbook/schemas" },
+    { layout: "failbook installed at a workspace's root, init into a package's sub/dir", files: { "node_modules/failbook/schemas/.keep": "", "packages/app/package.json": "{}\n" }, cwd: "packages/app", schemas: "node_modules/failbook/schemas" },
+    { layout: "no package.json anywhere: beside the project", files: {}, schemas: "sub/dir/node_modules/failbook/schemas" },
+  ])("writes schema modelines that point where node_modules resolves: $layout", ({ files, cwd, schemas }) => {
+    const top = tempProject(files);
+    const here = join(top, cwd ?? "");
+    expect(failbook(["init", "sub/dir"], { cwd: here }).code).toBe(0);
+    const project = join(here, "sub/dir");
+    const found = modelines(project);
+    expect(found.map(([path]) => path).sort()).toEqual(["failbook.yaml", "playbooks/fixtures/refund-with-conflict.yaml", "playbooks/playbook.yaml", "playbooks/registry.yaml"]);
+    for (const [path, schema] of found) expect(relative(top, dirname(schema)), path).toBe(schemas);
+    expect(Object.fromEntries(found.map(([path, schema]) => [path, basename(schema)]))).toEqual({
+      "failbook.yaml": "config.schema.json",
+      "playbooks/registry.yaml": "registry.schema.json",
+      "playbooks/playbook.yaml": "playbook.schema.json",
+      "playbooks/fixtures/refund-with-conflict.yaml": "fixture.schema.json",
+    });
+  });
+
   it("--adr writes docs/adr/ with every ADR the registry cites, and turns the check on", () => {
     const dir = tempProject({});
     const r = failbook(["init", dir, "--adr"]);
@@ -195,6 +220,43 @@ describe("--version", () => {
     // With a second flag the CLI itself answers: the two must agree, byte for byte.
     const byCli = failbook(["--version", "--no-color"]);
     expect(byCli).toMatchObject({ code: 0, stderr: "" });
-    for (const flag of ["--version", "-V"]) expect(failbook([flag])).toEqual(byCli);
+    for (const flag of ["--version", "-V", "-v"]) expect(failbook([flag])).toEqual(byCli);
+    expect(failbook(["-v", "--no-color"])).toEqual(byCli);
+  });
+});
+
+describe("help on every command and command group", () => {
+  it.each([
+    { asked: ["help"], same: ["--help"] },
+    { asked: ["help", "lint"], same: ["lint", "--help"] },
+    { asked: ["help", "gen"], same: ["gen", "--help"] },
+    { asked: ["gen", "help", "ts"], same: ["gen", "ts", "--help"] },
+    { asked: ["new", "help", "fixture"], same: ["new", "fixture", "--help"] },
+    { asked: ["import", "help", "otlp"], same: ["import", "otlp", "--help"] },
+    { asked: ["replay", "help", "merge"], same: ["replay", "merge", "--help"] },
+  ])("failbook $asked prints what --help prints, on stdout, exit 0", ({ asked, same }) => {
+    const r = failbook(asked);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(r.stdout).toContain("Usage: failbook");
+    expect(r.stdout).toBe(failbook(same).stdout);
+  });
+
+  it.each([
+    { group: "gen", subcommands: ["ts", "py", "jsonschema"] },
+    { group: "new", subcommands: ["fixture"] },
+    { group: "import", subcommands: ["otlp"] },
+  ])("failbook $group alone is one line naming its subcommands (exit 2), not its whole help", ({ group, subcommands }) => {
+    const r = failbook([group]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`^failbook: ${group} needs a subcommand: `));
+    for (const name of subcommands) expect(r.stderr).toContain(name);
+  });
+
+  it("names the subcommand it does not know, with the nearest one", () => {
+    const r = failbook(["gen", "tss"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("failbook: gen has no subcommand 'tss'; did you mean ts? It takes ts, py or jsonschema (failbook gen --help describes each)\n");
   });
 });

@@ -7,11 +7,11 @@ import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { classify as engineClassify } from "../src/engine/classify.js";
+import { classify as engineClassify } from "failbook-runtime/engine/classify.js";
 import { loadProject } from "../src/load/project.js";
-import type { AdapterError } from "../src/model/fixture.js";
-import type { Playbook } from "../src/model/playbook.js";
-import type { MatchRule, Registry, SideEffectState, Verdict } from "../src/model/registry.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { MatchRule, Registry, SideEffectState, Verdict } from "failbook-runtime/model/registry.js";
 import { generateTypeScript } from "../src/codegen/typescript.js";
 import { REPO } from "./helpers/cli.js";
 import { importTypeScript } from "./helpers/typescript.js";
@@ -202,7 +202,7 @@ describe("generated classify() agrees with the engine", () => {
 
   it("embeds the engine's classifier verbatim (functions private to the module)", () => {
     const text = generateTypeScript({ registry: MIXED, playbook: { apiVersion: "failbook/v1", kind: "Playbook", name: "p", verdicts: Object.fromEntries(MIXED.verdicts.map((v) => [v.code, { action: "fail" as const }])) } }).text;
-    const source = readFileSync(join(REPO, "src/engine/classifier.ts"), "utf8").replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
+    const source = readFileSync(join(REPO, "packages/runtime/src/engine/classifier.ts"), "utf8").replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
     expect(text).toContain(source);
   });
 });

@@ -235,7 +235,7 @@ describe("failbook gen ts errors", () => {
     const dir = project({ "failbook.yaml": "registry: playbooks/registry.yaml\nplaybook: playbooks/playbook.yaml\n" });
     const r = failbook(["gen", "ts"], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("failbook: no output file: pass --out FILE, or set gen.ts in failbook.yaml (gen: { ts: src/generated/failbook.ts })\n");
+    expect(r.stderr).toBe("failbook: no output file: pass --out FILE, or set gen: { ts: src/generated/failbook.ts } in failbook.yaml\n");
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -273,5 +273,30 @@ describe("failbook gen ts errors", () => {
     const r = failbook(["gen", "ts", "--help"]);
     expect(r.code).toBe(0);
     for (const word of ["--out", "--check", "FailureVerdict", "ERROR_KINDS", "classify", "PLAYBOOK", "Envelope", "gen:", "Exit status"]) expect(r.stdout).toContain(word);
+  });
+
+  it("names every export of the module it writes in --help (the per-verdict ones by their pattern), PROJECT included", () => {
+    const dir = project();
+    expect(failbook(["gen", "ts"], { cwd: dir }).code).toBe(0);
+    const module = readFileSync(join(dir, OUT), "utf8");
+    const exported = [...module.matchAll(/^export (?:declare )?(?:const|function|type|interface|class) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!);
+    expect(exported).toEqual(expect.arrayContaining(["EXAMPLES", "envelopeFor", "toMcpToolResult", "ERROR_FIELDS", "FALLBACK_VERDICT", "cardDeclinedEnvelope", "CardDeclinedDetails"]));
+    const help = failbook(["gen", "ts", "--help"]).stdout;
+    const named = new Set(help.match(/[A-Za-z_$<>][\w$<>]*/g));
+    const perVerdict = (name: string) => (/^[a-z]\w*Envelope$/.test(name) && name !== "envelopeFor" ? "<code>Envelope" : /^[A-Z]\w*Details$/.test(name) && name !== "DetailsByVerdict" ? "<Code>Details" : name);
+    expect(exported.map(perVerdict).filter((name) => !named.has(name))).toEqual([]);
+    expect(named.has("PROJECT")).toBe(true);
+  });
+
+  it.each(["ts", "py", "jsonschema"])("says where gen %s writes by default as a config key, not as a file name", (target) => {
+    const help = failbook(["gen", target, "--help"]).stdout.replace(/\s+/g, " ");
+    expect(help).not.toMatch(new RegExp(`gen\\.${target} in`));
+    expect(help).toContain(`gen: { ${target}: ... } in failbook.yaml`);
+  });
+
+  it("exits 2 pointing at the config's gen: ts: when it names a directory", () => {
+    const dir = project({ "failbook.yaml": CONFIG.replace("src/generated/failbook.ts", "src"), "src/.keep": "" });
+    const r = failbook(["gen", "ts"], { cwd: dir });
+    expect(r).toMatchObject({ code: 2, stderr: "failbook: failbook.yaml:4:7: gen: { ts: src } names a directory; name the file to write\n" });
   });
 });

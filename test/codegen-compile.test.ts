@@ -5,8 +5,8 @@
  */
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Playbook } from "../src/model/playbook.js";
-import type { Registry, Verdict } from "../src/model/registry.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { tsString } from "../src/codegen/escape.js";
 import { generateTypeScript } from "../src/codegen/typescript.js";
 import { exportTags, importTypeScript, propertyTags, STRICTEST, typeCheck, writeTree, type Compiled } from "./helpers/typescript.js";
@@ -223,7 +223,7 @@ export function nextStep(a: CompensationAction): string {
 }
 `;
 
-const FIXED_VALUES = ["ERROR_FIELDS", "ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "envelopeFor", "isErrorKind", "isFailureVerdict", "toMcpToolResult"];
+const FIXED_VALUES = ["ERROR_FIELDS", "ERROR_KINDS", "EXAMPLES", "FAILURE_CLASSES", "FALLBACK_VERDICT", "MATCH_RULES", "PLAYBOOK", "PROJECT", "REGISTRY", "RESERVED_VERDICTS", "VERDICTS", "VERDICT_INFO", "classify", "envelopeFor", "isErrorKind", "isFailureVerdict", "toMcpToolResult"];
 
 describe("generated TypeScript", () => {
   const hostile = hostileProject();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareManifests, inputsHash, manifestOf } from "../src/codegen/manifest.js";
-import type { Playbook } from "../src/model/playbook.js";
-import type { Registry } from "../src/model/registry.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 
 const registry = (verdicts: unknown[]): Registry => ({ apiVersion: "failbook/v1", kind: "Registry", name: "r", revision: 1, fallback: "unknown_error", classes: {}, verdicts }) as unknown as Registry;
 const playbook = (verdicts: Record<string, unknown>): Playbook => ({ apiVersion: "failbook/v1", kind: "Playbook", name: "p", verdicts }) as unknown as Playbook;

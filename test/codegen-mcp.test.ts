@@ -1,8 +1,8 @@
 /** The generated bindings' toMcpToolResult: an adapter's failure envelope as an MCP tool result. */
 import { describe, expect, it } from "vitest";
 import { generateTypeScript } from "../src/codegen/typescript.js";
-import type { Playbook } from "../src/model/playbook.js";
-import type { Registry } from "../src/model/registry.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { baseProject } from "./helpers/change-project.js";
 import { importTypeScript, STRICTEST, typeCheck, writeTree } from "./helpers/typescript.js";
 

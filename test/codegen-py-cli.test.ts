@@ -95,7 +95,7 @@ describe("failbook gen py", () => {
     const dir = project({ "failbook.yaml": "registry: playbooks/registry.yaml\nplaybook: playbooks/playbook.yaml\n" });
     const none = failbook(["gen", "py"], { cwd: dir });
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain("no output file: pass --out FILE, or set gen.py in failbook.yaml (gen: { py: adapters/failbook_generated.py })");
+    expect(none.stderr).toContain("no output file: pass --out FILE, or set gen: { py: adapters/failbook_generated.py } in failbook.yaml");
     expect(failbook(["gen", "py", "--out", "lib/fb.py"], { cwd: dir }).code).toBe(0);
     expect(readFileSync(join(dir, "lib/fb.py"), "utf8")).toContain("Regenerate, in its directory: failbook gen py --out lib/fb.py\n");
   });

@@ -10,9 +10,9 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generatePython } from "../src/codegen/python.js";
 import { pythonPattern } from "../src/codegen/pyregex.js";
-import { FAMILIES, redactSecrets, TRIGGER } from "../src/engine/secrets.js";
-import type { Playbook } from "../src/model/playbook.js";
-import type { Registry } from "../src/model/registry.js";
+import { FAMILIES, redactSecrets, TRIGGER } from "failbook-runtime/engine/secrets.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { callPython, NO_PYTHON_MESSAGE, PYTHON, pyright, python, writeModules } from "./helpers/python.js";
 import { anySecret, sampleSecrets, type Secret } from "./helpers/secrets.js";
 

@@ -8,14 +8,14 @@
 import fc from "fast-check";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { classify as engineClassify } from "../src/engine/classify.js";
+import { classify as engineClassify } from "failbook-runtime/engine/classify.js";
 import { generatePython } from "../src/codegen/python.js";
 import { pythonPattern } from "../src/codegen/pyregex.js";
 import { CodegenError } from "../src/codegen/typescript.js";
 import { loadProject } from "../src/load/project.js";
-import type { AdapterError } from "../src/model/fixture.js";
-import type { Playbook } from "../src/model/playbook.js";
-import type { MatchRule, Registry, SideEffectState, Verdict } from "../src/model/registry.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { MatchRule, Registry, SideEffectState, Verdict } from "failbook-runtime/model/registry.js";
 import { REPO } from "./helpers/cli.js";
 import { callPython, NO_PYTHON_MESSAGE, PYTHON, python, pyright, writeModules } from "./helpers/python.js";
 

@@ -1,9 +1,9 @@
 /** Backoff (SPEC 3.1): formulas, jitter ranges, explicit schedules, seeded determinism. */
 import { describe, expect, it } from "vitest";
-import type { BackoffFormula } from "../src/model/playbook.js";
-import { formulaDelay, retryDelay } from "../src/engine/backoff.js";
-import { seededRandom } from "../src/engine/random.js";
-import { VirtualClock } from "../src/engine/clock.js";
+import type { BackoffFormula } from "failbook-runtime/model/playbook.js";
+import { formulaDelay, retryDelay } from "failbook-runtime/engine/backoff.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
 
 const half = () => 0.5;
 

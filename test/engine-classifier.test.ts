@@ -6,8 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyIndex, compileClassifier, compileConditions, compileGlob, globHolds, type ClassifierInput, type ClassifierRule } from "../src/engine/classifier.js";
-import { conditionsCover } from "../src/engine/match.js";
+import { classifyIndex, compileClassifier, compileConditions, compileGlob, globHolds, type ClassifierInput, type ClassifierRule } from "failbook-runtime/engine/classifier.js";
+import { conditionsCover } from "failbook-runtime/engine/match.js";
 import { firstCovering } from "../src/lint/rules/matcher-shadowed.js";
 
 const KINDS = ["timeout", "conflict", "http_error"];

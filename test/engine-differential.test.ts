@@ -4,13 +4,13 @@
  * reach the same outcome on every shipped fixture.
  */
 import { describe, expect, it } from "vitest";
-import type { Fixture, Response } from "../src/model/fixture.js";
-import type { DispatchEvent, Outcome } from "../src/model/outcome.js";
-import { realClock } from "../src/engine/clock.js";
-import { createDispatcher, type AttemptFn, type Dispatcher } from "../src/engine/dispatch.js";
-import { seededRandom } from "../src/engine/random.js";
-import { runSteps } from "../src/engine/saga.js";
-import { runWaves } from "../src/engine/waves.js";
+import type { Fixture, Response } from "failbook-runtime/model/fixture.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
+import { realClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type AttemptFn, type Dispatcher } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import { runSteps } from "failbook-runtime/engine/saga.js";
+import { runWaves } from "failbook-runtime/engine/waves.js";
 import { loadProject } from "../src/load/project.js";
 import { simulateFixture } from "../src/simulate/fixture.js";
 import { REPO } from "./helpers/cli.js";

@@ -3,10 +3,10 @@
  * the outcome (kind, verdict, attempts, retried, elapsed_ms, reason) and the event sequence.
  */
 import { describe, expect, it } from "vitest";
-import type { Response } from "../src/model/fixture.js";
-import type { OutcomeKind } from "../src/model/outcome.js";
-import { VirtualClock } from "../src/engine/clock.js";
-import { createDispatcher } from "../src/engine/dispatch.js";
+import type { Response } from "failbook-runtime/model/fixture.js";
+import type { OutcomeKind } from "failbook-runtime/model/outcome.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
 import { CALL, dispatchScenario, err, ok, playbook, REGISTRY, retry, type Scenario } from "./helpers/dispatch.js";
 
 interface Row {

@@ -1,10 +1,10 @@
 /** What an end carries: idempotency keys, the agent's envelope, the human's packet, redaction, effects. */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { VirtualClock } from "../src/engine/clock.js";
-import { createDispatcher, isIdempotent } from "../src/engine/dispatch.js";
-import { canonicalJson, idempotencyKey, traceId } from "../src/engine/idempotency.js";
-import type { DispatchEvent } from "../src/model/outcome.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, isIdempotent } from "failbook-runtime/engine/dispatch.js";
+import { canonicalJson, idempotencyKey, traceId } from "failbook-runtime/engine/idempotency.js";
+import type { DispatchEvent } from "failbook-runtime/model/outcome.js";
 import { CALL, dispatchScenario, err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
 
 describe("idempotency keys (SPEC 4)", () => {

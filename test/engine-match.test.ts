@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { globCovers, globMatches, ruleCovers, ruleMatches, statusMatches } from "../src/engine/match.js";
-import type { AdapterError } from "../src/model/fixture.js";
-import type { MatchRule, SideEffectState, StatusMatcher } from "../src/model/registry.js";
+import { globCovers, globMatches, ruleCovers, ruleMatches, statusMatches } from "failbook-runtime/engine/match.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import type { MatchRule, SideEffectState, StatusMatcher } from "failbook-runtime/model/registry.js";
 
 // Small alphabets, so that random rules and errors actually meet.
 const KINDS = ["timeout", "conflict", "refused"];

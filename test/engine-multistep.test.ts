@@ -1,11 +1,11 @@
 /** Several steps and sagas (SPEC 5.2), waves (SPEC 5.3): one run, shared budgets, one time line. */
 import { describe, expect, it } from "vitest";
-import type { Call, Response } from "../src/model/fixture.js";
-import type { Playbook } from "../src/model/playbook.js";
-import { VirtualClock } from "../src/engine/clock.js";
-import { createDispatcher, type Dispatcher } from "../src/engine/dispatch.js";
-import { runSteps, type SagaStep } from "../src/engine/saga.js";
-import { runWaves } from "../src/engine/waves.js";
+import type { Call, Response } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type Dispatcher } from "failbook-runtime/engine/dispatch.js";
+import { runSteps, type SagaStep } from "failbook-runtime/engine/saga.js";
+import { runWaves } from "failbook-runtime/engine/waves.js";
 import { err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
 
 function setup(pb: Playbook): { dispatcher: Dispatcher; clock: VirtualClock } {

@@ -5,13 +5,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Call, Response } from "../src/model/fixture.js";
-import type { CompensationAction, Playbook } from "../src/model/playbook.js";
-import type { SideEffectState } from "../src/model/registry.js";
-import { isRetryAction } from "../src/model/playbook.js";
-import { VirtualClock } from "../src/engine/clock.js";
-import { createDispatcher, isIdempotent, type AttemptFn } from "../src/engine/dispatch.js";
-import { seededRandom } from "../src/engine/random.js";
+import type { Call, Response } from "failbook-runtime/model/fixture.js";
+import type { CompensationAction, Playbook } from "failbook-runtime/model/playbook.js";
+import type { SideEffectState } from "failbook-runtime/model/registry.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, isIdempotent, type AttemptFn } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
 import { playbook, REGISTRY } from "./helpers/dispatch.js";
 
 const CODES = REGISTRY.verdicts.map((v) => v.code);

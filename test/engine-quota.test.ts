@@ -1,9 +1,9 @@
 /** SPEC 12: one retry quota (a token bucket) shared by every dispatch of a dispatcher; SPEC 13: unknown side effects. */
 import { describe, expect, it } from "vitest";
-import { VirtualClock } from "../src/engine/clock.js";
-import { createDispatcher } from "../src/engine/dispatch.js";
-import { seededRandom } from "../src/engine/random.js";
-import type { Playbook, RetryQuota } from "../src/model/playbook.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import type { Playbook, RetryQuota } from "failbook-runtime/model/playbook.js";
 import { CALL, dispatchScenario, err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
 
 function dispatcherWith(quota: RetryQuota, tokens?: number, extra: Partial<Playbook> = {}) {

@@ -1,7 +1,7 @@
 /** The redactor: every family of SPEC 16, never the project's vocabulary, linear time, cheap when clean. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRedactor, REDACTED, redactValue } from "../src/engine/redact.js";
+import { createRedactor, REDACTED, redactValue } from "failbook-runtime/engine/redact.js";
 import { anySecret, FAMILIES, leaks } from "./helpers/secrets.js";
 
 const redact = createRedactor();

@@ -1,9 +1,9 @@
 /** SPEC 12: Retry-After as servers send it, which retry is the n-th, proportional jitter and floors. */
 import { describe, expect, it } from "vitest";
-import { formulaDelay } from "../src/engine/backoff.js";
-import { applyRetryAfter, parseHttpDate, parseHint, readRetryAfter } from "../src/engine/retry-after.js";
-import { seededRandom } from "../src/engine/random.js";
-import type { DispatchEvent } from "../src/model/outcome.js";
+import { formulaDelay } from "failbook-runtime/engine/backoff.js";
+import { applyRetryAfter, parseHttpDate, parseHint, readRetryAfter } from "failbook-runtime/engine/retry-after.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import type { DispatchEvent } from "failbook-runtime/model/outcome.js";
 import { dispatchScenario, err, ok, playbook, retry } from "./helpers/dispatch.js";
 
 const delays = (events: DispatchEvent[]) => events.flatMap((e) => (e.type === "retry_scheduled" ? [e.delay_ms] : []));

@@ -2,7 +2,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProject } from "../src/load/project.js";
-import { failbook, REPO } from "./helpers/cli.js";
+import { allRuleMeta } from "../src/lint/lint.js";
+import "../src/change/rules/index.js";
+import { failbook, REPO, tempProject } from "./helpers/cli.js";
 import { SMALL_FIXTURES, smallProject } from "./helpers/render-projects.js";
 
 const lineOf = (text: string, needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
@@ -10,6 +12,13 @@ const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
 describe("failbook explain", () => {
   const dir = smallProject();
+
+  it("prints a rule whose id names a secret's key word (secret-in-project) without redacting its own severities", () => {
+    const r = failbook(["explain", "secret-in-project"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("rules: { secret-in-project: error | warning | info | off }");
+    expect(r.stdout).not.toContain("secret-in-project: [REDACTED]");
+  });
 
   it("explains a known code with every field, the worst case and the fixtures that exercise it", () => {
     const r = failbook(["explain", "net.timeout"], { cwd: dir });
@@ -97,6 +106,49 @@ describe("failbook explain", () => {
     const r = failbook(["explain"], { cwd: dir });
     expect(r.code).toBe(2);
     noStack(r.stderr);
+  });
+});
+
+describe("failbook explain RULE-ID", () => {
+  const dir = smallProject();
+  const nowhere = tempProject({});
+  const rules = allRuleMeta();
+
+  it.each([
+    { id: "retry-committed", runs: "lint rule" },
+    { id: "change/code-removed", runs: "change-control rule" },
+    { id: "schema", runs: "load rule" },
+  ])("prints $id's description, an example, the fix and how to set its severity, in a project or outside one", ({ id, runs }) => {
+    const rule = rules.find((r) => r.id === id)!;
+    for (const cwd of [dir, nowhere]) {
+      const r = failbook(["explain", id], { cwd });
+      expect(r).toMatchObject({ code: 0, stderr: "" });
+      expect(r.stdout).toContain(`${id}  (${rule.severity} by default)\n${rule.description}\n`);
+      expect(r.stdout).toContain(`Example\n${rule.example.split("\n").map((l) => `  ${l}`).join("\n")}\n`);
+      expect(r.stdout).toContain(`Fix\n  ${rule.fix}\n`);
+      expect(r.stdout).toContain(runs);
+      expect(r.stdout).toContain(`rules: { ${id}: error | warning | info | off }`);
+    }
+  });
+
+  it.each([
+    { query: "RETRY_WITH_BACKOF", suggestion: "retry_with_backoff" },
+    { query: "escalate_to_humans", suggestion: "escalate_to_human" },
+    { query: "retry-comitted", suggestion: "retry-committed" },
+    { query: "change/code-remove", suggestion: "change/code-removed" },
+  ])("suggests the action or rule nearest to $query, in a project or outside one (exit 1, one line)", ({ query, suggestion }) => {
+    for (const cwd of [dir, nowhere]) {
+      const r = failbook(["explain", query], { cwd });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`did you mean (.+, )?${suggestion.replace(/\//g, "\\/")}(, .+)?\\?\n$`));
+    }
+  });
+
+  it("finds an action or a rule whatever its case, as it finds a code", () => {
+    expect(failbook(["explain", "RETRY_WITH_BACKOFF"], { cwd: dir }).stdout).toBe(failbook(["explain", "retry_with_backoff"], { cwd: dir }).stdout);
+    expect(failbook(["explain", "Retry-Committed"], { cwd: dir }).stdout).toBe(failbook(["explain", "retry-committed"], { cwd: dir }).stdout);
   });
 });
 

@@ -1,7 +1,7 @@
 // The library's public face, as a user imports it: the built package entry point.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { REPO } from "./helpers/cli.js";
+import { REPO, tempProject } from "./helpers/cli.js";
 
 const lib = await import(join(REPO, "dist/index.js"));
 
@@ -47,5 +47,11 @@ describe("import { ... } from 'failbook'", () => {
     expect(sim.passed).toBe(project.fixtures.length);
     expect(lib.generateTypeScript(project).text).toContain("export type FailureVerdict");
     expect(lib.renderRegistry(project, "md")).toContain("idempotency_conflict");
+  });
+
+  it("outside a project, loadProject names its { config } option, not a CLI flag", () => {
+    const cwd = tempProject({ "readme.txt": "nothing here" });
+    expect(() => lib.loadProject({ cwd })).toThrow(/no failbook\.yaml found .*pass loadProject\(\{ config: "path\/to\/failbook\.yaml" \}\)$/);
+    expect(() => lib.loadProject({ cwd })).not.toThrow(/--config/);
   });
 });

@@ -102,6 +102,29 @@ describe("lint output formats", () => {
     expect(failbook(["lint", "--baseline", "missing.json"], { cwd: dir }).code).toBe(2);
   });
 
+  it.each([
+    { rule: "schema", file: "playbooks/registry.yaml", edit: (t: string) => t.replace("name: agent-tools\n", "nmae: agent-tools\n") },
+    { rule: "yaml-syntax", file: "playbooks/fixtures/refund-with-conflict.yaml", edit: (t: string) => t + "\n  bad: [1, 2\n" },
+  ])("a baseline never hides a $rule error: not written into it, not hidden by it", ({ rule, file, edit }) => {
+    const dir = projectWithFindings();
+    tempWrite(join(dir, file), edit(readFileSync(join(dir, file), "utf8")));
+    const broken = JSON.parse(failbook(["lint", "--format", "json"], { cwd: dir }).stdout) as { findings: { rule: string; fingerprint: string; file: string; message: string }[] };
+    const theError = broken.findings.filter((f) => f.rule === rule);
+    expect(theError.length).toBeGreaterThan(0);
+
+    const write = failbook(["lint", "--write-baseline", "baseline.json"], { cwd: dir });
+    expect(write.code).toBe(0);
+    expect(write.stderr).toContain(`not recorded: a baseline never hides yaml-syntax or schema errors`);
+    expect(readFileSync(join(dir, "baseline.json"), "utf8")).not.toContain(`"rule": "${rule}"`);
+    // A baseline that lists it anyway (written by an older failbook, or by hand) does not hide it.
+    const baseline = JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8")) as { findings: unknown[] };
+    baseline.findings.push(...theError.map(({ fingerprint, rule, file, message }) => ({ fingerprint, rule, file, message })));
+    tempWrite(join(dir, "baseline.json"), JSON.stringify(baseline));
+    const r = failbook(["lint", "--baseline", "baseline.json"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`[${rule}]`);
+  });
+
   it("fingerprints survive moving lines", () => {
     const dir = projectWithFindings();
     const before = JSON.parse(failbook(["lint", "--format", "json"], { cwd: dir }).stdout);

@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
 import { parseYaml, RESOLVABLE_FIRST } from "../src/load/yaml.js";
-import type { PathSegment } from "../src/model/finding.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
 const TYPES = (SCHEMA as unknown as { compiledImplicit: ImplicitType[] }).compiledImplicit;

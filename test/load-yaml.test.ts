@@ -70,13 +70,70 @@ describe("located YAML", () => {
     { text: "a: 1\nb:\n  c: 2\n  c: 3\n", message: "duplicate key 'c'", line: 4, column: 3 },
     { text: 'k: "unterminated\n', message: "double-quoted string opened here is never closed", line: 1, column: 4 },
     { text: "a: 'it''s'\nk: 'unterminated ''quote''\n", message: "single-quoted string opened here is never closed", line: 2, column: 4 },
-    { text: "a: [1, 2\n", message: "", line: 2, column: 1 },
+    { text: "a: [1, 2\n", message: "a flow list '[' opened here is never closed; add the closing ']'", line: 1, column: 4 },
     { text: "a: 1\u0000\n", message: "binary", line: 1, column: 5 },
   ])("reports $message at $line:$column", ({ text, message, line, column }) => {
     const source = parseYaml("bad.yaml", text);
     expect(source.documents).toEqual([]);
     expect(source.error?.message).toContain(message);
     expect(source.error).toMatchObject({ line, column });
+  });
+
+  // A registry as people write it: the mistakes below are made on one line of it.
+  const REGISTRY = [
+    "apiVersion: failbook/v1", // 1
+    "kind: Registry",
+    "name: shop",
+    "revision: 1",
+    "classes:", // 5
+    "  transient:",
+    "    description: may pass",
+    "    max_retries: 3",
+    "  permanent:",
+    "    description: will not", // 10
+    "verdicts:",
+    "  - code: rate_limited",
+    "    class: transient",
+    "    retryable: true",
+    "    summary: slow down", // 15
+    "    match:",
+    "      - kind: 429_rate_limited",
+    "  - code: card_declined",
+    "    class: permanent",
+    "    retryable: false", // 20
+    "    summary: the card was refused",
+    "  - code: write_committed", // 22
+    "    class: permanent",
+    "    retryable: false",
+    "    backoff_hint_ms: [1000, 3000]", // 25
+    "fallback: card_declined",
+    "",
+  ];
+  const edit = (line: number, to: string) => REGISTRY.map((l, i) => (i === line - 1 ? to : l)).join("\n");
+
+  it.each([
+    { what: "the first list item indented one space too far (reported a line late)", text: edit(12, "   - code: rate_limited"), line: 12, column: 4, message: "indented 3 spaces where its block takes 2; indent it to 2" },
+    { what: "a later list item indented one space too far", text: edit(22, "   - code: write_committed"), line: 22, column: 4, message: "indent it to 2" },
+    { what: "a key indented one space too far", text: edit(23, "     class: permanent"), line: 23, column: 6, message: "indent it to 4" },
+    { what: "a key indented one space short", text: edit(24, "   retryable: false"), line: 24, column: 4, message: "indent it to 4" },
+    { what: "a class pulled out to column 0 (reported three lines late)", text: edit(6, "transient:"), line: 6, column: 1, message: "indented 0 spaces, which leaves 'classes:' above it empty; indent it to 2" },
+    { what: "an unclosed [ (reported on the next line)", text: edit(25, "    backoff_hint_ms: [1000, 3000"), line: 25, column: 22, message: "a flow list '[' opened here is never closed; add the closing ']' at the end of the line" },
+    { what: "an unclosed [ before a comment", text: edit(25, "    backoff_hint_ms: [1000, 3000   # ms"), line: 25, column: 22, message: "never closed" },
+    { what: "an unclosed { on the last line", text: edit(26, "fallback: { code: card_declined"), line: 26, column: 11, message: "a flow mapping '{' opened here is never closed; add the closing '}'" },
+  ])("points at the line of the mistake: $what", ({ text, line, column, message }) => {
+    for (const jsYamlOnly of [false, true]) {
+      const source = parseYaml("registry.yaml", text, { jsYamlOnly });
+      expect(source.documents).toEqual([]);
+      expect(source.error).toMatchObject({ line, column });
+      expect(source.error?.message).toContain(message);
+    }
+  });
+
+  it("keeps the parser's position when no one-line repair explains the error", () => {
+    const text = edit(22, "   - code: write_committed").replace("    class: transient", "   class: transient\n      x: [1");
+    const source = parseYaml("registry.yaml", text);
+    expect(source.error).toBeDefined();
+    expect(parseYaml("registry.yaml", text, { jsYamlOnly: true }).error).toEqual(source.error);
   });
 
   it("refuses an alias bomb instead of expanding it", () => {

@@ -3,14 +3,12 @@
  * stdio, lists the tools and calls them; the client checks every structuredContent against
  * the tool's outputSchema. A second client writes raw lines to see the JSON-RPC errors.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseProject, projectFiles } from "./helpers/change-project.js";
-import { BIN, failbook, tempProject } from "./helpers/cli.js";
+import { BIN, failbook, modulesLoaded, tempProject } from "./helpers/cli.js";
 
 function project(): string {
   const p = baseProject();
@@ -71,6 +69,7 @@ describe("failbook mcp with the SDK's client", () => {
     expect(d).toMatchObject({ verdict: "timeout", fallback: false, class: "transient", retryable: true, rule: { index: 0, file: "playbooks/registry.yaml" } });
     expect(d.action).toEqual({ action: "retry_with_backoff", max_retries: 2, backoff_ms: [100, 200] });
     expect(d.envelope).toMatchObject({ code: "timeout", retryable: true, message: "upstream slow", recovery_hint: "Retry." });
+    expect(d.dispatch).toEqual({ retries: true, delay_ms: 100, outcome: null, reason: null, queue: null });
     expect(JSON.parse(text(r))).toEqual(d);
   });
 
@@ -81,6 +80,10 @@ describe("failbook mcp with the SDK's client", () => {
     expect(data(r).verdict).toBe(cli.verdict);
     expect(data(r).rule).toEqual(cli.rule);
     expect((data(r).envelope as { retryable: boolean }).retryable).toBe(false);
+    // The dispatcher refuses the retry: the answer says so at the top level too, as the CLI does.
+    expect(data(r)).toMatchObject({ retryable: false, idempotent: false, dispatch: { retries: false, outcome: "failed", reason: "non_idempotent", queue: null } });
+    expect(data(r).retryable).toBe(cli.retryable);
+    expect(data(r).dispatch).toEqual(cli.dispatch);
   });
 
   it("gives the fallback for null and for an error no rule knows", async () => {
@@ -196,6 +199,16 @@ describe("failbook mcp on raw stdio", () => {
     expect(code).toBe(0);
   });
 
+  it("answers in the order the lines came: a junk line after initialize is answered after initialize", async () => {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "classify", arguments: { error: { kind: "timeout" } } } };
+    const huge = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "explain", arguments: { code: "x".repeat(9 * 1024 * 1024) } } });
+    const lines = [JSON.stringify(init), "{oops", JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), '{"hello":"world"}', JSON.stringify(call), JSON.stringify({ jsonrpc: "2.0", id: 3, method: "no/such/method" }), huge, "junk"];
+    const { messages } = await rawSession(project(), lines, 7);
+    const shape = (m: Record<string, unknown>) => (m.id === null ? (m.error as { message: string }).message.split(":")[0] : m.id);
+    expect(messages.map(shape)).toEqual([1, "Parse error", "Invalid Request", 2, 3, "Invalid Request", "Parse error"]);
+  });
+
   it("does not start on an invalid registry: the findings on stderr, exit 1", () => {
     const p = baseProject();
     p.registry.fallback = 42 as unknown as string;
@@ -207,20 +220,8 @@ describe("failbook mcp on raw stdio", () => {
 });
 
 describe("failbook mcp is loaded only when it runs", () => {
-  /** The modules a command resolves, as ES modules (a module hook) or through require() (the CommonJS bundle). */
-  function modulesLoaded(args: string[], cwd: string): string[] {
-    const hooks = tempProject({
-      "register.mjs": 'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
-      "hooks.mjs": 'import { appendFileSync } from "node:fs";\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.MODULE_LOG, r.url + "\\n"); return r; }\n',
-      "required.cjs":
-        'const Module = require("node:module");\nconst { appendFileSync } = require("node:fs");\nconst resolve = Module._resolveFilename;\nModule._resolveFilename = function (...args) { const r = resolve.apply(this, args); appendFileSync(process.env.MODULE_LOG, r + "\\n"); return r; };\n',
-    });
-    const log = `${hooks}/modules.log`;
-    const r = spawnSync(process.execPath, ["--require", `${hooks}/required.cjs`, "--import", pathToFileURL(`${hooks}/register.mjs`).href, BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", MODULE_LOG: log }, input: "", encoding: "utf8" });
-    expect(r.stderr).not.toContain("internal error");
-    return readFileSync(log, "utf8").split("\n");
-  }
-  const sdk = (urls: string[]) => urls.filter((u) => u.includes("@modelcontextprotocol") || u.includes("/node_modules/zod/"));
+  // The SDK and zod are bundled into dist/bundle/mcp-server.js, which only `failbook mcp` loads.
+  const sdk = (urls: string[]) => urls.filter((u) => u.includes("@modelcontextprotocol") || u.includes("/node_modules/zod/") || u.endsWith("/mcp-server.js"));
 
   it("lint, classify and --help load neither the MCP SDK nor zod; mcp does", () => {
     const dir = project();

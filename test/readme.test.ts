@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRuleMeta } from "../src/index.js";
-import { OUTCOME_KINDS } from "../src/model/outcome.js";
+import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
 import { REPO, failbook, tempProject } from "./helpers/cli.js";
 
 const read = (file: string): string => readFileSync(join(REPO, file), "utf8");
@@ -40,10 +40,17 @@ describe("README", () => {
       "npx failbook init .",
       "init --adr",
       "--force",
-      '"failbook:check": "failbook lint && failbook simulate && failbook gen ts --check"',
+      '"failbook:check": "failbook lint && failbook simulate && failbook storm && failbook gen ts --check"',
       "fetch-depth: 0",
       "npm run failbook:check",
       "--format github",
+      // SPEC 17: the runtime as a dependency, a service of each module kind on PROJECT, loadProject's option, npm 11's warning
+      "npm install ./failbook-runtime-0.1.0.tgz",
+      'import { createDispatcher } from "failbook-runtime";',
+      'const { createDispatcher } = require("failbook-runtime");',
+      "createDispatcher({ project: PROJECT })",
+      'pass loadProject({ config: "path/to/failbook.yaml" })',
+      "allowScripts",
     ]) expect(section, text).toContain(text);
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
     expect(section).toContain(`failbook-${pkg.version}.tgz`);

@@ -63,9 +63,24 @@ describe("failbook replay", () => {
     const r = failbook(["replay", "r.jsonl", "--format", "json"], { cwd: dir });
     expect(r.code).toBe(0);
     const out = json(r);
-    expect(out).toMatchObject({ records: 2, unknown: 1, changed: 0 });
+    // A record whose outcome becomes unknown is a change: the gate cannot tell it stayed the same.
+    expect(out).toMatchObject({ records: 2, unknown: 1, changed: 1 });
     // The verdict is the one the playbook was acting on when it ran past the recording.
     expect(out.transitions).toEqual([{ from: "failed", to: "unknown", verdict: "timeout", count: 1, percent: 50, examples: ["r.jsonl:1"] }]);
+    // ...and the record is counted under it: the verdicts add up to the records that failed.
+    expect(out.verdicts).toEqual({ timeout: 2 });
+    expect(failbook(["replay", "r.jsonl"], { cwd: dir }).stdout).toMatch(/changed 1 \(50 %, 1 of them to unknown\)/);
+  });
+
+  it("--max-changed fails a playbook edit that leaves every record without a known outcome", () => {
+    // Production gave up after one timeout on every call; the playbook now retries: all unknown.
+    const dir = project({ "r.jsonl": lines(...[1, 2, 3, 4, 5, 6].map((i) => record("r1", `c${i}`, SHAPES.gaveUp().responses, SHAPES.gaveUp().outcome))) });
+    const r = failbook(["replay", "r.jsonl", "--max-changed", "5"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("100 % of records changed, more than --max-changed 5");
+    const out = json(failbook(["replay", "r.jsonl", "--format", "json"], { cwd: dir }));
+    expect(out).toMatchObject({ records: 6, unknown: 6, changed: 6, verdicts: { timeout: 6 } });
+    expect(failbook(["replay", "--help"]).stdout).toMatch(/becomes\s+unknown counts as changed/);
   });
 
   it("--against a baseline replays every record under both versions; --max-changed fails the run above the share", () => {
@@ -236,6 +251,49 @@ describe("failbook replay", () => {
     const sharded = failbook(["replay", "r.jsonl", "--shard", "1/2"], { cwd: dir });
     expect(sharded.code).toBe(2);
     expect(sharded.stderr).toContain("retry_quota");
+  });
+});
+
+describe("failbook replay merge: --format and --max-changed", () => {
+  // Every record that recovered from a timeout now escalates: a third of the corpus changes.
+  const dir = project({ "r.jsonl": corpus(200, 3) }, escalateTimeouts);
+  const shards = [1, 2].map((i) => {
+    const path = join(dir, `shard-${i}.json`);
+    writeFileSync(path, failbook(["replay", "r.jsonl", "--format", "json", "--shard", `${i}/2`], { cwd: dir }).stdout);
+    return path;
+  });
+  const whole = (format: string) => failbook(["replay", "r.jsonl", "--format", format], { cwd: dir });
+
+  it.each([
+    { args: ["merge", ...shards, "--format", "md"], where: "after merge" },
+    { args: ["merge", "--format", "md", ...shards], where: "between merge and the reports" },
+    { args: ["--format", "md", "merge", ...shards], where: "on replay, before merge" },
+  ])("--format md $where prints the unsharded Markdown", ({ args }) => {
+    const r = failbook(["replay", ...args], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(whole("md").stdout);
+  });
+
+  it.each([
+    { args: ["merge", ...shards, "--max-changed", "5"], where: "after merge" },
+    { args: ["--max-changed", "5", "merge", ...shards], where: "on replay, before merge" },
+    { args: ["merge", ...shards, "--format", "md", "--max-changed", "5"], where: "with --format md, as the README's matrix runs it" },
+  ])("--max-changed 5 $where fails as the unsharded replay does", ({ args }) => {
+    const unsharded = failbook(["replay", "r.jsonl", "--max-changed", "5"], { cwd: dir });
+    expect(unsharded.code).toBe(1);
+    const r = failbook(["replay", ...args], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/% of records changed, more than --max-changed 5/);
+    expect(failbook(["replay", ...args.map((a) => (a === "5" ? "100" : a))], { cwd: dir }).code).toBe(0);
+  });
+
+  it("the merge's own flag wins over replay's, and a flag merge does not take is a usage error", () => {
+    const r = failbook(["replay", "--format", "md", "merge", ...shards, "--format", "json"], { cwd: dir });
+    expect(r.stdout).toBe(whole("json").stdout);
+    const workers = failbook(["replay", "--workers", "2", "merge", ...shards], { cwd: dir });
+    expect(workers.code).toBe(2);
+    expect(workers.stderr).toContain("--workers");
   });
 });
 

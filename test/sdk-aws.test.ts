@@ -16,11 +16,11 @@ import { isServerError, isThrottlingError, isTransientError } from "@smithy/serv
 import { DEFAULT_MAX_ATTEMPTS, INITIAL_RETRY_TOKENS, MAXIMUM_RETRY_DELAY, NO_RETRY_INCREMENT, Retry, StandardRetryStrategy } from "@smithy/util-retry";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toAdapterError, type AwsSdkError } from "../examples/aws-standard-retry/adapter.js";
-import { classify } from "../src/engine/classify.js";
-import { createDispatcher, type AttemptFn } from "../src/engine/dispatch.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { createDispatcher, type AttemptFn } from "failbook-runtime/engine/dispatch.js";
 import { loadProject } from "../src/load/project.js";
-import type { BackoffFormula, RetryAction } from "../src/model/playbook.js";
-import type { MatchRule } from "../src/model/registry.js";
+import type { BackoffFormula, RetryAction } from "failbook-runtime/model/playbook.js";
+import type { MatchRule } from "failbook-runtime/model/registry.js";
 import { Draws, gaps, loadExample, rng, SettableClock } from "./helpers/sdk.js";
 
 /** Generous: the runs take seconds alone, but CI machines are shared. */

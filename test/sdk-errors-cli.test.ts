@@ -154,6 +154,18 @@ describe("classify: headers, declared fields and causes (SPEC 12)", () => {
     expect(JSON.parse(unreadable.stdout).retry_after).toMatchObject({ hint_ms: null, unreadable: [{ header: "retry-after", value: "soon" }] });
   });
 
+  it("says when the hint makes the dispatch give up: above max_ms with above_max: give_up it ends exhausted, not retried", () => {
+    const reset = (seconds: string) => ({ kind: "sdk_error", cause: { kind: "ECONNRESET" }, headers: { "retry-after": seconds } });
+    const r = classify(reset("45"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^verdict\s+socket_reset /m);
+    expect(r.stdout).toMatch(/^hint\s+the server asks for 45000 ms, above max_ms with above_max: give_up, so the dispatch ends exhausted \(retry_after_too_long\) instead of retrying\s+\(.*at most 20 s, above it give up\)$/m);
+    expect(JSON.parse(classify(reset("45"), "--format", "json").stdout).retry_after).toMatchObject({ hint_ms: 45000, gives_up: true });
+    const within = classify(reset("7"));
+    expect(within.stdout).toMatch(/^hint\s+the server asks for 7000 ms\s+\(/m);
+    expect(JSON.parse(classify(reset("7"), "--format", "json").stdout).retry_after).toMatchObject({ hint_ms: 7000, gives_up: false });
+  });
+
   it.each([
     [{ kind: "x", headers: { "retry-after": 5 } }, `--error field "headers.retry-after": 'retry-after' must be a string, not 5`],
     [{ kind: "x", headers: ["retry-after"] }, "--error: 'headers' must be a mapping, not a list"],

@@ -11,9 +11,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { fetchError, responseError } from "../examples/openai-retry/adapter.js";
-import { classify } from "../src/engine/classify.js";
-import { createDispatcher, type AttemptFn } from "../src/engine/dispatch.js";
-import type { BackoffFormula, RetryAction } from "../src/model/playbook.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { createDispatcher, type AttemptFn } from "failbook-runtime/engine/dispatch.js";
+import type { BackoffFormula, RetryAction } from "failbook-runtime/model/playbook.js";
 import { Draws, gaps, loadExample, rng, SettableClock } from "./helpers/sdk.js";
 
 /** Generous: the runs take seconds alone, but CI machines are shared. */

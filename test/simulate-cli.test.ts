@@ -1,5 +1,5 @@
 /** `failbook simulate` end to end: the shipped goldens, a wrong golden, --update, fixture errors. */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook, tempProject } from "./helpers/cli.js";
@@ -165,6 +165,87 @@ describe("goldens", () => {
   });
 });
 
+describe("expect.delays_ms", () => {
+  const PLAYBOOK = "playbooks/playbook.yaml";
+  /** The shipped project with server-error-recovers pinning its delays. */
+  function pinned(): string {
+    const dir = shippedCopy();
+    const file = join(dir, TRANSIENT);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/(name: server-error-recovers[\s\S]*?  retried: 1\n)/, "$1  delays_ms: [500]\n"));
+    return dir;
+  }
+  const slower = (dir: string) => writeFileSync(join(dir, PLAYBOOK), readFileSync(join(dir, PLAYBOOK), "utf8").replace("backoff_ms: [500, 2000]", "backoff_ms: [900, 2000]"));
+  const fixtureTexts = (dir: string) => readdirSync(join(dir, "playbooks/fixtures")).map((f) => readFileSync(join(dir, "playbooks/fixtures", f), "utf8")).join("\n");
+
+  it("pins the retry_scheduled delays in order: a change to the backoff fails the fixture that pins them, with one clear line", () => {
+    const dir = pinned();
+    expect(failbook(["simulate"], { cwd: dir }).code).toBe(0);
+    slower(dir);
+    const r = failbook(["simulate"], { cwd: dir });
+    expect(r.code).toBe(1);
+    const lines = readFileSync(join(dir, TRANSIENT), "utf8").split("\n");
+    const line = lines.indexOf("  delays_ms: [500]") + 1;
+    expect(r.stdout).toContain(`${TRANSIENT}:${line}:14 expect.delays_ms: expected [ 500 ], got [ 900 ] (delay 1 is 900ms, not 500ms)`);
+    // A fixture that retries as often but pins neither delays nor times passes: delays_ms is opt-in.
+    expect(r.stdout).toMatch(/server-error-then-schema-mismatch [^\n]*\n(?:(?!\n\n)[\s\S])*✓ matches its golden/);
+  });
+
+  it("--update keeps delays_ms current where a fixture has it; --update --with-delays writes it into every golden", () => {
+    const dir = pinned();
+    slower(dir);
+    const before = readFileSync(join(dir, TRANSIENT), "utf8");
+    const updated = failbook(["simulate", "--update"], { cwd: dir });
+    expect(updated.code).toBe(0);
+    expect(readFileSync(join(dir, TRANSIENT), "utf8")).toBe(before.replace("  delays_ms: [500]", "  delays_ms: [ 900 ]"));
+    expect(fixtureTexts(dir).match(/delays_ms:/g)).toHaveLength(1);
+
+    const everywhere = failbook(["simulate", "--update", "--with-delays"], { cwd: dir });
+    expect(everywhere.code).toBe(0);
+    const fixtures = (JSON.parse(failbook(["simulate", "--format", "json"], { cwd: dir }).stdout) as { results: unknown[] }).results.length;
+    expect(fixtureTexts(dir).match(/delays_ms:/g)).toHaveLength(fixtures);
+    expect(readFileSync(join(dir, TRANSIENT), "utf8")).toMatch(/name: timeout-then-recovers[\s\S]*?delays_ms: \[ 200, 600 \]/);
+    const after = failbook(["simulate"], { cwd: dir });
+    expect(after.code).toBe(0);
+    // Now every golden pins its delays: any backoff change shows.
+    writeFileSync(join(dir, PLAYBOOK), readFileSync(join(dir, PLAYBOOK), "utf8").replace("backoff_ms: [900, 2000]", "backoff_ms: [500, 2000]"));
+    const reverted = failbook(["simulate"], { cwd: dir });
+    expect(reverted.code).toBe(1);
+    expect(reverted.stdout).toContain("expect.delays_ms: expected [ 900 ], got [ 500 ] (delay 1 is 500ms, not 900ms)");
+  });
+
+  it("--with-delays without --update is a usage error", () => {
+    const r = failbook(["simulate", "--with-delays"], { cwd: shippedCopy() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--with-delays");
+  });
+});
+
+describe("a project lint rejects", () => {
+  /** The shipped project with policy denials failing instead of escalating: a policy-must-escalate error, and two goldens that differ. */
+  function rejected(): string {
+    const dir = shippedCopy();
+    const playbook = join(dir, "playbooks/playbook.yaml");
+    writeFileSync(playbook, readFileSync(playbook, "utf8").replace("  policy_denied:\n    action: escalate_to_human\n    queue: policy_review\n", "  policy_denied:\n    action: fail\n"));
+    writeFileSync(join(dir, "playbooks/fixtures/bare.yaml"), "apiVersion: failbook/v1\nkind: Fixture\nname: bare\ncall: { id: c, tool: t }\nresponses:\n  - { status: ok, value: 1 }\n");
+    expect(failbook(["lint"], { cwd: dir }).code).toBe(1);
+    return dir;
+  }
+
+  it("says so in one line first, naming failbook lint, and never suggests recording a golden from it", () => {
+    const r = failbook(["simulate"], { cwd: rejected() });
+    expect(r.code).toBe(1);
+    const [first, ...rest] = r.stderr.split("\n");
+    expect(first).toBe("failbook: this project has 1 lint error (failbook lint shows it); fix it before recording a golden from what it does");
+    expect(rest.join("")).toBe("");
+    // The fixtures still run: the timelines show what the edit does.
+    expect(r.stdout).toContain("2 failed");
+    expect(r.stdout).not.toContain("--update");
+    expect(r.stdout).toContain("fix the project's lint errors (failbook lint), then compare the goldens again");
+    const json = failbook(["simulate", "--format", "json"], { cwd: rejected() });
+    expect(json.stderr.split("\n")[0]).toMatch(/^failbook: this project has 1 lint error/);
+  });
+});
+
 describe("fixture errors", () => {
   it("a fixture that runs out of responses is an error at the fixture's responses, exit 1", () => {
     const dir = shippedCopy();
@@ -175,8 +256,11 @@ describe("fixture errors", () => {
     const r = failbook(["simulate", "playbooks/fixtures/short.yaml"], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("playbooks/fixtures/short.yaml:6:3 error fixture 'short' ran out of responses: attempt 2 of c1 (crm.find) has no entry in responses (1 recorded)");
+    // The timeline up to where the responses ran out, then the error.
+    expect(r.stdout).toMatch(/\n +0ms +attempt 1 +error timeout\n +0ms +verdict +transient_timeout -> retry_with_backoff\n +0ms +retry +attempt 2 in 200ms\n +playbooks\/fixtures\/short\.yaml:6:3 error /);
     const json = JSON.parse(failbook(["simulate", "playbooks/fixtures/short.yaml", "--format", "json"], { cwd: dir }).stdout);
     expect(json.results[0]).toMatchObject({ fixture: "short", outcome: null, passed: false, error: { line: 6, column: 3 } });
+    expect(json.results[0].events.map((e: { type: string }) => e.type)).toEqual(["attempt", "failure_classified", "retry_scheduled"]);
     expect(json.failed).toBe(1);
   });
 

@@ -1,6 +1,6 @@
 /** Goldens: what `expect` compares, how a difference reads, and how --update rewrites only the block. */
 import { describe, expect, it } from "vitest";
-import type { DispatchEvent, Outcome } from "../src/model/outcome.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
 import { compareGolden, goldenPath, recordedGolden } from "../src/simulate/golden.js";
 import { rewriteGoldens } from "../src/simulate/update.js";
 import { computeCoverage } from "../src/simulate/coverage.js";
@@ -28,6 +28,18 @@ describe("compareGolden", () => {
     expect(diff).toMatchObject({ kind: "length", message: `expected 0 items, got ${events.length}`, actual: events[0] });
   });
 
+  const delays = events.flatMap((e) => (e.type === "retry_scheduled" ? [e.delay_ms] : []));
+  it.each<[string, unknown[], string | undefined]>([
+    ["the same delays hold", delays, undefined],
+    ["another delay names the first that differs", [delays[0] + 1], `delay 1 is ${delays[0]}ms, not ${delays[0] + 1}ms`],
+    ["fewer retries pinned", [], "1 retry scheduled, not 0"],
+    ["more retries pinned", [...delays, 5], "1 retry scheduled, not 2"],
+  ])("delays_ms: %s", (_name, pinned, message) => {
+    expect(delays).toHaveLength(1);
+    const diffs = compareGolden({ delays_ms: pinned }, outcome, events);
+    expect(diffs).toEqual(message === undefined ? [] : [{ path: ["expect", "delays_ms"], kind: "value", expected: pinned, actual: delays, message }]);
+  });
+
   it("an unknown key suggests the nearest one", () => {
     expect(compareGolden({ verdcit: "x" }, outcome, events)[0].message).toContain("did you mean 'verdict'?");
   });
@@ -35,6 +47,9 @@ describe("compareGolden", () => {
   it("a recorded golden keeps the block's keys, or records the essentials", () => {
     expect(recordedGolden({ attempts: 9, events: [] }, outcome, events)).toEqual({ attempts: 2, events });
     expect(recordedGolden(undefined, outcome, events)).toEqual({ outcome: "deprecated", verdict: "conflict", attempts: 2, retried: 1, reason: "done" });
+    expect(recordedGolden({ attempts: 9, delays_ms: [] }, outcome, events)).toEqual({ attempts: 2, delays_ms: delays });
+    expect(recordedGolden({ attempts: 9 }, outcome, events, { withDelays: true })).toEqual({ attempts: 2, delays_ms: delays });
+    expect(Object.keys(recordedGolden(undefined, outcome, events, { withDelays: true }))).toEqual(["outcome", "verdict", "attempts", "retried", "delays_ms", "reason"]);
   });
 });
 

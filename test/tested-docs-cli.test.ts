@@ -226,7 +226,7 @@ describe("failbook new fixture", () => {
       "wrote playbooks/fixtures/rate-limited.yaml: fixture 'rate-limited', its failure from the verdict's example 1; rate_limited -> retry_with_backoff ends recovered after 2 attempts\nnext: failbook simulate playbooks/fixtures/rate-limited.yaml\n",
     );
     const text = readFileSync(join(dir, "playbooks/fixtures/rate-limited.yaml"), "utf8");
-    expect(text).toContain("call: { id: call_1, tool: payments.refund }\nresponses:\n  - { status: error, error: { kind: 429_rate_limited, http_status: 429, retry_after_ms: 2000 } }\n  - { status: ok, value: {} }\nexpect:\n  outcome: recovered\n  verdict: rate_limited\n  attempts: 2\n  retried: 1\n");
+    expect(text).toContain("call: { id: call_rate_limited, tool: payments.refund }\nresponses:\n  - { status: error, error: { kind: 429_rate_limited, http_status: 429, retry_after_ms: 2000 } }\n  - { status: ok, value: {} }\nexpect:\n  outcome: recovered\n  verdict: rate_limited\n  attempts: 2\n  retried: 1\n");
     const sim = failbook(["simulate", "playbooks/fixtures/rate-limited.yaml"], { cwd: dir });
     expect(sim.code).toBe(0);
     expect(sim.stdout).toContain("1 fixture: 1 passed");
@@ -254,8 +254,10 @@ describe("failbook new fixture", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("its failure from the verdict's match rule #1; card_declined -> escalate_to_human ends escalated after 1 attempt");
     const text = readFileSync(join(dir, "fixtures/d.yaml"), "utf8");
-    expect(text).toContain("name: declined\ncall: { id: call_1, tool: payments.call }\n");
-    expect(text).toContain("error: { kind: error, http_status: 400, provider_code: card_declined, headers: { stripe-should-retry: \"1\" } }");
+    // The rule names no kind: the error takes one from the rule's own fields, and the call is named after the verdict.
+    expect(text).toContain("name: declined\ncall: { id: call_card_declined, tool: payments.call }\n");
+    expect(text).toContain("error: { kind: card_declined, http_status: 400, provider_code: card_declined, headers: { stripe-should-retry: \"1\" } }");
+    expect(failbook(["simulate", "fixtures/d.yaml"], { cwd: dir }).stdout).toMatch(/attempt 1 +error card_declined\n/);
     expect(text).toContain("expect:\n  outcome: escalated\n  verdict: card_declined\n  attempts: 1\n  retried: 0\n  queue: billing\n");
     expect(failbook(["simulate"], { cwd: dir }).code).toBe(0);
   });
@@ -288,6 +290,27 @@ describe("failbook new fixture", () => {
     expect(r.stderr).toBe("failbook: cannot build a failure that classifies to 'approval_denied': it has no examples and no match rule an error can be built for; add an example to the verdict (examples: [{ kind: ... }])\n");
   });
 
+  it.each([
+    { rule: "{ http_status: 503 }", kind: "http_503" },
+    { rule: "{ http_status: 5xx }", kind: "http_500" },
+    { rule: "{ provider_code: quota_hit }", kind: "quota_hit" },
+    { rule: '{ headers: { x-flag: "on" } }', kind: "flagged" },
+    { rule: "{ cause: { provider_code: econnreset } }", kind: "flagged", cause: "econnreset" },
+  ])("a rule without a kind, $rule, gives the error kind $kind from its own fields, and the call an id from the verdict", async ({ rule, kind, cause }) => {
+    const dir = tempProject({
+      "failbook.yaml": "registry: r.yaml\nplaybook: p.yaml\n",
+      "r.yaml": `apiVersion: failbook/v1\nkind: Registry\nname: t\nrevision: 1\nclasses: { c: { description: x } }\nverdicts:\n  - { code: flagged, class: c, retryable: false, match: [${rule}] }\n  - { code: other, class: c, retryable: false }\nfallback: other\n`,
+      "p.yaml": "apiVersion: failbook/v1\nkind: Playbook\nname: p\nverdicts:\n  flagged: { action: fail }\n  other: { action: fail }\n",
+    });
+    const rules = projectRules(loadProject({ config: dir }).project)!;
+    const { fixture } = await scaffoldFixture(rules, rules.registry.verdicts[0]!, { name: "f" });
+    const error = fixture.responses?.[0]?.error;
+    expect(error?.kind).toBe(kind);
+    if (cause) expect(error?.cause?.kind).toBe(cause);
+    expect(fixture.call?.id).toBe("call_flagged");
+    expect(fixture.expect?.verdict).toBe("flagged");
+  });
+
   it("scaffolds a fixture whose failure classifies to the verdict, for every active verdict of every example project", async () => {
     for (const project of EXAMPLE_PROJECTS) {
       const { project: loaded } = loadProject({ config: join(REPO, "examples", project) });
@@ -311,7 +334,7 @@ describe("failbook new fixture", () => {
       const out = join(dir, "scaffold.yaml");
       const r = failbook(["--config", config, "new", "fixture", "--verdict", readFirstCode(config), "--name", "scaffold", "--out", out], { cwd: dir });
       expect(r.code, `${project}: ${r.stderr}`).toBe(0);
-      expect(r.stdout).toContain("note: scaffold.yaml is outside the config's fixtures");
+      expect(r.stdout).toContain(`note: ${out} is outside the config's fixtures`);
       const sim = failbook(["--config", config, "simulate", out], { cwd: dir });
       expect(sim.code, `${project}: ${sim.stdout}`).toBe(0);
       expect(sim.stdout).toContain("1 fixture: 1 passed");

@@ -48,6 +48,16 @@ describe("failbook explore in a pipe", () => {
     }
   });
 
+  it("describes the tabs the browser has, and no other", () => {
+    for (const help of [failbook(["--help"]).stdout, failbook(["explore", "--help"]).stdout]) {
+      const text = help.replace(/\s+/g, " ");
+      const description = /(interactive terminal browser[^;]*)/.exec(text)?.[1] ?? "";
+      expect(description).toContain("two tabs: Codes");
+      expect(description).toContain("Fixtures");
+      expect(description).not.toMatch(/\bactions\b/);
+    }
+  });
+
   it("exits 1 with the findings when the registry does not load", () => {
     const dir = withShippedRules([]);
     writeFileSync(join(dir, "r.yaml"), "apiVersion: failbook/v1\nkind: Registry\nname: [\n");

@@ -1,6 +1,6 @@
 /** The one sanitiser: what it escapes, per layout, and what it leaves alone. */
 import { describe, expect, it } from "vitest";
-import { inert, inertJson, inertOutput, inertValue } from "../src/util/inert.js";
+import { inert, inertJson, inertOutput, inertValue } from "failbook-runtime/util/inert.js";
 
 describe("inert", () => {
   it.each([

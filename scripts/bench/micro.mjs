@@ -11,6 +11,8 @@ import { catalogue, randomErrors, SEED } from "./generate.mjs";
 const [which, json] = process.argv.slice(2);
 const opts = JSON.parse(json ?? "{}");
 const lib = await import(pathToFileURL(join(opts.root, "dist/index.js")).href);
+// The dispatcher as a service runs it: failbook-runtime's own build.
+const runtime = await import(pathToFileURL(join(opts.root, "packages/runtime/dist/index.js")).href);
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
 /** CPU time (user + system) of this process, µs: beside the wall clock on a shared machine. */
 const cpuNow = () => {
@@ -89,7 +91,7 @@ async function dispatchOverhead() {
   const { project } = lib.loadProject({ cwd: opts.root });
   const registry = project.registry.value;
   const playbook = project.playbook.value;
-  const dispatcher = lib.createDispatcher({ registry, playbook, clock: lib.virtualClock(), random: lib.seededRandom(0) });
+  const dispatcher = runtime.createDispatcher({ registry, playbook, clock: runtime.virtualClock(), random: runtime.seededRandom(0) });
   // The shipped playbook has empty_response_is_failure: an ok needs a value to count as one.
   const OK = { status: "ok", value: { id: 1 } };
   const TIMEOUT = { status: "error", error: { kind: "timeout", message: "upstream took too long" } };
@@ -112,8 +114,15 @@ async function dispatchOverhead() {
   const n = opts.iterations;
   const bare1 = await mean(n, async () => { await succeeds(call, 1, "k", context); });
   const bare2 = await mean(n, async () => { await failsOnce(call, 1, "k", context); await failsOnce(call, 2, "k", context); });
-  const row = async (c, attempt, bare) => {
-    const total = await mean(n, () => dispatcher.dispatch(c, attempt));
+  // The same playbook with a breaker (that stays closed) guarding the call's tool and a retry budget (SPEC 18).
+  const guarded = lib.createDispatcher({
+    registry,
+    playbook: { ...playbook, circuit_breakers: { crm: { tools: "crm.*", minimum_throughput: 1000000 } }, retry_budget: { percent: 20, min_concurrency: 3 } },
+    clock: lib.virtualClock(),
+    random: lib.seededRandom(0),
+  });
+  const row = async (c, attempt, bare, through = dispatcher) => {
+    const total = await mean(n, () => through.dispatch(c, attempt));
     return { dispatchUs: total.wall, bareUs: bare.wall, overheadUs: total.wall - bare.wall, cpuOverheadUs: total.cpu - bare.cpu };
   };
   return {
@@ -121,6 +130,7 @@ async function dispatchOverhead() {
     succeeds: await row(call, succeeds, bare1),
     ownKey: await row({ ...call, idempotency_key: "order-42-update" }, succeeds, bare1),
     retried: await row(call, failsOnce, bare2),
+    policies: await row({ ...call, idempotency_key: "order-42-update" }, succeeds, bare1, guarded),
   };
 }
 

@@ -1,5 +1,5 @@
 /** `failbook lint --against REF`: the change findings to add to the ordinary lint findings. */
-import type { Finding } from "../model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import type { Project } from "../load/project.js";
 import { loadBaseline } from "./baseline.js";
 import { checkChanges, sideOf } from "./check.js";

@@ -5,8 +5,8 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { CONFIG_NAMES, findConfig } from "../load/config.js";
 import { InvalidProject, loadProject, loadProjectFrom, type LoadResult, type Project } from "../load/project.js";
 import { gitReader, openRevision } from "./git.js";

@@ -2,8 +2,8 @@
  * The changelog of `failbook diff`: every edit between two sides, in words a reviewer
  * reads — verdicts, classes and actions added, removed or changed, field by field.
  */
-import type { PathSegment, Position } from "../model/finding.js";
-import type { Verdict } from "../model/registry.js";
+import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
+import type { Verdict } from "failbook-runtime/model/registry.js";
 import type { YamlDocument } from "../load/yaml.js";
 import { describeChange, fieldChanges, sameValue, showValue, verdictIndex, verdictPairs } from "./compare.js";
 import type { Side } from "./rule.js";

@@ -1,5 +1,5 @@
 /** Running the change rules: two loaded projects in, findings at the current files out. */
-import type { Finding } from "../model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import type { Project } from "../load/project.js";
 import type { LintRule } from "../lint/rule.js";
 import { runRules, sortFindings } from "../lint/lint.js";
@@ -34,6 +34,5 @@ export function sideOf(project: Project, label: string): Side | undefined {
 
 /** A change rule seen as a lint rule of the current project, bound to the baseline. */
 function bind(rule: ChangeRule, baseline: Side, current: Side, outcomes: OutcomeChange[]): LintRule {
-  const { id, severity, description } = rule;
-  return { id, severity, description, check: (ctx) => rule.check({ baseline, current, outcomeChanges: () => outcomes, report: ctx.report }) };
+  return { ...rule, check: (ctx) => rule.check({ baseline, current, outcomeChanges: () => outcomes, report: ctx.report }) };
 }

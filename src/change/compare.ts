@@ -1,6 +1,6 @@
 /** What the change rules and the changelog share: matching verdicts across sides, and value comparison. */
-import type { CompensationAction } from "../model/playbook.js";
-import type { Verdict } from "../model/registry.js";
+import type { CompensationAction } from "failbook-runtime/model/playbook.js";
+import type { Verdict } from "failbook-runtime/model/registry.js";
 import { clip } from "../util/text.js";
 import type { ChangeContext, Side } from "./rule.js";
 

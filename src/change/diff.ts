@@ -1,5 +1,5 @@
 /** `failbook diff OLD NEW` as a library call: the change findings, the behaviour diff and the changelog. */
-import { pointer, SEVERITY_RANK, type Finding } from "../model/finding.js";
+import { pointer, SEVERITY_RANK, type Finding } from "failbook-runtime/model/finding.js";
 import { runRules, sortFindings } from "../lint/lint.js";
 import { RULES } from "../lint/rules/index.js";
 import { changelog, type ChangeEntry } from "./changelog.js";

@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { join, posix, relative, sep } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import type { DirectoryEntry, FileReader } from "../load/files.js";
 import { decodeUtf8, DEFAULT_MAX_FILE_MB, FileRefused } from "../util/fs.js";
 

@@ -2,7 +2,7 @@
  * The shape of the behaviour diff and how one side's result reads, apart from the code
  * that replays fixtures: the change rules need these without loading the simulator.
  */
-import type { Outcome } from "../model/outcome.js";
+import type { Outcome } from "failbook-runtime/model/outcome.js";
 import { plural } from "../util/text.js";
 
 /** The part of an outcome the behaviour diff compares (SPEC 8). */

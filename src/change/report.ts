@@ -1,8 +1,8 @@
 /** The printers of `failbook diff`: text for a terminal, Markdown for a pull request, JSON for tools. */
-import type { ChalkInstance } from "chalk";
-import type { Finding } from "../model/finding.js";
+import type { Colors } from "../util/colors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { mdCell, mdCode } from "../util/escape.js";
-import { inertJson, inertValue } from "../util/inert.js";
+import { inertJson, inertValue } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import { showOutcome } from "./outcome.js";
 import type { ChangeEntry } from "./changelog.js";
@@ -14,7 +14,7 @@ const OUTCOME_RULE = "change/outcome-changed";
 const others = (r: DiffReport) => r.findings.filter((f) => f.severity !== "error" && f.rule !== OUTCOME_RULE);
 const breaking = (r: DiffReport) => r.findings.filter((f) => f.severity === "error");
 
-export function formatDiffText(report: DiffReport, c: ChalkInstance): string {
+export function formatDiffText(report: DiffReport, c: Colors): string {
   // Every name, message and value on its own line, as data: none can start a line of its own.
   const r = inertValue(report);
   const out: string[] = [c.bold(`failbook diff ${r.old} → ${r.new}`), ""];
@@ -84,7 +84,7 @@ export function describeEntry(e: ChangeEntry): string {
 
 const endDifferently = (n: number) => `${plural(n, "fixture")} ${n === 1 ? "ends" : "end"} differently`;
 
-function summary(r: DiffReport, c: ChalkInstance): string {
+function summary(r: DiffReport, c: Colors): string {
   if (r.changes.length === 0 && r.findings.length === 0) return c.green("no changes");
   const text = `${plural(r.breaking, "breaking change")}, ${plural(r.changes.length, "change")}, ${plural(r.outcomes.length, "fixture")} with a different outcome`;
   return r.breaking > 0 ? c.red.bold(text) : c.bold(text);

@@ -3,9 +3,9 @@
  * baseline (what is released, e.g. origin/main) and the current one, and reports at nodes of
  * the current files; a position in the baseline goes in `related`.
  */
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { Loaded, Project } from "../load/project.js";
 import type { Report, RuleMeta } from "../lint/rule.js";
 import type { OutcomeChange } from "./outcome.js";

@@ -1,18 +1,20 @@
 /** `failbook classify`: which verdict one adapter error gets, by which rule, and what the playbook does. */
 import { Option } from "commander";
-import type { AdapterError } from "../model/fixture.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { adapterErrorProblems } from "../load/schema.js";
-import { UsageError } from "../model/errors.js";
-import type { Position } from "../model/finding.js";
-import { hasFieldType, type Registry, sideEffectOf } from "../model/registry.js";
-import { readRetryAfter } from "../engine/retry-after.js";
-import { CAUSE_DEPTH } from "../engine/classifier.js";
-import { type CompensationAction, honorsRetryAfter, isRetryAction, type Playbook, retryAfterPolicyOf, type RetryAfterPolicy } from "../model/playbook.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Position } from "failbook-runtime/model/finding.js";
+import { hasFieldType, type Registry, sideEffectOf } from "failbook-runtime/model/registry.js";
+import { applyRetryAfter, readRetryAfter } from "failbook-runtime/engine/retry-after.js";
+import { retryDelay } from "failbook-runtime/engine/backoff.js";
+import { maxRandom } from "failbook-runtime/engine/random.js";
+import { CAUSE_DEPTH } from "failbook-runtime/engine/classifier.js";
+import { type CompensationAction, honorsRetryAfter, isRetryAction, type Playbook, retryAfterPolicyOf, type RetryAfterPolicy } from "failbook-runtime/model/playbook.js";
 import { retryAfterText } from "../render/model.js";
-import { classificationReport } from "../render/classification.js";
+import { classificationReport, type ClassificationReport, type FirstFailure } from "../render/classification.js";
 import { wrapText } from "../render/explain.js";
 import { flow } from "../simulate/report/flow.js";
-import { inert, inertJson } from "../util/inert.js";
+import { inert, inertJson } from "failbook-runtime/util/inert.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";
 
@@ -69,7 +71,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   }
   const fieldsAt = registry.doc.locate(registry.value.error_fields ? ["error_fields"] : [], "key");
   for (const warning of fieldWarnings(error, registry.value.error_fields, `${fieldsAt.file}:${fieldsAt.line}:${fieldsAt.column}`)) io.err(`failbook: warning: --error ${inert(warning)}\n`);
-  const { result, verdict, action, report } = classificationReport(registry, playbook.value, error, flags.tool);
+  const { result, verdict, action, report } = classificationReport(registry, playbook.value, error, flags.tool, Date.now());
   const rulePosition = report.rule;
   const fallbackPosition = registry.doc.locate(["fallback"]);
   const hint = retryAfterHint(playbook.value, action, error);
@@ -98,7 +100,7 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   const code = inert(result.verdict);
   const para = (label: string, text: string) => wrapText(inert(text, "text"), " ".repeat(10), undefined).replace(/^ +/, `${label.padEnd(9)} `);
   const lines: string[] = [];
-  const facts = verdict ? `class ${inert(verdict.class)}, ${verdict.retryable ? "retryable" : "not retryable"}, side effect ${sideEffectOf(verdict)}` : "not in the registry";
+  const facts = verdict ? `class ${inert(verdict.class)}, ${retryableText(verdict.retryable === true, report)}, side effect ${sideEffectOf(verdict)}` : "not in the registry";
   lines.push(`${"error".padEnd(9)} ${error ? flow(error) : "none (a failure without an error object)"}${flags.tool ? ` from ${flow(flags.tool)}` : ""}`);
   lines.push(`${"verdict".padEnd(9)} ${c.bold(code)}  ${c.dim(`(${facts})`)}`);
   if (result.rule && rulePosition) {
@@ -114,9 +116,10 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   } else {
     lines.push(`${"action".padEnd(9)} ${c.red("none")}: the playbook has no action for ${code} (the runtime escalates to ${inert(playbook.value.escalation_queue ?? "default")})`);
   }
+  if (report.dispatch !== null) lines.push(`${"dispatch".padEnd(9)} ${dispatchText(report.dispatch, flags.tool, playbook.value)}`);
   if (hint !== null) {
     const unreadable = hint.unreadable.map((u) => `${inert(u.header)}: ${flow(u.value)} is neither a number nor an HTTP date (counted as absent)`);
-    const read = hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms`;
+    const read = hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms${hint.gives_up ? ", above max_ms with above_max: give_up, so the dispatch ends exhausted (retry_after_too_long) instead of retrying" : ""}`;
     const policy = hint.honored ? inert(retryAfterText(hint.policy)) : "honor_retry_after: false, so hints are ignored";
     lines.push(`${"hint".padEnd(9)} ${[read, ...unreadable].join("; ")}  ${c.dim(`(${policy})`)}`);
   }
@@ -126,8 +129,26 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   return 0;
 }
 
+/** The verdict's flag, and why this failure is not retried when the flag says it may be. */
+function retryableText(flag: boolean, report: ClassificationReport): string {
+  if (!flag) return "not retryable";
+  if (report.retryable) return "retryable";
+  return report.idempotent ? "retryable but not once committed" : "retryable but not from this tool";
+}
+
+/** What the dispatcher does with this error as a call's first failure (a retry action only). */
+function dispatchText(d: FirstFailure, tool: string | undefined, playbook: Playbook): string {
+  if (d.retries) return `retries it after up to ${d.delay_ms} ms (the first retry; each failure is classified afresh)`;
+  const why = d.reason === "non_idempotent" || d.reason === "side_effect_unknown" ? `: ${tool === undefined ? "the call" : flow(tool)} is not idempotent (the playbook's tools:), so` : ",";
+  const queue = d.queue === null ? "" : ` to ${inert(d.queue)}`;
+  const then = d.outcome === "exhausted" && playbook.on_exhausted ? `, then on_exhausted: ${playbook.on_exhausted.action}` : "";
+  return `no retry${why} the dispatch ends ${d.outcome}${queue}, reason ${inert(d.reason ?? "")}${then}`;
+}
+
 interface HintReport {
   hint_ms: number | null;
+  /** The hint is above the policy's max_ms with above_max: give_up: no retry is made. */
+  gives_up: boolean;
   unreadable: { header: string; value: string }[];
   honored: boolean;
   policy: RetryAfterPolicy;
@@ -140,10 +161,15 @@ function retryAfterHint(playbook: Playbook, action: CompensationAction | null, e
   const reading = readRetryAfter(error, policy, Date.now());
   const honored = honorsRetryAfter(playbook);
   if (reading.hintMs === undefined && reading.unreadable.length === 0) return null;
-  return { hint_ms: reading.hintMs ?? null, unreadable: reading.unreadable, honored, policy };
+  // What the hint does to the first retry, as the engine decides it (the schedule's first delay, jitter at its top).
+  const gives_up = honored && applyRetryAfter(retryDelay(action, 0, undefined, maxRandom), reading.hintMs, policy).kind === "give_up";
+  return { hint_ms: reading.hintMs ?? null, gives_up, unreadable: reading.unreadable, honored, policy };
 }
 
 const located = (p: Position) => ({ file: p.file, line: p.line, column: p.column });
+
+/** A problem with --error, then an example; a problem that ends in a question ("did you mean 'x'?") ends its sentence there. */
+const withExample = (problem: string): string => `${problem}${problem.endsWith("?") ? " For" : "; for"} example ${EXAMPLE}`;
 
 /** The `--error` flag as an adapter error; `null` is a failure without an error object. */
 export function parseAdapterError(text: string): AdapterError | undefined {
@@ -155,18 +181,18 @@ export function parseAdapterError(text: string): AdapterError | undefined {
     throw new UsageError(`--error is not valid JSON${at ? ` (at character ${Number(at[1]) + 1})` : ""}; pass an adapter error such as ${EXAMPLE}`);
   }
   if (value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--error must be a JSON object (an adapter error), not ${Array.isArray(value) ? "a list" : `a ${typeof value}`}; for example ${EXAMPLE}`);
+  if (typeof value !== "object" || Array.isArray(value)) throw new UsageError(withExample(`--error must be a JSON object (an adapter error), not ${Array.isArray(value) ? "a list" : `a ${typeof value}`}`));
   // Causes are followed CAUSE_DEPTH deep: a deeper chain is refused before anything walks it.
   let depth = 1;
   for (let e = value as { cause?: unknown }; e.cause !== null && typeof e.cause === "object"; e = e.cause as { cause?: unknown }) {
-    if (++depth > CAUSE_DEPTH) throw new UsageError(`--error field "${"cause.".repeat(CAUSE_DEPTH - 1)}cause" nests deeper than ${CAUSE_DEPTH} errors; for example ${EXAMPLE}`);
+    if (++depth > CAUSE_DEPTH) throw new UsageError(withExample(`--error field "${"cause.".repeat(CAUSE_DEPTH - 1)}cause" nests deeper than ${CAUSE_DEPTH} errors`));
   }
   // The fixture schema's definition of an adapter error, the one every fixture is checked by.
   const [problem] = adapterErrorProblems(value);
   if (problem) {
     // The message names the field; a nested one is named by its whole path too.
     const at = problem.path.length > 1 ? ` field "${problem.path.join(".")}"` : "";
-    throw new UsageError(`--error${at}: ${problem.message}; for example ${EXAMPLE}`);
+    throw new UsageError(withExample(`--error${at}: ${problem.message}`));
   }
   return value as AdapterError;
 }

@@ -1,8 +1,11 @@
 /** What every command shares: the global options, the Io, and one way to end with an exit code. */
 import type { Command } from "commander";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
+import { readFileSync } from "node:fs";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
+import { ConfigNotFound } from "../load/config.js";
+import { projectRedactor } from "../load/redaction.js";
 import { formatText } from "../lint/report/text.js";
 import type { Io } from "./io.js";
 
@@ -40,8 +43,13 @@ export function findingsText(io: Io, findings: Finding[], sources: ReadonlyMap<s
 
 /** Load the project and switch on its redaction patterns. */
 export function loadFor(io: Io, globals: Globals, options: Omit<LoadOptions, "config"> = {}): LoadResult {
-  const result = loadProject({ ...options, config: globals.config });
-  io.useRedactions(result.project.config.redact ?? []);
+  let result: LoadResult;
+  try {
+    result = loadProject({ ...options, config: globals.config });
+  } catch (e) {
+    throw e instanceof ConfigNotFound ? new ConfigNotFound("--config PATH") : e;
+  }
+  io.useRedactor(projectRedactor(result.project));
   return result;
 }
 
@@ -57,4 +65,20 @@ export function choiceFlag<T extends string>(name: string, value: string | undef
   if (value === undefined) return fallback;
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`${name} must be one of ${choices.join(", ")}, not '${value}'`);
+}
+
+// The rules a replay or a storm runs under (beside them: the thread that loads a replay's project uses it too).
+export { rulesData } from "../replay/setup.js";
+
+/** The JSON reports of a sharded run's shards, for `replay merge` and `storm merge`: each read and parsed, or a usage error naming it. */
+export function readShardReports<T>(files: readonly string[], command: "replay" | "storm", parse: (text: string, file: string) => T): { file: string; report: T }[] {
+  return files.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook ${command} --shard I/N --format json`);
+    }
+    return { file, report: parse(text, file) };
+  });
 }

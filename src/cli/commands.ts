@@ -20,7 +20,9 @@ export const COMMANDS: CommandEntry[] = [
   { name: "diff", load: async () => (await import("./diff.js")).registerDiff },
   { name: "explore", load: async () => (await import("./explore.js")).registerExplore },
   { name: "mcp", load: async () => (await import("./mcp.js")).registerMcp },
+  { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
   { name: "replay", load: async () => (await import("./replay.js")).registerReplay },
+  { name: "storm", load: async () => (await import("./storm.js")).registerStorm },
   { name: "import", load: async () => (await import("./import.js")).registerImport },
   { name: "new", load: async () => (await import("./new.js")).registerNew },
 ];
@@ -41,7 +43,7 @@ export function commandName(args: readonly string[]): string | undefined {
 /** The commands to register: the one named, or all of them (help, an unknown name). */
 export async function commandsFor(args: readonly string[]): Promise<CommandRegistrar[]> {
   const name = commandName(args);
-  if (name === undefined && (args.includes("--version") || args.includes("-V"))) return [];
+  if (name === undefined && ["--version", "-V", "-v"].some((flag) => args.includes(flag))) return [];
   const named = COMMANDS.filter((c) => c.name === name);
   return Promise.all((named.length > 0 ? named : COMMANDS).map((c) => c.load()));
 }

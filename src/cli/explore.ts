@@ -11,7 +11,7 @@ const MIN_ROWS = 10;
 export const registerExplore: CommandRegistrar = (program, run) => {
   program
     .command("explore")
-    .description("interactive terminal browser of codes, actions and fixture timelines (plain tables in a pipe)")
+    .description("interactive terminal browser with two tabs: Codes (what explain shows, the playbook action included) and Fixtures (simulated timelines); plain tables in a pipe")
     .addHelpText(
       "after",
       `

@@ -1,8 +1,8 @@
 /** `failbook gen ts|py|jsonschema`: write, or check, the bindings adapters import and the registry's JSON Schema. */
 import { existsSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { findConfig } from "../load/config.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
@@ -10,7 +10,7 @@ import { compareManifests, readManifest, type Manifest, type Staleness } from ".
 import { CodegenError, generateTypeScript } from "../codegen/typescript.js";
 import { generatePython } from "../codegen/python.js";
 import { generateJsonSchema } from "../codegen/jsonschema.js";
-import type { Redactor } from "../engine/redact.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { decodeUtf8, FileRefused, readBytesIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
@@ -84,18 +84,37 @@ The module is self-contained (no runtime import of failbook) and compiles under 
 It exports:
   VERDICTS, type FailureVerdict        every active and deprecated verdict (a closed union)
   RESERVED_VERDICTS, type ReservedVerdict   reserved codes, kept apart
+  FALLBACK_VERDICT, REGISTRY           the fallback verdict; the registry's name and revision
+  PROJECT                              the validated registry and playbook as plain data, for
+                                       failbook-runtime's createDispatcher({ project: PROJECT })
+  FAILURE_CLASSES, type FailureClass   the registry's classes
   ERROR_KINDS, type ErrorKind          every adapter error kind the match rules recognise
-  type AdapterError                    what an adapter reports (kind: ErrorKind)
-  VERDICT_INFO                         per verdict: class, retryable, side effect, boundary, status, summary...
-  PLAYBOOK, type CompensationAction    the playbook's action per verdict (a discriminated union)
-  MATCH_RULES, classify(error, call?)  the registry's classifier (first matching rule in file order wins)
-  <Code>Details, DetailsByVerdict      a details type per verdict that declares a details schema
+  ERROR_FIELDS, type ErrorFieldName, type ErrorFields   the declared error_fields and their types
+  type AdapterError, AdapterErrorLike  what an adapter reports (kind: ErrorKind, or any string)
+  type SideEffectState, type ToolCall  the error's side-effect state; the call classify is given
+  VERDICT_INFO, type VerdictInfo, type VerdictFacts   per verdict: class, retryable, side effect,
+                                       boundary, status, summary...
+  PLAYBOOK, type CompensationAction    the playbook's action per verdict (a discriminated union),
+    type ActionName, ActionOf, BackoffFormula, Jitter
+  MATCH_RULES, classify(error, call?)  the registry's classifier (first matching rule in file order
+                                       wins), with the types of its tables: ClassifierRule,
+                                       ClassifierInput, ClassifierIndex, RuleConditions, FieldValue,
+                                       CompiledRule, CompiledConditions, CompiledGlob, Bucket,
+                                       BucketField, StringBuckets
+  EXAMPLES, type VerdictExample        the registry's examples as a test table: { verdict, tool?, error }
+  <Code>Details, DetailsByVerdict, DetailsOf   a details type per verdict that declares a details schema
   <code>Envelope(input)                one constructor per verdict: the only way to build a FailureEnvelope
+  envelopeFor(verdict, input)          the envelope of a verdict known only at run time
+  type FailureEnvelope, FailureEnvelopeOf, EnvelopeInput, EnvelopeInputFor
+  toMcpToolResult(envelope), type McpToolResult   an envelope as an MCP tool's error result
   isFailureVerdict, isErrorKind        type guards
+  PROJECT                              the registry and playbook as data: failbook-runtime's
+                                       createDispatcher({ project: PROJECT }) runs on it (no YAML)
 Deprecated verdicts carry @deprecated naming their replacement. Identifiers come from codes
 (net.timeout -> NetTimeoutDetails, netTimeoutEnvelope); codes that would share one get a hash suffix.
 
-The output file is --out, else gen.ts in failbook.yaml (relative to that file):
+The output file is --out, else the path failbook.yaml gives under gen: ts: (relative to
+failbook.yaml):
   gen:
     ts: src/generated/failbook.ts
 
@@ -133,7 +152,8 @@ The envelope constructors redact the message, trace_id and strings in details as
 does: its secret families (translated from failbook's own patterns), then the config's
 redact: patterns; one that re cannot run exactly stops generation, at its position.
 
-The output file is --out, else gen.py in failbook.yaml (relative to that file):
+The output file is --out, else the path failbook.yaml gives under gen: py: (relative to
+failbook.yaml):
   gen:
     py: adapters/failbook_generated.py
 
@@ -152,7 +172,8 @@ OutcomeKind, AdapterErrorFields (the declared error_fields), AdapterError, Envel
 Envelope and RecoveryPacket (what failbook's dispatcher returns: simulate --format json shows
 them). Refer to one, e.g. "failbook.schema.json#/$defs/Envelope" as an MCP tool's outputSchema.
 
-The output file is --out, else gen.jsonschema in failbook.yaml (relative to that file).
+The output file is --out, else the path failbook.yaml gives under gen: jsonschema: (relative
+to failbook.yaml).
 
 Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
 registry/playbook is invalid; 2 no output file given, a bad flag.
@@ -164,26 +185,25 @@ Examples:
 export const registerGen: CommandRegistrar = (program, run) => {
   const gen = program
     .command("gen")
-    .description("generate code from the registry and playbook: ts, py, jsonschema (see: failbook gen ts --help)")
-    .addHelpCommand(false);
+    .description("generate code from the registry and playbook: ts, py, jsonschema (see: failbook gen ts --help)");
   gen
     .command("ts")
     .description("write the typed TypeScript bindings adapters import: verdicts, error kinds, classify, playbook, envelopes")
-    .option("--out <file>", "where to write the module (default: gen.ts in failbook.yaml)")
+    .option("--out <file>", "where to write the module (default: the path under gen: { ts: ... } in failbook.yaml)")
     .option("--check", "write nothing; exit 1, naming what changed, when the file is missing or stale")
     .addHelpText("after", HELP)
     .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.ts)));
   gen
     .command("py")
     .description("write a typed, self-contained Python module: verdicts, error kinds, classify, playbook, envelopes")
-    .option("--out <file>", "where to write the module (default: gen.py in failbook.yaml)")
+    .option("--out <file>", "where to write the module (default: the path under gen: { py: ... } in failbook.yaml)")
     .option("--check", "write nothing; exit 1, naming what changed, when the file is missing or stale")
     .addHelpText("after", PY_HELP)
     .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.py)));
   gen
     .command("jsonschema")
     .description("write a JSON Schema (2020-12) of this registry's adapter error, envelope and recovery packet")
-    .option("--out <file>", "where to write the schema (default: gen.jsonschema in failbook.yaml)")
+    .option("--out <file>", "where to write the schema (default: the path under gen: { jsonschema: ... } in failbook.yaml)")
     .option("--check", "write nothing; exit 1 when the file is missing or stale")
     .addHelpText("after", JSONSCHEMA_HELP)
     .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.jsonschema)));
@@ -194,7 +214,8 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
   // Bindings come from the registry and the playbook: the fixtures are not read.
   const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
   const out = outputPath(project, flags.out, cwd, target);
-  const shown = display(out, cwd);
+  // An --out is echoed as the user typed it; the config's path, relative to where they are.
+  const shown = flags.out ?? display(out, cwd);
   const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", target.name, ...(flags.out ? ["--out", flags.out] : [])]);
 
   if (!project.registry || !project.playbook) {
@@ -269,11 +290,14 @@ function outputPath(project: Project, flag: string | undefined, cwd: string, tar
   const configured = project.config.gen?.[target.name];
   if (configured) {
     const path = resolve(project.root, configured);
-    if (isDirectory(path)) throw new UsageError(`gen.${target.name} in ${project.configDoc.file} names a directory (${configured}); name the file to write`);
+    if (isDirectory(path)) {
+      const at = project.configDoc.locate(["gen", target.name]);
+      throw new UsageError(`${at.file}:${at.line}:${at.column}: gen: { ${target.name}: ${configured} } names a directory; name the file to write`);
+    }
     return path;
   }
   const where = project.configDoc.file;
-  throw new UsageError(`no output file: pass --out FILE, or set gen.${target.name} in ${where} (gen: { ${target.name}: ${target.example} })`);
+  throw new UsageError(`no output file: pass --out FILE, or set gen: { ${target.name}: ${target.example} } in ${where}`);
 }
 
 /** What differs between a file on disk and what would be generated now, one line each. */

@@ -1,9 +1,9 @@
 /** `failbook import otlp`: OpenTelemetry trace exports (OTLP/JSON) to records for `failbook replay`. */
 import { gzipSync } from "node:zlib";
-import { redactValue } from "../engine/redact.js";
+import { redactValue } from "failbook-runtime/engine/redact.js";
 import { importOtlp } from "../replay/otlp.js";
 import { readTextFile, writeFileAtomic } from "../util/fs.js";
-import { inertJson, inertOutput } from "../util/inert.js";
+import { inertJson, inertOutput } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import { type CommandRegistrar, type Globals, loadFor } from "./command.js";
 import type { Io } from "./io.js";

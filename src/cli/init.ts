@@ -1,6 +1,7 @@
 /** `failbook init [DIR]`: a starter project that lints clean, never over existing files unless told. */
-import { join, relative, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { existsSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { starterFiles } from "../load/starter.js";
 import { pathExists, writeFileAtomic } from "../util/fs.js";
 import type { CommandRegistrar } from "./command.js";
@@ -26,6 +27,10 @@ tool-calling agents. The project stands alone: it cites nothing it does not writ
 --adr the registry keeps its adr: references, the ADRs they name are written to docs/adr/,
 and the config sets adr_dir so lint checks them.
 
+Each file's yaml-language-server modeline points editors at failbook's JSON Schemas in the
+node_modules that holds failbook (up the tree, as Node resolves it), else in the one beside
+the nearest package.json, else beside the project.
+
 Nothing is overwritten: if any of these files exists, init names them, writes nothing and
 exits 2. --force overwrites them.
 
@@ -36,7 +41,7 @@ Examples:
     .action(
       run((io, _globals, dir: string, options: InitOptions) => {
         const target = resolve(dir);
-        const files = starterFiles({ adr: options.adr === true });
+        const files = starterFiles({ adr: options.adr === true, schemas: relative(target, schemaDirectory(target)).split(sep).join("/") });
         // lstat, not exists: a dangling link counts too, or init would write wherever it points.
         const existing = Object.keys(files).filter((f) => pathExists(join(target, f)));
         if (existing.length > 0 && options.force !== true) {
@@ -51,3 +56,21 @@ Examples:
       }),
     );
 };
+
+/**
+ * Where editors will find failbook's schemas from a project at `target`: the node_modules
+ * up the tree that holds failbook (hoisted to a workspace's root, say), else the one beside
+ * the nearest package.json (where npm will install it), else one beside the project.
+ */
+export function schemaDirectory(target: string): string {
+  const installed = (dir: string) => join(dir, "node_modules", "failbook", "schemas");
+  const up = [...ancestors(target)];
+  return installed(up.find((dir) => existsSync(installed(dir))) ?? up.find((dir) => existsSync(join(dir, "package.json"))) ?? target);
+}
+
+function* ancestors(dir: string): Generator<string> {
+  for (let at = dir; ; at = dirname(at)) {
+    yield at;
+    if (dirname(at) === at) return;
+  }
+}

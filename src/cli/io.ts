@@ -5,9 +5,11 @@
  * ("every output is inert") here, whatever printer made it.
  */
 import { Chalk, type ChalkInstance } from "chalk";
-import { createRedactor, type Redactor } from "../engine/redact.js";
+import { allRuleMeta } from "../lint/lint.js";
+import { keepingVocabulary } from "../load/redaction.js";
+import { createRedactor, type Redactor } from "failbook-runtime/engine/redact.js";
 import { writeFileAtomic, type WriteOptions } from "../util/fs.js";
-import { inert, inertOutput } from "../util/inert.js";
+import { inert, inertOutput } from "failbook-runtime/util/inert.js";
 
 export interface OutputStreams {
   stdout?: NodeJS.WriteStream;
@@ -19,12 +21,15 @@ export interface IoOptions extends OutputStreams {
   env?: NodeJS.ProcessEnv;
 }
 
+/** failbook's rule ids are vocabulary too: `secret-in-project: warning` is a rule's severity, not a secret's key and value. */
+const keepingRuleIds = (redactor: Redactor): Redactor => keepingVocabulary(redactor, () => new Set(allRuleMeta().map((rule) => rule.id)));
+
 export class Io {
   readonly color: boolean;
   readonly c: ChalkInstance;
   /** An interactive terminal outside CI: Ink and live progress are allowed. */
   readonly interactive: boolean;
-  private redactor: Redactor = createRedactor();
+  private redactor: Redactor = keepingRuleIds(createRedactor());
   private readonly stdout: NodeJS.WriteStream;
   private readonly stderr: NodeJS.WriteStream;
 
@@ -37,9 +42,9 @@ export class Io {
     this.interactive = Boolean(this.stdout.isTTY && process.stdin.isTTY) && !isCi(env) && env.TERM !== "dumb";
   }
 
-  /** Add the project's own secret patterns (config `redact:`). */
-  useRedactions(patterns: readonly string[]): void {
-    this.redactor = createRedactor(patterns);
+  /** Redact with the project's own redactor (its `redact:` patterns, its vocabulary kept: load/redaction.ts). */
+  useRedactor(redactor: Redactor): void {
+    this.redactor = keepingRuleIds(redactor);
   }
 
   /** Secrets replaced: for text that another layer (Ink, a code generator) prints. */

@@ -1,19 +1,21 @@
 /** `failbook lint`: schema and semantic rules over the project, in a format for people or CI. */
 import { Option } from "commander";
 import { resolve } from "node:path";
-import type { Severity } from "../model/config.js";
-import { SEVERITY_RANK, type Finding } from "../model/finding.js";
+import type { Severity } from "failbook-runtime/model/config.js";
+import { SEVERITY_RANK, type Finding } from "failbook-runtime/model/finding.js";
 import { InvalidProject, type Project } from "../load/project.js";
 import { allRuleMeta, lintProject, sortFindings } from "../lint/lint.js";
 // Registers change control's rules in the catalogue: a config may set their severities.
 import "../change/rules/index.js";
+import { lintStorms } from "../storm/lint.js";
+import { loadStorms } from "../storm/load.js";
 import { applyBaseline, readBaseline, serializeBaseline } from "../lint/baseline.js";
 import { redactFindings } from "../lint/redact.js";
 import { formatText } from "../lint/report/text.js";
 import { formatJson, type BaselineSummary } from "../lint/report/json.js";
 import { formatSarif } from "../lint/report/sarif.js";
 import { formatGithub } from "../lint/report/github.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import { VERSION } from "../version.js";
 import { choiceFlag, loadFor, type CommandRegistrar } from "./command.js";
@@ -34,11 +36,11 @@ interface LintFlags {
 export const registerLint: CommandRegistrar = (program, run) => {
   program
     .command("lint")
-    .description("check the registry, playbook and fixtures: JSON Schema and semantic rules")
+    .description("check the registry, playbook, fixtures and storms: JSON Schema and semantic rules")
     .addOption(new Option("--format <format>", "output format").choices([...LINT_FORMATS]).default("text"))
     .addOption(new Option("--fail-on <severity>", "exit 1 when a finding is at or above this severity").choices([...SEVERITIES]).default("error"))
-    .option("--baseline <file>", "report only findings not recorded in this baseline file")
-    .option("--write-baseline <file>", "record today's findings in this file and exit 0")
+    .option("--baseline <file>", "report only findings not recorded in this baseline file (yaml-syntax and schema errors are always reported)")
+    .option("--write-baseline <file>", "record today's findings in this file and exit 0 (never yaml-syntax or schema errors)")
     .option("--against <ref>", "change control: also compare with a baseline (a config file, a directory holding one, or git:REV)")
     .addHelpText(
       "after",
@@ -48,6 +50,9 @@ Output formats:
   json    { findings: [{ rule, severity, message, file, line, column, path, fingerprint }], errors, warnings }
   sarif   SARIF 2.1.0 for code-scanning dashboards
   github  ::error file=...,line=...,col=...,title=RULE::message annotations for GitHub Actions
+
+Storm files (the config's storms:, default storms/; see failbook storm --help) are checked
+too: their schema and the storm-* rules.
 
 Rules and their default severities: docs/rules.md, or \`failbook lint --format sarif\`.
 Change a rule's severity (or turn it off) in failbook.yaml:
@@ -80,6 +85,8 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   try {
     const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
     findings = lintProject(project, loadFindings);
+    const storms = lintStorms(project, loadStorms(project));
+    if (storms.length > 0) findings = sortFindings([...findings, ...storms]);
     if (flags.against) {
       // Change control loads only when asked for: it reads a baseline and runs every fixture twice.
       const { changeFindings } = await import("../change/against.js");
@@ -95,8 +102,10 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   // Every format and the baseline file print these: redact them once, before any encodes them.
   findings = redactFindings(findings, (text) => io.redact(text));
   if (flags.writeBaseline) {
-    io.writeFile(resolve(flags.writeBaseline), serializeBaseline(findings), { shown: flags.writeBaseline });
-    io.err(`wrote ${plural(findings.length, "finding")} to baseline ${flags.writeBaseline}\n`);
+    const written = serializeBaseline(findings);
+    io.writeFile(resolve(flags.writeBaseline), written.text, { shown: flags.writeBaseline });
+    io.err(`wrote ${plural(written.recorded, "finding")} to baseline ${flags.writeBaseline}\n`);
+    if (written.refused > 0) io.err(`failbook: ${plural(written.refused, "error")} not recorded: a baseline never hides yaml-syntax or schema errors; fix them (failbook lint shows them)\n`);
     return 0;
   }
   let baseline: BaselineSummary | undefined;

@@ -1,6 +1,6 @@
 /** `failbook mcp`: the registry for agents, as a Model Context Protocol server on stdio. */
 import { VERSION } from "../version.js";
-import { createRedactor } from "../engine/redact.js";
+import { projectRedactor } from "../load/redaction.js";
 import type { CommandRegistrar, Globals } from "./command.js";
 import type { Io } from "./io.js";
 import { loadModel } from "./render.js";
@@ -44,7 +44,7 @@ async function mcp(io: Io, globals: Globals): Promise<number> {
   if (!loaded) return 1;
   const { project, registry, playbook, model } = loaded;
   const { serveMcp } = await import("../mcp/server.js");
-  const redact = createRedactor(project.config.redact ?? []);
+  const redact = projectRedactor(project);
   io.err(`failbook mcp: serving registry ${model.registry.name} (revision ${model.registry.revision}, ${model.codes.length} codes) on stdio\n`);
   await serveMcp({ project, registry, playbook, model, redact }, { version: VERSION, log: (line) => io.err(`${line}\n`) });
   return 0;

@@ -1,8 +1,8 @@
 /** `failbook new fixture --verdict CODE`: scaffold a fixture for one verdict, golden included. */
 import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { UsageError } from "../model/errors.js";
-import { verdictByCode } from "../engine/classify.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import { verdictByCode } from "failbook-runtime/engine/classify.js";
 import { configFixtures, type Project } from "../load/project.js";
 import { projectRules } from "../simulate/project.js";
 import { scaffoldFixture, ScaffoldError } from "../simulate/scaffold.js";
@@ -68,7 +68,8 @@ async function newFixture(io: Io, globals: Globals, flags: NewFixtureFlags): Pro
     throw new UsageError(`a fixture named '${name}' already exists in this project; nothing was written (choose another with --name)`);
   }
   const out = flags.out !== undefined ? resolve(flags.out) : join(defaultDirectory(project), `${name}.yaml`);
-  const shown = relative(process.cwd(), out) || out;
+  // An --out is echoed as the user typed it; the default, relative to where they are.
+  const shown = flags.out ?? (relative(process.cwd(), out) || out);
   if (pathExists(out)) throw new UsageError(`${shown} already exists; nothing was written (new fixture never overwrites: choose another --out or --name)`);
 
   let scaffold;

@@ -1,10 +1,10 @@
 /** `failbook render`: the error-code registry as Markdown, a self-contained HTML page, or JSON. */
 import { Option } from "commander";
 import { extname, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Loaded, Project } from "../load/project.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { NotRenderable, projectModel, renderModel, RENDER_FORMATS, type RenderFormat } from "../render/render.js";
 import type { RegistryModel } from "../render/model.js";
 import { FileRefused } from "../util/fs.js";

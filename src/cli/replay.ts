@@ -3,15 +3,15 @@
  * baseline, `--against`), with the transitions a reviewer needs; `failbook replay merge`
  * adds up the JSON reports of shards.
  */
-import { Option } from "commander";
-import { readFileSync } from "node:fs";
-import { UsageError } from "../model/errors.js";
+import { type Command, Option } from "commander";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import { keepingVocabulary, patternRedactor } from "../load/redaction.js";
+import { loadSetupApart, type Redaction } from "../replay/load-setup.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
-import { loadSetupApart } from "../replay/load-setup.js";
 import type { SharedSetup } from "../replay/setup.js";
 import { parseShard, type Shard } from "../replay/shard.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, readShardReports } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "md"] as const;
@@ -45,8 +45,9 @@ replayed under both versions and the two are compared.
 
 The report: records replayed, changed and unknown records, invalid lines, the transitions
 "old kind -> new kind" with the replayed verdict, their counts, share and the first
---examples locations (file:line), largest first; then records per verdict and the invalid
-lines (file:line: what is wrong). An invalid line is counted and the replay goes on.
+--examples locations (file:line), largest first; then records per verdict (an unknown
+record under the verdict it was acting on) and the invalid lines (file:line: what is
+wrong). An invalid line is counted and the replay goes on.
 
 Output formats:
   text  for a terminal (a progress line on an interactive one)
@@ -61,7 +62,9 @@ call.id) falls in shard I of N; run N jobs with I = 1..N and the same files, the
 failbook replay merge REPORT.json... adds their JSON reports up into the unsharded report.
 
 Exit status: 0 clean; 1 an invalid line, or more than --max-changed percent of records
-changed; 2 replay could not run (a missing file, a bad --shard or flag, no config, a bad REF).
+changed (a record whose outcome becomes unknown counts as changed: the edit made it
+unknowable, and a gate must not pass on what it cannot tell); 2 replay could not run (a
+missing file, a bad --shard or flag, no config, a bad REF).
 
 Examples:
   failbook replay records/2026-11.jsonl.gz
@@ -70,9 +73,17 @@ Examples:
   failbook replay records/*.jsonl.gz --shard 2/4 --format json > shard-2.json
   failbook replay merge shard-*.json --format md`;
 
+/** What `replay merge` reads of the flags; given to `replay` before `merge`, they count as merge's. */
+const MERGE_FLAGS = ["format", "maxChanged"] as const;
+
+const maxChangedOption = () =>
+  new Option("--max-changed <pct>", "exit 1 when more than this percent of records changed (a record whose outcome becomes unknown counts as changed)");
+
 export const registerReplay: CommandRegistrar = (program, run) => {
   const replay = program
     .command("replay")
+    // `replay`'s own flags stop at `merge`, so `replay merge ... --format md` reaches merge.
+    .enablePositionalOptions()
     .description("replay production records (JSON Lines) against the playbook, or against a baseline: what would this change have done?")
     .argument("[files...]", "record files: .jsonl, or .jsonl.gz read as gzip")
     .option("--against <ref>", "replay under this baseline too and compare: a config file, a directory holding one, or git:REV")
@@ -80,7 +91,7 @@ export const registerReplay: CommandRegistrar = (program, run) => {
     .option("--shard <i/n>", "replay only shard I of N (1-based), by a stable hash of (run_id, call.id)")
     .option("--workers <n>", `worker threads (default: the number of cores, here ${defaultWorkers()})`)
     .option("--examples <k>", "example locations per transition (default 3)")
-    .option("--max-changed <pct>", "exit 1 when more than this percent of records changed")
+    .addOption(maxChangedOption())
     .option("--seed <n>", "jitter seed (default 0)")
     .addHelpText("after", HELP)
     .action(run((io, globals, files: string[], flags: ReplayFlags) => replayCommand(io, globals, files, flags)));
@@ -89,12 +100,14 @@ export const registerReplay: CommandRegistrar = (program, run) => {
     .description("add up the JSON reports of the shards of one replay into the unsharded report")
     .argument("<reports...>", "the JSON reports of failbook replay --shard I/N --format json, one per shard")
     .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("json"))
-    .option("--max-changed <pct>", "exit 1 when more than this percent of records changed")
+    .addOption(maxChangedOption())
     .addHelpText(
       "after",
       `
 The reports must be all N shards of one replay (the same files, --against and --examples),
 each once. The merged JSON is byte for byte the report of the unsharded replay.
+--format and --max-changed may also be given before merge (failbook replay --format md
+merge ...); given both places, merge's own wins.
 
 Exit status: 0 clean; 1 an invalid line or too many changed; 2 a report is missing,
 repeated, unreadable or from another replay.
@@ -102,7 +115,7 @@ repeated, unreadable or from another replay.
 Example:
   failbook replay merge shard-1.json shard-2.json shard-3.json shard-4.json --format md`,
     )
-    .action(run((io, _globals, reports: string[], flags: ReplayFlags) => mergeCommand(io, reports, flags)));
+    .action(run((io, _globals, reports: string[], _flags: ReplayFlags, merge: Command) => mergeCommand(io, reports, mergeFlags(merge))));
 };
 
 async function replayCommand(io: Io, globals: Globals, files: string[], flags: ReplayFlags): Promise<number> {
@@ -119,9 +132,10 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
 
   const setup = await loadSetup(io, globals, flags.against, { seed, shard, examples });
   if (!setup) return 1;
-  if (setup.sharesQuota) {
-    if (shard) throw new UsageError("--shard cannot split this replay: the playbook's retry_quota is shared by every record in order, so a shard would replay with another quota than the whole corpus; replay unsharded");
-    if (workers !== undefined && workers > 1) io.err("failbook: note: the playbook's retry_quota is shared by every record in order, so the replay runs on one thread\n");
+  const shared = setup.sharedPolicy;
+  if (shared !== undefined) {
+    if (shard) throw new UsageError(`--shard cannot split this replay: the playbook's ${shared} is shared by every record in order, so a shard would replay with another state than the whole corpus; replay unsharded`);
+    if (workers !== undefined && workers > 1) io.err(`failbook: note: the playbook's ${shared} is shared by every record in order, so the replay runs on one thread\n`);
   }
 
   const progress = io.interactive && format === "text" && process.stderr.isTTY ? progressLine() : undefined;
@@ -130,25 +144,32 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   return print(io, report, format, maxChanged);
 }
 
+/** Merge's flags: each one where the user typed it (merge's own first, then replay's), else merge's default; replay's other flags are refused. */
+function mergeFlags(merge: Command): ReplayFlags {
+  const replay = merge.parent!;
+  const typed = (command: Command, key: string) => command.getOptionValueSource(key) === "cli";
+  for (const option of replay.options) {
+    const key = option.attributeName();
+    if (typed(replay, key) && !(MERGE_FLAGS as readonly string[]).includes(key)) {
+      throw new UsageError(`${option.long} is a flag of replay, not of replay merge (which takes --format and --max-changed); drop it`);
+    }
+  }
+  const flags: ReplayFlags = { ...merge.opts<ReplayFlags>() };
+  for (const key of MERGE_FLAGS) if (!typed(merge, key) && typed(replay, key)) flags[key] = replay.opts<ReplayFlags>()[key];
+  return flags;
+}
+
 async function mergeCommand(io: Io, files: string[], flags: ReplayFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "json");
   const maxChanged = percentFlag(flags.maxChanged);
-  const reports = files.map((file) => {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      throw new UsageError(`${file}: cannot read it (no such file?); give the JSON reports of failbook replay --shard I/N --format json`);
-    }
-    return { file, report: parseReport(text, file) };
-  });
+  const reports = readShardReports(files, "replay", parseReport);
   return print(io, mergeReports(reports), format, maxChanged);
 }
 
 function print(io: Io, report: ReplayReport, format: (typeof FORMATS)[number], maxChanged: number | undefined): number {
   io.out(format === "json" ? formatReplayJson(report) : format === "md" ? formatReplayMarkdown(report) : formatReplayText(report, io.c));
   const tooMany = maxChanged !== undefined && changedPercent(report) > maxChanged;
-  if (tooMany && format !== "json") io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
+  if (tooMany) io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
   return report.invalid > 0 || tooMany ? 1 : 0;
 }
 
@@ -161,10 +182,10 @@ async function loadSetup(io: Io, globals: Globals, against: string | undefined, 
   const answer = await loadSetupApart({ config: globals.config, against, ...options });
   switch (answer.kind) {
     case "loaded":
-      io.useRedactions(answer.redact);
+      io.useRedactor(projectRedactor(answer.redaction));
       return answer.setup;
     case "unloaded":
-      io.useRedactions(answer.redact);
+      io.useRedactor(projectRedactor(answer.redaction));
       io.err(findingsText(io, answer.findings, answer.sources));
       io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
       return undefined;
@@ -177,6 +198,9 @@ async function loadSetup(io: Io, globals: Globals, against: string | undefined, 
       throw Object.assign(new Error(answer.message), { stack: answer.stack });
   }
 }
+
+/** The project's redactor, as load/redaction.ts's projectRedactor makes it, from what the loading thread sent. */
+const projectRedactor = (redaction: Redaction) => keepingVocabulary(patternRedactor(redaction.patterns), () => new Set(redaction.vocabulary));
 
 function percentFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

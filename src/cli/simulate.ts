@@ -1,9 +1,12 @@
 /** `failbook simulate`: replay the fixtures through the dispatcher and compare with their goldens. */
 import { Option } from "commander";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { resolve } from "node:path";
-import type { Outcome } from "../model/outcome.js";
+import type { Outcome } from "failbook-runtime/model/outcome.js";
 import type { Project } from "../load/project.js";
+import { lintProject } from "../lint/lint.js";
+// Registers change control's rules in the catalogue: a config may set their severities.
+import "../change/rules/index.js";
 import { computeCoverage } from "../simulate/coverage.js";
 import { compareGolden, recordedGolden } from "../simulate/golden.js";
 import { projectRules, simulateProject, type FixtureResult, type ProjectSimulation } from "../simulate/project.js";
@@ -12,7 +15,7 @@ import { formatCoverageText, formatSimulationText } from "../simulate/report/tex
 import { rewriteGoldens, type GoldenUpdate } from "../simulate/update.js";
 import type { LiveProgress } from "../tui/progress.js";
 import { writeFileAtomic } from "../util/fs.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor } from "./command.js";
 import type { Io } from "./io.js";
@@ -22,6 +25,7 @@ const FORMATS = ["text", "json"] as const;
 interface SimulateFlags {
   seed?: string;
   update?: boolean;
+  withDelays?: boolean;
   format?: string;
   coverage?: boolean;
   minCoverage?: string;
@@ -34,6 +38,7 @@ export const registerSimulate: CommandRegistrar = (program, run) => {
     .argument("[paths...]", "fixture files or directories (default: the config's fixtures)")
     .option("--seed <n>", "jitter seed for fixtures that do not name one (default 0)")
     .option("--update", "rewrite the expect blocks to what the run did, keeping comments and layout")
+    .option("--with-delays", "with --update: also pin every golden's retry delays (expect.delays_ms)")
     .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
     .option("--coverage", "also report which verdicts, actions and outcomes the fixtures exercise")
     .option("--min-coverage <percent>", "exit 1 when fewer than this percent (0-100) of active verdicts are exercised by a passing fixture (implies --coverage)")
@@ -58,10 +63,17 @@ fixtures run (how many ran, passed and failed, the one running now), then erases
 report that stays is exactly the one a pipe gets.
 
 --update rewrites only the expect blocks of fixtures that differ (and adds one to fixtures
-that have none); every other line of the file stays as it was. A recorded golden holds a
+that have none); every other line of the file stays as it was.
+
+expect.delays_ms (opt-in) pins the delays of the run's retries, in order: the outcome alone
+does not show a backoff change. --update keeps it current where a fixture has it;
+--update --with-delays writes it into every golden. A recorded golden holds a
 saga's steps and compensations and a wave fixture's calls in full. Run with --seed N (not
 0), it also writes seed: N into a fixture that names none, so that the golden holds
 without the flag. It writes nothing when a file fails to load or a fixture cannot run.
+
+A golden records intended behaviour: when the project has lint errors, simulate says so in
+its first line (failbook lint shows them), runs the fixtures, and suggests no --update.
 
 --coverage ends with the verdict coverage: how many active verdicts a passing fixture (one
 whose golden holds) classifies at least once. --min-coverage P makes it a gate: exit 1
@@ -85,8 +97,12 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   const format = choiceFlag("--format", flags.format, FORMATS, "text");
   const seed = intFlag("--seed", flags.seed);
   const minCoverage = percentFlag("--min-coverage", flags.minCoverage);
+  if (flags.withDelays && !flags.update) throw new UsageError("--with-delays pins the retry delays when --update records goldens; run failbook simulate --update --with-delays");
   const { project, findings } = loadFor(io, globals, paths.length > 0 ? { fixturePaths: paths } : {});
   const loadErrors = findings.filter((f) => f.severity === "error");
+  // A golden records intended behaviour: say first when lint rejects the project it would come from.
+  const lintErrors = lintProject(project, findings, { errorsOnly: true }).length;
+  if (lintErrors > 0) io.err(`failbook: this project has ${plural(lintErrors, "lint error")} (failbook lint shows ${lintErrors === 1 ? "it" : "them"}); fix ${lintErrors === 1 ? "it" : "them"} before recording a golden from what it does\n`);
   if (findings.length > 0) io.err(findingsText(io, findings, project.sources));
   const rules = projectRules(project);
   if (!rules) {
@@ -102,7 +118,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   if (flags.update) {
     updateBlocked = loadErrors.length > 0 ? "a file failed to load" : sim.results.some((r) => r.error) ? "a fixture could not run" : undefined;
     if (updateBlocked) io.err(`failbook: --update wrote nothing because ${updateBlocked}; fix that first\n`);
-    else updated = writeGoldens(io, sim, (file) => project.sources.get(file)?.text, seed ?? 0);
+    else updated = writeGoldens(io, sim, (file) => project.sources.get(file)?.text, { seed: seed ?? 0, withDelays: flags.withDelays === true });
   }
 
   const coverage = (flags.coverage || minCoverage !== undefined) && project.registry && project.playbook
@@ -110,7 +126,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
     : undefined;
   if (format === "json") io.out(formatSimulationJson(sim, coverage));
   else {
-    io.out(formatSimulationText(sim, { c: io.c, updated, ...(updateBlocked ? { updateBlocked } : {}) }));
+    io.out(formatSimulationText(sim, { c: io.c, updated, lintErrors, ...(updateBlocked ? { updateBlocked } : {}) }));
     if (coverage) io.out("\n" + formatCoverageText(coverage, io.c));
   }
   const below = coverage !== undefined && minCoverage !== undefined && coverage.verdict_coverage.percent < minCoverage;
@@ -135,13 +151,18 @@ async function liveProgress(io: Io, project: Project): Promise<LiveProgress> {
   return showProgress(project.fixtures.length, project.fixtures[0]?.value.name, { color: io.color, redact: (s) => io.printable(inert(s)) });
 }
 
-/** Record the goldens of fixtures that differ or have none; mark them passed when they now match. */
-function writeGoldens(io: Io, sim: ProjectSimulation, sourceText: (file: string) => string | undefined, seed: number): Set<FixtureResult> {
+/**
+ * Record the goldens of fixtures that differ or have none (and, `withDelays`, of those that
+ * do not pin their delays yet); mark them passed when they now match.
+ */
+function writeGoldens(io: Io, sim: ProjectSimulation, sourceText: (file: string) => string | undefined, options: { seed: number; withDelays: boolean }): Set<FixtureResult> {
+  const { seed, withDelays } = options;
   const byFile = new Map<string, { result: FixtureResult; outcome: Outcome; update: GoldenUpdate }[]>();
   for (const result of sim.results) {
     const outcome = result.outcome;
-    if (result.passed === true || !outcome) continue;
-    const expect = recordedGolden(result.source.value.expect, outcome, result.events);
+    const pinsDelays = result.source.value.expect?.delays_ms !== undefined;
+    if ((result.passed === true && (pinsDelays || !withDelays)) || !outcome) continue;
+    const expect = recordedGolden(result.source.value.expect, outcome, result.events, { withDelays });
     const list = byFile.get(result.file) ?? [];
     // A golden recorded under --seed N holds only under that seed: pin it in a fixture that names none.
     const pin = seed !== 0 && result.source.value.seed === undefined ? { seed } : {};

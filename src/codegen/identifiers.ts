@@ -6,7 +6,7 @@
  * silently moves to another code: adding a colliding code renames the old one, which is
  * a compile error in the adapter, not a wrong envelope.
  */
-import { sha256Hex } from "../engine/idempotency.js";
+import { sha256Hex } from "failbook-runtime/engine/idempotency.js";
 
 export interface VerdictNames {
   /** PascalCase stem, e.g. `NetTimeout`. */

@@ -4,8 +4,8 @@
  * as `enum`s: for adapters in other languages, and for an MCP tool's `outputSchema`. Built
  * from the same tables as the TypeScript and Python bindings (./tables.ts).
  */
-import { OUTCOME_KINDS } from "../model/outcome.js";
-import type { Registry } from "../model/registry.js";
+import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { CodegenError, codegenProblems, type CodegenInput, type GenerateOptions } from "./typescript.js";
 

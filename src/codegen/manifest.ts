@@ -3,10 +3,10 @@
  * and per top-level setting. `gen ts --check` compares it with the current inputs to say
  * which verdicts were added, removed or changed, not just "the file differs".
  */
-import { sha256Hex } from "../engine/idempotency.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import { Cyrb53 } from "../util/hash.js";
+import { sha256Hex } from "failbook-runtime/engine/idempotency.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import { Cyrb53 } from "failbook-runtime/util/hash.js";
 
 export interface Manifest {
   /** Verdict code -> hash of its registry entry and its playbook action. */

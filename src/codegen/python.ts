@@ -7,18 +7,18 @@
  * It prints the same tables as `gen ts` (./tables.ts); every text from YAML is an escaped,
  * pure-ASCII literal.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { MatchRule, Registry } from "../model/registry.js";
-import { statusOf } from "../model/registry.js";
-import { bucketRules } from "../engine/classify.js";
-import { CAUSE_DEPTH, compileClassifier, type Bucket, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "../engine/classifier.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { MatchRule, Registry } from "failbook-runtime/model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
+import { bucketRules } from "failbook-runtime/engine/classify.js";
+import { CAUSE_DEPTH, compileClassifier, type Bucket, type ClassifierIndex, type CompiledConditions, type FieldValue, type StringBuckets } from "failbook-runtime/engine/classifier.js";
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
 import { pythonPattern, type PythonPattern } from "./pyregex.js";
 import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { CodegenError, codegenProblems, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
-import { FAMILIES, REDACTED, SHORTEST_SECRET, TRIGGER } from "../engine/secrets.js";
+import { FAMILIES, REDACTED, SHORTEST_SECRET, TRIGGER } from "failbook-runtime/engine/secrets.js";
 
 export interface GeneratedPython {
   text: string;

@@ -19,7 +19,7 @@ export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
   "envelopeFor", "buildEnvelope", "EnvelopeInputFor", "REDACT_PATTERNS", "redactDetails",
-  "McpToolResult", "toMcpToolResult", "EXAMPLES", "VerdictExample",
+  "McpToolResult", "toMcpToolResult", "EXAMPLES", "VerdictExample", "PROJECT",
   ...CLASSIFIER_NAMES,
   ...SECRETS_NAMES,
 ]);

@@ -6,12 +6,13 @@
  * modules cannot disagree about what a registry says.
  */
 import { relative, sep } from "node:path";
-import type { ActionName, CompensationAction, Playbook } from "../model/playbook.js";
-import { sideEffectOf, statusOf, type Registry, type SideEffectState, type Verdict } from "../model/registry.js";
-import { setOwn } from "../model/json.js";
-import { classifierRules } from "../engine/classify.js";
-import type { ClassifierRule } from "../engine/classifier.js";
-import { createRedactor, redactValue, type Redactor } from "../engine/redact.js";
+import type { ActionName, CompensationAction, Playbook } from "failbook-runtime/model/playbook.js";
+import { sideEffectOf, statusOf, type Registry, type SideEffectState, type Verdict } from "failbook-runtime/model/registry.js";
+import { setOwn } from "failbook-runtime/model/json.js";
+import { classifierRules } from "failbook-runtime/engine/classify.js";
+import type { ClassifierRule } from "failbook-runtime/engine/classifier.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
+import { patternRedactor } from "../load/redaction.js";
 import type { CodegenInput, GenerateOptions } from "./typescript.js";
 
 export const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -33,10 +34,10 @@ export function resolveInput(input: CodegenInput, options: GenerateOptions): Res
     const rel = (p: string) => relative(input.root, p).split(sep).join("/");
     const files = options.files ?? { config: rel(input.configFile), registry: rel(input.files.registry), playbook: rel(input.files.playbook) };
     const redactPatterns = options.redactPatterns ?? input.config.redact ?? [];
-    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? createRedactor(redactPatterns), redactPatterns };
+    return { registry: input.registry.value, playbook: input.playbook.value, files, redact: options.redact ?? patternRedactor(redactPatterns), redactPatterns };
   }
   const redactPatterns = options.redactPatterns ?? [];
-  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? createRedactor(redactPatterns), redactPatterns };
+  return { registry: input.registry, playbook: input.playbook, files: options.files, redact: options.redact ?? patternRedactor(redactPatterns), redactPatterns };
 }
 
 /**
@@ -109,6 +110,7 @@ const ACTION_FIELDS: Record<ActionName, readonly string[]> = {
   retry_with_hint: ["max_retries", "hint", "backoff_ms", "backoff"],
   refresh_evidence: ["then"],
   restore_checkpoint: ["then"],
+  refresh_credentials: ["then"],
   escalate_to_human: ["queue"],
   issue_reversal: ["reason"],
   deprecate_tool_call: ["reason", "replan"],

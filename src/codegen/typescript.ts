@@ -5,9 +5,11 @@
  * constructors. The output is a pure function of the inputs: sorted where order means
  * nothing (the classify rule order means something and is kept), no timestamps.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { Playbook } from "../model/playbook.js";
-import { statusOf, type Registry, type Verdict } from "../model/registry.js";
+import { PROJECT_FORMAT } from "failbook-runtime/engine/dispatch.js";
+import { setOwn } from "failbook-runtime/model/json.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import { statusOf, type Registry, type Verdict } from "failbook-runtime/model/registry.js";
 import type { Project } from "../load/project.js";
 import { refusal } from "../load/regex-safety.js";
 import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";
@@ -99,6 +101,7 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
     ENVELOPE_RUNTIME,
     constructorSection(sortedUsable, ctx),
     MCP_RESULT_RUNTIME,
+    projectSection(projectData(registry, playbook, redact), redactPatterns),
     `${manifestLine(manifest)}\n`,
   ];
   const text = sections.map(trimToOneNewline).join("\n");
@@ -281,6 +284,38 @@ function playbookSection(tables: BindingTables, ctx: EmitContext): string {
     `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */`,
     `export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = ${jsonData(table)};`,
   ].join("\n");
+}
+
+/**
+ * The project as data for failbook-runtime's `createDispatcher({ project: PROJECT })` (SPEC
+ * 17): the registry and playbook as failbook validated them and the redact: patterns lint
+ * checked. Typed by its shape and nothing more, so the module compiles without
+ * failbook-runtime installed.
+ */
+function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): string {
+  return [
+    "/** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */",
+    `export const PROJECT: { readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: object; readonly redact: readonly string[] } = ${jsonData({ format: PROJECT_FORMAT, ...data, redact: redactPatterns })};`,
+  ].join("\n");
+}
+
+/**
+ * What PROJECT carries, redacted like the rest of the module: the verdicts' prose already is;
+ * the descriptions of the registry, its classes and the playbook are here. Of the playbook's
+ * entries only those of the registry's verdicts (another is a lint error, and never runs).
+ */
+function projectData(registry: Registry, playbook: Playbook, redact: (text: string) => string): { registry: object; playbook: object } {
+  const classes: Registry["classes"] = {};
+  for (const [name, c] of Object.entries(registry.classes)) setOwn(classes, name, c.description === undefined ? c : { ...c, description: redact(c.description) });
+  const codes = new Set(registry.verdicts.map((v) => v.code));
+  const verdicts: Playbook["verdicts"] = {};
+  for (const [code, action] of Object.entries(playbook.verdicts)) if (codes.has(code)) setOwn(verdicts, code, action);
+  return { registry: { ...withDescription(registry, redact), classes }, playbook: { ...withDescription(playbook, redact), verdicts } };
+}
+
+function withDescription<T extends object>(document: T, redact: (text: string) => string): T {
+  const { description } = document as { description?: unknown };
+  return typeof description === "string" ? { ...document, description: redact(description) } : document;
 }
 
 function classifierSection(): string {

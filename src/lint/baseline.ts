@@ -2,9 +2,9 @@
  * Lint baselines: record today's findings once (`--write-baseline`), then report only
  * what is new (`--baseline`), and name recorded findings that no longer occur.
  */
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
-import { inertJson } from "../util/inert.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 import type { BaselineSummary } from "./report/json.js";
 import { FileRefused, readTextFile } from "../util/fs.js";
 
@@ -20,12 +20,20 @@ export interface BaselineFile {
   findings: BaselineEntry[];
 }
 
-export function serializeBaseline(findings: Finding[]): string {
-  const entries = findings
+/** Findings a baseline never records nor hides: a project that does not parse or validate is not a debt to carry. */
+const NEVER_BASELINED: ReadonlySet<string> = new Set(["yaml-syntax", "schema"]);
+
+/** Can a baseline hide this finding? */
+export const baselinable = (f: Pick<Finding, "rule">): boolean => !NEVER_BASELINED.has(f.rule);
+
+/** The baseline file of these findings; `refused` counts the ones it cannot hold (yaml-syntax, schema). */
+export function serializeBaseline(findings: Finding[]): { text: string; recorded: number; refused: number } {
+  const kept = findings.filter(baselinable);
+  const entries = kept
     .map(({ fingerprint, rule, file, message }) => ({ fingerprint, rule, file, message }))
     .sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
   const file: BaselineFile = { failbook_baseline: 1, findings: entries };
-  return inertJson(file, 2) + "\n";
+  return { text: inertJson(file, 2) + "\n", recorded: kept.length, refused: findings.length - kept.length };
 }
 
 /** Read a baseline; `shown` is the path as the user gave it, for messages. */
@@ -50,7 +58,7 @@ export function readBaseline(path: string, shown = path): BaselineEntry[] {
 export function applyBaseline(findings: Finding[], baseline: BaselineEntry[]): { findings: Finding[]; summary: BaselineSummary } {
   const known = new Set(baseline.map((b) => b.fingerprint));
   const current = new Set(findings.map((f) => f.fingerprint));
-  const fresh = findings.filter((f) => !known.has(f.fingerprint));
+  const fresh = findings.filter((f) => !baselinable(f) || !known.has(f.fingerprint));
   return {
     findings: fresh,
     summary: { suppressed: findings.length - fresh.length, stale: baseline.filter((b) => !current.has(b.fingerprint)) },

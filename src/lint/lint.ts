@@ -1,6 +1,6 @@
 /** Running the rules over a loaded project. */
-import type { Severity, SeveritySetting } from "../model/config.js";
-import { SEVERITY_RANK, type Finding } from "../model/finding.js";
+import type { Severity, SeveritySetting } from "failbook-runtime/model/config.js";
+import { replaceFix, SEVERITY_RANK, type Finding } from "failbook-runtime/model/finding.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
 import type { LintRule, RuleMeta } from "./rule.js";
@@ -11,6 +11,8 @@ import { closest } from "../util/text.js";
 export interface LintOptions {
   /** Extra rules (change control adds its own). */
   extraRules?: LintRule[];
+  /** Only findings at error severity: skip every rule the config leaves below it (simulate's check, which only counts errors). */
+  errorsOnly?: boolean;
 }
 
 /**
@@ -27,9 +29,10 @@ export function lintProject(project: Project, loadFindings: Finding[], options: 
   const out: Finding[] = [];
   for (const f of [...loadFindings, ...unknownRuleIds(project)]) {
     const severity = effectiveSeverity(f.rule, f.severity, overrides);
-    if (severity) out.push({ ...f, severity });
+    if (severity && (!options.errorsOnly || severity === "error")) out.push({ ...f, severity });
   }
-  out.push(...runRules(project, [...RULES, ...(options.extraRules ?? [])]));
+  const rules = [...RULES, ...(options.extraRules ?? [])];
+  out.push(...runRules(project, options.errorsOnly ? rules.filter((r) => effectiveSeverity(r.id, r.severity, overrides) === "error") : rules));
   return sortFindings(out);
 }
 
@@ -57,7 +60,7 @@ export function runRules(project: Project, rules: readonly LintRule[]): Finding[
   return out;
 }
 
-/** A `rules:` key that names no rule is a typo that silently changes nothing. */
+/** A `rules:` key that names no rule is a typo that would silently leave the rule it meant at its default: an error. */
 function unknownRuleIds(project: Project): Finding[] {
   const known = allRuleMeta().map((r) => r.id);
   return Object.keys(project.config.rules ?? {})
@@ -66,16 +69,17 @@ function unknownRuleIds(project: Project): Finding[] {
       const guess = closest(id, known);
       return findingAt({
         rule: "schema",
-        severity: "warning",
+        severity: "error",
         message: `unknown rule '${id}' under rules:${guess ? `; did you mean '${guess}'?` : ""} (failbook lint --format sarif lists every rule id)`,
         doc: project.configDoc,
         path: ["rules", id],
         target: "key",
+        ...(guess ? { fix: replaceFix(guess) } : {}),
       });
     });
 }
 
-function effectiveSeverity(id: string, def: Severity, overrides: Record<string, SeveritySetting>): Severity | undefined {
+export function effectiveSeverity(id: string, def: Severity, overrides: Record<string, SeveritySetting>): Severity | undefined {
   const set = overrides[id];
   if (set === "off") return undefined;
   return set ?? def;

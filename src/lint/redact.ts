@@ -4,8 +4,8 @@
  * as `~1`, Markdown a line break as `<br>`, a GitHub annotation as `%0A`), so the command
  * redacts the findings themselves, and the output boundary redacts the text once more.
  */
-import { redactValue, type Redactor } from "../engine/redact.js";
-import type { Finding } from "../model/finding.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 
 export function redactFindings(findings: readonly Finding[], redact: Redactor): Finding[] {
   return findings.map((f) => redactValue({ ...f, path: redactPointer(f.path, redact) }, redact));

@@ -1,9 +1,9 @@
 /** The shape of a lint rule: metadata plus one check that reports findings at YAML nodes. */
-import type { Severity } from "../model/config.js";
-import type { PathSegment, Position } from "../model/finding.js";
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { Severity } from "failbook-runtime/model/config.js";
+import type { FindingFix, PathSegment, Position } from "failbook-runtime/model/finding.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { Loaded, Project } from "../load/project.js";
 import type { YamlDocument } from "../load/yaml.js";
 
@@ -13,6 +13,10 @@ export interface RuleMeta {
   severity: Severity;
   /** One line, shown in `--help`, the table of docs/rules.md and SARIF. */
   description: string;
+  /** A few lines of the project's YAML (each file named in a comment) that the rule reports: `failbook explain RULE-ID` shows them. */
+  example: string;
+  /** What to do about a finding, in a sentence or two. */
+  fix: string;
 }
 
 export interface Report {
@@ -21,6 +25,8 @@ export interface Report {
   path: readonly PathSegment[];
   target?: "value" | "key";
   related?: { message: string; position: Position }[];
+  /** The fix, when the rule knows one an editor can apply (failbook lsp's quick fixes). */
+  fix?: FindingFix;
 }
 
 /** What a rule's check sees: a project whose registry and playbook passed their schemas. */
@@ -38,8 +44,26 @@ export interface LintRule extends RuleMeta {
 
 /** Rules whose findings come from loading (parsing and schema validation), not from a check. */
 export const LOAD_RULES: RuleMeta[] = [
-  { id: "yaml-syntax", severity: "error", description: "A YAML parse error or a duplicate key." },
-  { id: "schema", severity: "error", description: "A JSON Schema violation: a missing, unknown or mistyped key." },
+  {
+    id: "yaml-syntax",
+    severity: "error",
+    description: "A YAML parse error or a duplicate key.",
+    example: `# playbooks/registry.yaml
+verdicts:
+  - code: rate_limited
+     class: transient        # indented one space too far`,
+    fix: "Fix the YAML at the position shown: indentation, an unclosed bracket or quote, a duplicate key. The rest of the file is checked once it parses.",
+  },
+  {
+    id: "schema",
+    severity: "error",
+    description: "A JSON Schema violation: a missing, unknown or mistyped key.",
+    example: `# playbooks/registry.yaml
+verdicts:
+  - code: rate_limited
+    clas: transient          # unknown key 'clas'; 'class' is missing`,
+    fix: "Spell the key as the schema does (the message suggests the nearest), add the required key, or give the value the type it needs. Editors check as you type with the $schema modeline failbook init writes.",
+  },
 ];
 
 /**
@@ -50,7 +74,7 @@ export const LOAD_RULES: RuleMeta[] = [
 const catalogue = new Map<string, RuleMeta>();
 
 export function registerRules(rules: readonly RuleMeta[]): void {
-  for (const { id, severity, description } of rules) if (!catalogue.has(id)) catalogue.set(id, { id, severity, description });
+  for (const { id, severity, description, example, fix } of rules) if (!catalogue.has(id)) catalogue.set(id, { id, severity, description, example, fix });
 }
 
 /** Every registered rule's metadata, in registration order. */

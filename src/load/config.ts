@@ -1,7 +1,7 @@
 /** Config discovery (SPEC section 1): --config, else the current directory, else the nearest parent. */
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 
 export const CONFIG_NAMES = ["failbook.yaml", "failbook.yml"];
 
@@ -24,5 +24,15 @@ export function findConfig(explicit: string | undefined, cwd: string = process.c
     }
     if (dirname(dir) === dir) break;
   }
-  throw new UsageError("no failbook.yaml found in this directory or any parent; run `failbook init` to create one, or pass --config PATH");
+  throw new ConfigNotFound();
+}
+
+/**
+ * No config in the folder or any parent. The message names how the caller passes one: a
+ * library caller its `{ config }` option, the CLI (which says so itself) its `--config` flag.
+ */
+export class ConfigNotFound extends UsageError {
+  constructor(how = 'loadProject({ config: "path/to/failbook.yaml" })') {
+    super(`no failbook.yaml found in this directory or any parent; run \`failbook init\` to create one, or pass ${how}`);
+  }
 }

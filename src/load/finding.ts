@@ -1,7 +1,7 @@
 /** Building findings that point at a node of a located document. */
-import type { Severity } from "../model/config.js";
-import { sha256Hex } from "../engine/idempotency.js";
-import { pointer, type Finding, type PathSegment, type Position } from "../model/finding.js";
+import type { Severity } from "failbook-runtime/model/config.js";
+import { sha256Hex } from "failbook-runtime/engine/idempotency.js";
+import { pointer, type Finding, type FindingFix, type PathSegment, type Position } from "failbook-runtime/model/finding.js";
 import type { YamlDocument } from "./yaml.js";
 
 export interface FindingInput {
@@ -13,6 +13,7 @@ export interface FindingInput {
   path: readonly PathSegment[];
   target?: "value" | "key";
   related?: { message: string; position: Position }[];
+  fix?: FindingFix;
 }
 
 /** A finding located at its node. `file` is the path shown to the user (relative to cwd). */
@@ -30,6 +31,7 @@ export function findingAt(input: FindingInput): Finding {
     ...(input.related && input.related.length > 0
       ? { related: input.related.map((r) => ({ message: r.message, file: r.position.file, line: r.position.line, column: r.position.column })) }
       : {}),
+    ...(input.fix ? { fix: input.fix } : {}),
   }, logicalPath(input.doc.value, input.path));
 }
 

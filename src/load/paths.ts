@@ -5,8 +5,8 @@
  * at the config position that names the path; it never reads, so never echoes, the file.
  */
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { UsageError } from "../model/errors.js";
-import type { PathSegment } from "../model/finding.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { FileReader } from "./files.js";
 import type { YamlDocument } from "./yaml.js";
 

@@ -3,14 +3,14 @@
  * located and validated. Nothing downstream reads a file or parses YAML again.
  */
 import { dirname, join, resolve } from "node:path";
-import type { Config } from "../model/config.js";
-import { UsageError } from "../model/errors.js";
-import type { Finding } from "../model/finding.js";
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import type { PathSegment } from "../model/finding.js";
-import { compileUserPattern, UnsafePattern } from "../engine/pattern.js";
+import type { Config } from "failbook-runtime/model/config.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import { compileUserPattern, UnsafePattern } from "./pattern.js";
 import { DEFAULT_MAX_FILE_MB, FileRefused } from "../util/fs.js";
 import { findConfig } from "./config.js";
 import { diskReader, type FileReader } from "./files.js";
@@ -56,6 +56,34 @@ export interface LoadOptions {
   cwd?: string;
   /** Fixture files or directories to load instead of the config's (simulate PATHS). */
   fixturePaths?: string[];
+  /** Files parsed and checked by an earlier load, reused while their text is the same (failbook lsp). */
+  cache?: LoadCache;
+}
+
+/** A file parsed and checked against its schema. */
+interface CheckedFile {
+  kind: DocumentKind;
+  source: YamlSource;
+  /** The documents that passed their schema (a config, registry or playbook file has at most one). */
+  documents: YamlDocument[];
+  findings: Finding[];
+}
+
+/**
+ * Parsed and checked files by absolute path, each reused while its text is unchanged: an
+ * editor loads the project again after every edit, and most of its files have not changed.
+ */
+export class LoadCache {
+  private readonly files = new Map<string, CheckedFile>();
+
+  lookup(absolute: string, kind: DocumentKind, shown: string, text: string): CheckedFile | undefined {
+    const known = this.files.get(absolute);
+    return known && known.kind === kind && known.source.file === shown && known.source.text === text ? known : undefined;
+  }
+
+  store(absolute: string, checked: CheckedFile): void {
+    this.files.set(absolute, checked);
+  }
 }
 
 const KIND_NAMES: Record<DocumentKind, string> = { config: "Config", registry: "Registry", playbook: "Playbook", fixture: "Fixture" };
@@ -72,11 +100,10 @@ export function loadProject(options: LoadOptions = {}): LoadResult {
 export function loadProjectFrom(files: FileReader, configFile: string, options: Omit<LoadOptions, "config"> = {}): LoadResult {
   const cwd = options.cwd ?? process.cwd();
   const root = dirname(configFile);
-  const reader = new SourceReader(files);
+  const reader = new SourceReader(files, options.cache);
   const findings: Finding[] = [];
 
-  const configSource = reader.read(configFile, "config file");
-  const configDoc = single(configSource, "config", findings);
+  const configDoc = reader.single(configFile, "config", "config file", findings);
   if (!configDoc) throw new InvalidProject(findings, reader);
   const config = configDoc.value as Config;
   const paths = new ConfigPaths(files, configFile, configDoc);
@@ -96,8 +123,8 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
   if (!files.kind(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${paths.where(["registry"])})`);
   if (!files.kind(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${paths.where(["playbook"])})`);
 
-  const registryDoc = single(reader.read(registryFile, "registry", paths.where(["registry"])), "registry", findings);
-  const playbookDoc = single(reader.read(playbookFile, "playbook", paths.where(["playbook"])), "playbook", findings);
+  const registryDoc = reader.single(registryFile, "registry", "registry", findings, paths.where(["registry"]));
+  const playbookDoc = reader.single(playbookFile, "playbook", "playbook", findings, paths.where(["playbook"]));
 
   // Paths on the command line are the user's own choice; what a walk finds inside them is not.
   const fixtureFiles = options.fixturePaths
@@ -107,15 +134,9 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
   for (const { file, key } of fixtureFiles) {
     // Fixtures are many small documents: their top keys are recorded (simulate places each by
     // its name), and a node below them is parsed again when a finding is in it.
-    const source = reader.read(file, "fixture file", key && paths.where(key), 2);
-    if (source.error) {
-      findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
-      continue;
-    }
-    for (const doc of source.documents) {
-      if (doc.value === null || doc.value === undefined) continue; // an empty document between `---`
-      if (checkDocument(doc, "fixture", findings)) fixtures.push({ value: doc.value as Fixture, doc });
-    }
+    const checked = reader.checked(file, "fixture", "fixture file", key && paths.where(key), 2);
+    findings.push(...checked.findings);
+    for (const doc of checked.documents) fixtures.push({ value: doc.value as Fixture, doc });
   }
 
   const project: Project = {
@@ -135,7 +156,7 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
 
 /**
  * The user's regular expressions must compile for the linear engine that runs them
- * (engine/pattern.ts). One that cannot is a schema finding at its position: it never runs.
+ * (load/pattern.ts). One that cannot is a schema finding at its position: it never runs.
  */
 function checkPatterns(config: Config, configDoc: YamlDocument, findings: Finding[]): void {
   const check = (source: string, flags: string, key: PathSegment[], what: string) => {
@@ -183,14 +204,40 @@ class SourceReader {
   readonly sources = new Map<string, YamlSource>();
   /** Set from the config's max_file_mb once the config is read. */
   maxBytes = DEFAULT_MAX_FILE_MB * 1024 * 1024;
-  constructor(readonly files: FileReader) {}
+  constructor(
+    readonly files: FileReader,
+    private readonly cache?: LoadCache,
+  ) {}
 
   display(absolute: string): string {
     return this.files.display(absolute);
   }
 
-  /** Read and parse one file; `where` is the config position that named it, for messages. */
-  read(absolute: string, what: string, where?: string, depth?: number): YamlSource {
+  /** The one document of a config, registry or playbook file, when it passed its schema; findings for anything else. */
+  single(absolute: string, kind: DocumentKind, what: string, findings: Finding[], where?: string): YamlDocument | undefined {
+    const checked = this.checked(absolute, kind, what, where);
+    findings.push(...checked.findings);
+    return checked.documents[0];
+  }
+
+  /** Read, parse and check one file, or take it from the cache when its text is unchanged. */
+  checked(absolute: string, kind: DocumentKind, what: string, where?: string, depth?: number): CheckedFile {
+    const text = this.readText(absolute, what, where);
+    const shown = this.display(absolute);
+    let checked = this.cache?.lookup(absolute, kind, shown, text);
+    if (!checked) {
+      const source = parseYaml(shown, text, { depth });
+      const findings: Finding[] = [];
+      const one = kind === "fixture" ? undefined : singleDocument(source, kind, findings);
+      checked = { kind, source, documents: kind === "fixture" ? fixtureDocuments(source, findings) : one ? [one] : [], findings };
+      this.cache?.store(absolute, checked);
+    }
+    this.sources.set(checked.source.file, checked.source);
+    return checked;
+  }
+
+  /** Read one file's text; `where` is the config position that named it, for messages. */
+  private readText(absolute: string, what: string, where?: string): string {
     const at = where ? `${where}: ` : "";
     if (this.files.kind(absolute) === "directory") throw new UsageError(`${at}${what} is a directory, not a file: ${this.display(absolute)}`);
     let text: string;
@@ -201,14 +248,22 @@ class SourceReader {
       if (e instanceof FileRefused) throw new FileRefused(e.reason === "not-utf8" ? e.message : `${at}${what} ${e.message}`, e.reason);
       throw new UsageError(`${at}cannot read ${what} ${this.display(absolute)}: ${(e as Error).message}`);
     }
-    const source = parseYaml(this.display(absolute), text, { depth });
-    this.sources.set(source.file, source);
-    return source;
+    return text;
   }
 }
 
+/** The documents of a fixture file that passed their schema; findings for the others. */
+function fixtureDocuments(source: YamlSource, findings: Finding[]): YamlDocument[] {
+  if (source.error) {
+    findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
+    return [];
+  }
+  // An empty document between `---` is no fixture.
+  return source.documents.filter((doc) => doc.value !== null && doc.value !== undefined && checkDocument(doc, "fixture", findings));
+}
+
 /** A file that must hold exactly one document of `kind`; findings for anything else. */
-function single(source: YamlSource, kind: DocumentKind, findings: Finding[]): YamlDocument | undefined {
+function singleDocument(source: YamlSource, kind: DocumentKind, findings: Finding[]): YamlDocument | undefined {
   if (source.error) {
     findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
     return undefined;
@@ -240,7 +295,7 @@ function checkDocument(doc: YamlDocument, kind: DocumentKind, findings: Finding[
   const problems = validateDocument(kind, doc);
   if (kind === "playbook") problems.push(...scheduleProblems(value as Record<string, unknown>));
   if (kind === "registry" && problems.length === 0) for (const p of messagePatternProblems(value)) problems.push({ ...p, target: "value" });
-  for (const p of problems) findings.push(findingAt({ rule: "schema", severity: "error", message: p.message, doc, path: p.path, target: p.target }));
+  for (const p of problems) findings.push(findingAt({ rule: "schema", severity: "error", message: p.message, doc, path: p.path, target: p.target, fix: p.fix }));
   return problems.length === 0;
 }
 
@@ -286,7 +341,8 @@ function expandFixturePaths(paths: FixturePath[], reader: SourceReader, configPa
   return [...out.values()];
 }
 
-function walk(dir: string, reader: FileReader): string[] {
+/** The YAML files under a directory, depth first, in name order. */
+export function walk(dir: string, reader: FileReader): string[] {
   const out: string[] = [];
   for (const entry of reader.list(dir).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const full = join(dir, entry.name);

@@ -8,10 +8,10 @@
  * recheck is loaded only for a registry that has such patterns, and each distinct pattern is
  * checked once per process.
  */
-import { createRequire } from "node:module";
-import { CAUSE_DEPTH } from "../engine/classifier.js";
-import type { PathSegment } from "../model/finding.js";
+import { CAUSE_DEPTH } from "failbook-runtime/engine/classifier.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import { clip } from "../util/text.js";
+import { loadVendored } from "./vendor.js";
 
 export interface PatternProblem {
   message: string;
@@ -88,7 +88,7 @@ function recheck(): Recheck {
     // In this process, not in recheck's worker thread or its native binary: a sync check
     // that needs neither starts faster and behaves the same on every machine.
     process.env.RECHECK_SYNC_BACKEND ??= "pure";
-    module = createRequire(import.meta.url)("recheck") as Recheck;
+    module = loadVendored<Recheck>("recheck");
   }
   return module;
 }

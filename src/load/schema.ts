@@ -4,7 +4,7 @@
  */
 import * as validators from "./validators.generated.js";
 import type { SchemaError, Validator } from "./validators.generated.js";
-import type { PathSegment } from "../model/finding.js";
+import { replaceFix, type FindingFix, type PathSegment } from "failbook-runtime/model/finding.js";
 import type { YamlDocument } from "./yaml.js";
 import { clip, closest } from "../util/text.js";
 
@@ -15,32 +15,76 @@ export interface SchemaProblem {
   path: PathSegment[];
   /** Point at the key rather than the value (unknown or misplaced keys). */
   target: "value" | "key";
+  /** The near key or value to write instead, when there is one. */
+  fix?: FindingFix;
 }
 
 const VALIDATORS: Record<DocumentKind, Validator> = validators;
 
-/** What a problem is found in: a document, or an adapter error given on its own. */
-type Context = DocumentKind | "adapter_error";
+/** What a problem is found in: a document, an adapter error given on its own, or a storm (SPEC 19). */
+type Context = DocumentKind | "adapter_error" | "storm";
 
 /** Allowed keys per context, for "did you mean" suggestions on unknown keys. */
 const KEYS: Record<string, string[]> = {
   registry: ["apiVersion", "kind", "name", "description", "revision", "classes", "error_fields", "verdicts", "fallback"],
   error_field: ["type", "description"],
-  class: ["description", "max_retries", "adr"],
+  class: ["description", "max_retries", "adr", "requires_human"],
   verdict: ["code", "class", "retryable", "side_effect", "boundary", "status", "since", "adr", "replaced_by", "human_action_required", "summary", "cause", "recovery", "safe_next_actions", "unsafe_next_actions", "details", "match", "examples"],
   example: ["tool", "kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
-  match: ["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"],
-  playbook: ["apiVersion", "kind", "name", "description", "honor_retry_after", "retry_after", "backoff_index", "retry_quota", "escalation_queue", "empty_response_is_failure", "budgets", "on_exhausted", "on_unknown_side_effect", "saga", "throttle", "tools", "verdicts"],
+  match: ["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause", "not", "retry_after"],
+  playbook: [
+    "apiVersion",
+    "kind",
+    "name",
+    "description",
+    "honor_retry_after",
+    "retry_after",
+    "backoff_index",
+    "retry_quota",
+    "attempt_timeout_ms",
+    "circuit_breakers",
+    "retry_budget",
+    "retry_throttling",
+    "hedging",
+    "escalation_queue",
+    "empty_response_is_failure",
+    "budgets",
+    "on_exhausted",
+    "on_unknown_side_effect",
+    "saga",
+    "throttle",
+    "tools",
+    "verdicts",
+  ],
   budgets: ["retries", "retries_per_call", "retry_seconds", "wall_ms", "same_verdict_ceiling"],
-  retry_after: ["headers", "ms_headers", "max_ms", "above_max", "mode", "max_over_backoff_ms"],
+  retry_after: ["headers", "ms_headers", "fields", "max_ms", "above_max", "mode", "max_over_backoff_ms", "invalid", "parse", "zero", "order", "clock"],
+  circuit_breaker: ["tools", "per", "failure_ratio", "minimum_throughput", "sampling_ms", "sampling_attempts", "buckets", "break_ms", "max_break_ms", "half_open_probes", "counts"],
+  retry_budget: ["percent", "min_concurrency"],
+  retry_throttling: ["max_tokens", "token_ratio"],
+  hedging: ["tools", "max_attempts", "delay_ms", "non_fatal"],
+  tool: ["idempotent", "attempt_timeout_ms"],
+  jitter: ["min", "max", "integer"],
+  state: ["breakers", "throttling"],
   retry_quota: ["capacity", "cost", "cost_by_kind", "cost_by_class", "refund", "refund_on_recovery"],
   action: ["action", "max_retries", "backoff_ms", "backoff", "retry_after", "hint", "then", "queue", "reason", "replan", "tool", "message"],
   backoff: ["strategy", "base_ms", "factor", "cap_ms", "jitter", "min_ms"],
-  fixture: ["apiVersion", "kind", "name", "description", "run_id", "seed", "quota", "call", "responses", "fallback_responses", "steps", "compensate_on_failure", "waves", "parallelism", "expect"],
+  fixture: ["apiVersion", "kind", "name", "description", "run_id", "seed", "quota", "state", "call", "responses", "fallback_responses", "steps", "compensate_on_failure", "waves", "parallelism", "expect"],
   call: ["id", "tool", "args", "idempotent", "idempotency_key", "reversal_token", "evidence_refs"],
   response: ["status", "value", "error", "question", "latency_ms", "repeat"],
   error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
-  config: ["registry", "playbook", "fixtures", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
+  config: ["registry", "playbook", "fixtures", "storms", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
+  storm: ["apiVersion", "kind", "name", "description", "seed", "duration_ms", "step_ms", "clients", "upstream", "phases", "expect"],
+  clients: ["count", "shared", "arrival", "calls"],
+  arrival: ["rate_per_s", "serial"],
+  serial: ["think_ms", "calls"],
+  storm_call: ["tool", "weight", "idempotent", "args"],
+  upstream: ["latency_ms", "capacity", "overload_error", "gateway", "errors"],
+  latency_ms: ["base", "median", "p99", "mean", "per_concurrent"],
+  capacity: ["concurrency", "queue"],
+  gateway: ["timeout_ms", "error"],
+  error_mix: ["ratio", "error"],
+  phase: ["from_ms", "to_ms", "arrival_x", "capacity_x", "latency_x", "error_x", "errors"],
+  expect: ["max_amplification", "min_success_ratio", "recovers_within_ms", "max_p99_ms", "verdict"],
 };
 
 /** What each action takes, to say which parameters belong where. */
@@ -57,8 +101,20 @@ export const ACTION_PARAMETERS: Record<string, string> = {
   dead_letter: "queue",
 };
 
+/** Fields whose range is their meaning, not a limit of SPEC 16: said as what the value is. */
+const RANGES: Record<string, string> = {
+  failure_ratio: "a share of attempts in (0, 1] (0.5 opens at half of them failing)",
+  percent: "a percentage in (0, 100]",
+  sampling_ms: "a window of at least 1 ms (at most one day)",
+  sampling_attempts: "a window of at least 1 attempt (at most 100000)",
+  max_attempts: "from 1 to 10 attempts in flight at once, the first included (gRPC caps hedging at 5; more multiplies load)",
+  token_ratio: "a share of a token in (0, 1000] added back by each success",
+  max_tokens: "a token count in (0, 1000]",
+};
+
 const ONE_OR_MANY: Record<string, string> = {
   fixtures: "a path or a list of paths",
+  storms: "a glob or path, or a list of them",
   http_status: "a status (503), a class (\"5xx\"), a range (\"500-599\"), or a list of them",
   side_effect_state: "none, unknown or committed, or a list of them",
 };
@@ -74,9 +130,16 @@ export function validateDocument(kind: DocumentKind, doc: YamlDocument): SchemaP
  * --error`), by the fixture schema's own definition of one; paths are within the error.
  */
 export function adapterErrorProblems(value: unknown): SchemaProblem[] {
-  const validate = validators.adapter_error;
+  return problemsOf("adapter_error", validators.adapter_error, value);
+}
+
+/**
+ * What is wrong with a value by a validator compiled apart (a storm's, SPEC 19), in the same
+ * words. Typed as a bare function: the public declarations name no generated module.
+ */
+export function problemsOf(context: "storm" | "adapter_error", validate: (data: unknown) => boolean, value: unknown): SchemaProblem[] {
   if (validate(value)) return [];
-  return translate("adapter_error", value, validate.errors ?? []);
+  return translate(context, value, (validate as Validator).errors ?? []);
 }
 
 function translate(kind: Context, root: unknown, errors: SchemaError[]): SchemaProblem[] {
@@ -112,13 +175,14 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
       const allowed = context ? KEYS[context] : undefined;
       const near = allowed ? closest(key, allowed) : undefined;
       const hint = near ? `; did you mean '${near}'?` : allowed ? `; expected one of: ${allowed.join(", ")}` : "";
-      return { message: `unknown key '${key}' in ${where}${hint}`, path: [...path, key], target: "key" };
+      return { message: `unknown key '${key}' in ${where}${hint}`, path: [...path, key], target: "key", ...(near ? { fix: replaceFix(near) } : {}) };
     }
     case "false schema": {
       const action = valueAt(root, [...path.slice(0, -1), "action"]);
       if (typeof action === "string" && ACTION_PARAMETERS[action]) {
         return { message: `'${field}' is not a parameter of action ${action} (it takes ${ACTION_PARAMETERS[action]})`, path, target: "key" };
       }
+      if (field === "sampling_attempts") return { message: "'sampling_attempts' does not combine with buckets: a bucketed window counts time, not attempts; keep one of them", path, target: "key" };
       const strategy = valueAt(root, [...path.slice(0, -1), "strategy"]);
       return { message: `'${field}' does not apply to backoff strategy ${String(strategy)}`, path, target: "key" };
     }
@@ -128,7 +192,7 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
       const allowed = (p.allowedValues as unknown[]).map(String);
       const near = typeof actual === "string" ? closest(actual, allowed) : undefined;
       const hint = near ? `; did you mean '${near}'?` : "";
-      return { message: `'${field}' must be one of ${allowed.join(", ")}, not ${describeValue(actual)}${hint}`, path, target: "value" };
+      return { message: `'${field}' must be one of ${allowed.join(", ")}, not ${describeValue(actual)}${hint}`, path, target: "value", ...(near ? { fix: replaceFix(near) } : {}) };
     }
     case "const":
       return { message: `'${field}' must be '${String(p.allowedValue)}', not ${describeValue(actual)}`, path, target: "value" };
@@ -143,11 +207,13 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
     }
     case "minimum":
     case "exclusiveMinimum":
+      if (Object.hasOwn(RANGES, field)) return { message: `'${field}' must be ${RANGES[field]}, not ${describeValue(actual)}`, path, target: "value" };
       return { message: `'${field}' ${e.message ?? "is out of range"}, not ${describeValue(actual)}`, path, target: "value" };
-    // Limits keep every count, delay and budget finite and every analysis cheap (SPEC 16).
     case "maximum":
+      if (Object.hasOwn(RANGES, field)) return { message: `'${field}' must be ${RANGES[field]}, not ${describeValue(actual)}`, path, target: "value" };
+      return limitExceeded(field, e, actual, path);
     case "maxItems":
-      return { message: `'${field}' ${e.message ?? "is out of range"}, not ${Array.isArray(actual) ? `${actual.length} items` : describeValue(actual)} (a limit no real playbook needs to exceed; see docs/security.md, Numbers)`, path, target: "value" };
+      return limitExceeded(field, e, actual, path);
     case "minItems":
       return { message: `'${field}' must not be empty`, path, target: "value" };
     case "minLength":
@@ -159,6 +225,11 @@ function describe(kind: Context, root: unknown, e: SchemaError): SchemaProblem {
     default:
       return { message: `'${field}' ${e.message ?? "is invalid"}`, path, target: "value" };
   }
+}
+
+/** A limit of SPEC 16, which keeps every count, delay and budget finite and every analysis cheap. */
+function limitExceeded(field: string, e: SchemaError, actual: unknown, path: PathSegment[]): SchemaProblem {
+  return { message: `'${field}' ${e.message ?? "is out of range"}, not ${Array.isArray(actual) ? `${actual.length} items` : describeValue(actual)} (a limit no real playbook needs to exceed; see docs/security.md, Numbers)`, path, target: "value" };
 }
 
 function isStatusMatcher(v: unknown): boolean {
@@ -175,7 +246,8 @@ function parsePointer(pointer: string): PathSegment[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
+/** The value at `path` of a JSON-like value; undefined when the path leads nowhere. */
+export function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   let node = root;
   for (const seg of path) {
     if (node === null || typeof node !== "object") return undefined;
@@ -199,13 +271,22 @@ function contextKey(kind: Context, path: readonly PathSegment[]): string | undef
     if (parent === "match" || last === "cause") return "match";
   }
   if (kind === "playbook") {
+    if (parent === "circuit_breakers" && path.length === 2) return "circuit_breaker";
+    if (parent === "tools" && path.length === 2) return "tool";
+    if (last === "retry_budget" || last === "retry_throttling" || last === "hedging" || last === "jitter") return last;
     if (last === "budgets") return "budgets";
     if (last === "backoff") return "backoff";
     if (last === "retry_after") return "retry_after";
     if (last === "retry_quota") return "retry_quota";
     if (parent === "verdicts" && path.length === 2) return "action";
   }
+  if (kind === "storm") {
+    if (last === "error" || last === "overload_error" || last === "cause") return "error";
+    if (typeof last === "number") return parent === "calls" ? "storm_call" : parent === "phases" ? "phase" : parent === "errors" ? "error_mix" : undefined;
+    return typeof last === "string" && KEYS[last] !== undefined && last !== "storm" ? last : undefined;
+  }
   if (kind === "fixture") {
+    if (last === "state") return "state";
     if (last === "call" || (names[names.length - 1] === "call" && typeof last === "string")) return "call";
     if (last === "error" || last === "cause") return "error";
     if (typeof last === "number" && (parent === "responses" || parent === "fallback_responses")) return "response";

@@ -6,14 +6,21 @@
  * sets `adr_dir`, so lint checks every reference.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { posix } from "node:path";
 import { packageFile } from "../version.js";
 
 export interface StarterOptions {
   /** Write docs/adr/ with the ADRs the registry cites, and keep the citations. */
   adr?: boolean;
+  /**
+   * Where editors find failbook's JSON Schemas, relative to the project (POSIX separators):
+   * the modeline of each file points there from the file's own directory. Default:
+   * node_modules/failbook/schemas, beside the project.
+   */
+  schemas?: string;
 }
 
-const config = (adr: boolean) => `# yaml-language-server: $schema=./node_modules/failbook/schemas/config.schema.json
+const config = (adr: boolean, schema: string) => `# yaml-language-server: $schema=${schema}
 # failbook project: \`npx failbook lint\` checks it, \`npx failbook simulate\` replays the fixtures.
 registry: playbooks/registry.yaml
 playbook: playbooks/playbook.yaml
@@ -29,13 +36,18 @@ const ADR_LINE = /^[ \t]+adr:[ \t]*(\S+)[ \t]*\r?\n/gm;
 export function starterFiles(options: StarterOptions = {}): Record<string, string> {
   const read = (path: string) => readFileSync(packageFile(path), "utf8");
   // Editors find the schemas in the installed package rather than in failbook's own tree.
-  const schemaFrom = (text: string, depth: string) => text.replace(/\$schema=(?:\.\.\/)+schemas\//, `$schema=${depth}node_modules/failbook/schemas/`);
-  const registry = schemaFrom(read("playbooks/registry.yaml"), "../");
+  const schemas = options.schemas ?? "node_modules/failbook/schemas";
+  const schemaFor = (file: string, name: string) => {
+    const path = posix.relative(posix.dirname(file), posix.join(schemas, name));
+    return path.startsWith("../") || posix.isAbsolute(path) ? path : `./${path}`;
+  };
+  const shipped = (file: string) => read(file).replace(/\$schema=(?:\.\.\/)+schemas\/([\w.-]+)/, (_, name: string) => `$schema=${schemaFor(file, name)}`);
+  const registry = shipped("playbooks/registry.yaml");
   const files: Record<string, string> = {
-    "failbook.yaml": config(options.adr === true),
+    "failbook.yaml": config(options.adr === true, schemaFor("failbook.yaml", "config.schema.json")),
     "playbooks/registry.yaml": options.adr === true ? registry : registry.replace(ADR_LINE, ""),
-    "playbooks/playbook.yaml": schemaFrom(read("playbooks/playbook.yaml"), "../"),
-    "playbooks/fixtures/refund-with-conflict.yaml": schemaFrom(read("playbooks/fixtures/refund-with-conflict.yaml"), "../../"),
+    "playbooks/playbook.yaml": shipped("playbooks/playbook.yaml"),
+    "playbooks/fixtures/refund-with-conflict.yaml": shipped("playbooks/fixtures/refund-with-conflict.yaml"),
   };
   if (options.adr === true) {
     const cited = new Set([...registry.matchAll(ADR_LINE)].map((m) => m[1] as string));

@@ -14,8 +14,9 @@
  * the node of its anchor, and which frame indexes a shared node is decided in one walk.
  */
 import jsyaml from "js-yaml";
-import type { PathSegment, Position } from "../model/finding.js";
+import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
 import { nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
+import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
   message: string;
@@ -210,9 +211,20 @@ function syntaxError(e: unknown, text: string, lines: LineIndex): YamlError {
       const opened = quote ? unclosedQuote(text, quote[1] === "single" ? "'" : '"') : -1;
       if (opened >= 0) return { message: `a ${quote![1]}-quoted string opened here is never closed; add the closing ${quote![1] === "single" ? "'" : '"'}`, ...lines.lineColumn(opened) };
     }
-    return { message: reason, line, column };
+    // Bad indentation and an unclosed bracket are noticed a line late: point at the mistake.
+    return findMistake(text, reason, line, firstErrorLine) ?? { message: reason, line, column };
   }
   return { message: String(e), line: 1, column: 1 };
+}
+
+/** The line of a text's first YAML error, by js-yaml (which every error of the fast path is too), or undefined when it parses. */
+function firstErrorLine(text: string): number | undefined {
+  try {
+    jsyaml.loadAll(text, () => undefined, { schema: SCHEMA });
+    return undefined;
+  } catch (e) {
+    return e instanceof jsyaml.YAMLException ? ((e.mark as { line?: number } | undefined)?.line ?? 0) + 1 : 1;
+  }
 }
 
 /**

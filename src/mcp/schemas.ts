@@ -4,7 +4,7 @@
  * (schemas/fixture.schema.json, schemas/render.schema.json): one description of each shape.
  */
 import { readFileSync } from "node:fs";
-import { ACTION_NAMES } from "../model/playbook.js";
+import { ACTION_NAMES } from "failbook-runtime/model/playbook.js";
 import { packageFile } from "../version.js";
 import type { ToolName } from "./tools.js";
 
@@ -77,11 +77,22 @@ export function toolSchemas(): Record<ToolName, { input: JsonSchema; output: Jso
           fallback: { type: "boolean", description: "No rule matched: the registry's fallback verdict." },
           rule: nullable(closed({ index: { type: "integer", minimum: 0 }, file: { type: "string" }, line: { type: "integer", minimum: 1 }, column: { type: "integer", minimum: 1 } })),
           class: STRING_OR_NULL,
-          retryable: { type: ["boolean", "null"] },
+          retryable: { type: ["boolean", "null"], description: "May this failure be retried: the verdict is retryable, nothing committed, the tool idempotent (as envelope.retryable)." },
+          idempotent: { type: "boolean", description: "The tool may be retried at all (the playbook's tools); true without a tool." },
           side_effect: { enum: ["none", "unknown", "committed", null] },
           summary: STRING_OR_NULL,
           recovery: STRING_OR_NULL,
           action: nullable(ACTION),
+          dispatch: nullable({
+            ...closed({
+              retries: { type: "boolean" },
+              delay_ms: { type: ["integer", "null"], minimum: 0, description: "The delay before the retry, at the top of its jitter." },
+              outcome: { enum: ["failed", "exhausted", "escalated", null], description: "How the dispatch ends without a retry (before on_exhausted)." },
+              reason: STRING_OR_NULL,
+              queue: STRING_OR_NULL,
+            }),
+            description: "For a retry action: what the dispatcher does with this error as a call's first failure (fresh budgets, a full retry quota).",
+          }),
           envelope: ENVELOPE_ERROR,
         }),
       ),

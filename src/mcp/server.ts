@@ -6,12 +6,22 @@
  * reports it to `onerror`; JSON-RPC 2.0 wants an answer (a Parse error or an Invalid Request
  * with id null), so that answer is sent here, and the server keeps serving. A line longer
  * than the SDK's buffer would make it close the connection: such a line is answered and
- * dropped before it gets there.
+ * dropped before it gets there. Answers leave in the order their lines came (AnswersInOrder).
  */
 import { Transform, type TransformCallback } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  ListToolsRequestSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { callTool, toolDefinitions, type ArgumentCheck, type ToolContext } from "./tools.js";
 import type { JsonSchema } from "./schemas.js";
@@ -36,11 +46,16 @@ export async function serveMcp(ctx: ToolContext, options: ServeOptions): Promise
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions() }));
   server.setRequestHandler(CallToolRequestSchema, (request) => callTool(ctx, request.params.name, request.params.arguments, check));
 
-  const lines = stdin.pipe(new LineLimit(MAX_LINE_BYTES, (answer) => stdout.write(JSON.stringify(answer) + "\n")));
+  // Lines are only read once the server is connected, when `answers` is there.
+  const lines = stdin.pipe(new LineLimit(MAX_LINE_BYTES, (answer) => void answers.unread(answer as JSONRPCMessage)));
   const transport = new StdioServerTransport(lines, stdout);
+  const answers = new AnswersInOrder(transport.send.bind(transport));
+  transport.send = (message) => answers.send(message);
+  // Set before connect: the server calls it first, then handles the message.
+  transport.onmessage = (message) => answers.received(message);
   transport.onerror = (error) => {
     const answer = malformedAnswer(error);
-    if (answer) void transport.send(answer as JSONRPCMessage);
+    if (answer) void answers.unread(answer as JSONRPCMessage);
     else options.log(`failbook mcp: ${error.message}`);
   };
   const ended = new Promise<void>((resolve) => {
@@ -51,6 +66,61 @@ export async function serveMcp(ctx: ToolContext, options: ServeOptions): Promise
   await server.connect(transport);
   await ended;
   await server.close();
+}
+
+/**
+ * Answers in the order their lines came. The server answers a request when its handler
+ * finishes, but a line it cannot read at once: so a junk line after `initialize` was answered
+ * before `initialize` was. Each request, and each unreadable line, takes a place in line; an
+ * answer is written when every place before it is answered. A notification is owed nothing,
+ * nor is a request the client cancelled (the server sends it no answer).
+ */
+class AnswersInOrder {
+  private readonly places: { id?: RequestId; answer?: JSONRPCMessage | null; written: () => void }[] = [];
+
+  constructor(private readonly write: (message: JSONRPCMessage) => Promise<void>) {}
+
+  /** A message read from the client. */
+  received(message: JSONRPCMessage): void {
+    if (isJSONRPCRequest(message)) this.take(message.id);
+    else if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      const place = this.places.find((p) => p.answer === undefined && p.id === id);
+      if (place) this.fill(place, null);
+    }
+  }
+
+  /** The error for a line that could not be read (not JSON, not JSON-RPC, too long). */
+  unread(answer: JSONRPCMessage): Promise<void> {
+    return this.fill(this.take(undefined), answer);
+  }
+
+  /** A message from the server: a response waits for its place; anything else goes at once. */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      const place = this.places.find((p) => p.answer === undefined && p.id !== undefined && p.id === message.id);
+      if (place) return this.fill(place, message);
+    }
+    return this.write(message);
+  }
+
+  private take(id: RequestId | undefined) {
+    const place = { id, answer: undefined, written: () => undefined };
+    this.places.push(place);
+    return place;
+  }
+
+  private fill(place: (typeof this.places)[number], answer: JSONRPCMessage | null): Promise<void> {
+    const written = new Promise<void>((resolve) => (place.written = resolve));
+    place.answer = answer;
+    // Written in order, each as soon as every place before it is answered.
+    for (let next = this.places[0]; next !== undefined && next.answer !== undefined; next = this.places[0]) {
+      this.places.shift();
+      if (next.answer === null) next.written();
+      else void this.write(next.answer).then(next.written);
+    }
+    return written;
+  }
 }
 
 /** The JSON-RPC error for a line the transport could not read, or undefined for another kind of error. */

@@ -7,19 +7,18 @@
  */
 import { Chalk } from "chalk";
 import type { Loaded, Project } from "../load/project.js";
-import type { AdapterError } from "../model/fixture.js";
-import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import { isIdempotent } from "../engine/dispatch.js";
-import { envelopeError } from "../engine/envelope.js";
-import { redactValue, type Redactor } from "../engine/redact.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import { ACTION_NAMES, type ActionName, type Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import { envelopeError } from "failbook-runtime/engine/envelope.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 import { fixturesExercising } from "../render/exercises.js";
 import { classificationReport } from "../render/classification.js";
 import { explainCode, lookupCode } from "../render/explain.js";
 import { worstCaseText, type CodeRow, type RegistryModel } from "../render/model.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 import { nearest } from "../util/text.js";
-import { mcpError, mcpResult, type McpToolResult } from "./result.js";
+import { mcpError, mcpResult, type McpToolResult } from "failbook-runtime/mcp/result.js";
 import { toolSchemas, type JsonSchema } from "./schemas.js";
 
 /** What the tools answer from: one loaded project, its rendered model, its secret patterns. */
@@ -115,14 +114,13 @@ function classifyTool(ctx: ToolContext, rawError: AdapterError | null, tool: str
   const playbook = ctx.playbook.value;
   // Classification sees the error as given (the registry's vocabulary is never redacted);
   // what is shown of it is redacted.
-  const { result, report } = classificationReport(ctx.registry, playbook, rawError ?? undefined, tool);
+  const { result, report } = classificationReport(ctx.registry, playbook, rawError ?? undefined, tool, Date.now());
   const error = rawError === null ? null : redactValue(rawError, ctx.redact);
-  const idempotent = tool === undefined ? true : isIdempotent(playbook, { id: "mcp", tool });
   return mcpResult(
     redactValue(
       {
         ...report,
-        envelope: envelopeError(registry, { verdict: result.verdict, error, idempotent }, ctx.redact),
+        envelope: envelopeError(registry, { verdict: result.verdict, error, idempotent: report.idempotent }, ctx.redact),
       },
       ctx.redact,
     ),
@@ -157,6 +155,7 @@ const ACTION_EFFECTS: Record<ActionName, string> = {
   retry_with_hint: "Retries like retry_with_backoff and records the hint on each retry, so the caller can adjust the call; ends recovered or exhausted.",
   refresh_evidence: "Re-reads the evidence the call was based on, then retries (then: retry) or stops (then: abort); ends recovered or deprecated.",
   restore_checkpoint: "Restores the last checkpoint, then retries (then: retry) or stops (then: abort); ends recovered or deprecated.",
+  refresh_credentials: "Refreshes the call's credentials (an expired token), then retries (then: retry) or stops (then: abort); ends recovered or deprecated.",
   escalate_to_human: "Stops and sends a recovery packet to a human queue; ends escalated.",
   issue_reversal: "Undoes the committed call with its reversal token; ends reversed, or exhausted when the call has no reversal token.",
   deprecate_tool_call: "Stops calling the tool for this step, optionally asking the agent to re-plan; ends deprecated.",

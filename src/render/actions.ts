@@ -4,8 +4,8 @@
  * docs/actions.md carries the same text as Markdown (written by `npm run docs`), so the two
  * cannot drift.
  */
-import type { ChalkInstance } from "chalk";
-import { ACTION_NAMES, type ActionName } from "../model/playbook.js";
+import type { Colors } from "../util/colors.js";
+import { ACTION_NAMES, type ActionName } from "failbook-runtime/model/playbook.js";
 
 export interface ActionParameter {
   name: string;
@@ -82,6 +82,13 @@ const REFERENCE: Record<ActionName, Omit<ActionReference, "name">> = {
     outcomes: ["recovered: the attempt after the restore succeeded;", "deprecated (replan: true): then: abort, or the attempt after the restore failed."],
     example: "plan_diverged: { action: restore_checkpoint, then: retry }",
   },
+  refresh_credentials: {
+    summary: "The call's credentials expired or were revoked: refresh them, then try once more or give up.",
+    parameters: [{ name: "then", required: true, text: "retry (one immediate attempt after the refresh) or abort." }],
+    semantics: ["Emits credentials_refreshed; in production the refreshCredentials effect runs first, and the retry's attempt context says refreshed: credentials.", "then: abort ends the dispatch deprecated, replan: true.", "then: retry makes one immediate attempt: ok -> recovered; any failure -> deprecated."],
+    outcomes: ["recovered: the attempt after the refresh succeeded;", "deprecated (replan: true): then: abort, or the attempt after the refresh failed."],
+    example: "token_expired: { action: refresh_credentials, then: retry }",
+  },
   escalate_to_human: {
     summary: "Stop and hand the failure to a person, with a recovery packet.",
     parameters: [{ name: "queue", required: true, text: "the queue the recovery packet goes to (policy_review, oncall, ...)." }],
@@ -139,7 +146,7 @@ export function actionReference(name: ActionName): ActionReference {
 }
 
 /** `failbook explain ACTION`: the reference in the terminal, plus which verdicts use it when a playbook is at hand. */
-export function explainActionText(name: ActionName, c: ChalkInstance, usedBy?: readonly string[]): string {
+export function explainActionText(name: ActionName, c: Colors, usedBy?: readonly string[]): string {
   const ref = actionReference(name);
   const out = [`${c.bold(ref.name)}  ${c.dim("(playbook action)")}`, ref.summary, "", c.bold("Parameters")];
   const width = Math.max(...ref.parameters.map((p) => p.name.length));

@@ -3,9 +3,9 @@
  * and how the one classifier decides it, so a reader sees which errors the code is for and
  * which rule recognises each.
  */
-import { classifyExample } from "../engine/classify.js";
-import type { AdapterError } from "../model/fixture.js";
-import type { Registry, Verdict, VerdictExample } from "../model/registry.js";
+import { classifyExample } from "failbook-runtime/engine/classify.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import type { Registry, Verdict, VerdictExample } from "failbook-runtime/model/registry.js";
 
 export interface ExampleView {
   /** The example as written: an adapter error, plus `tool` when it names one. */

@@ -3,13 +3,13 @@
  * golden: the outcome, a step, an event), or one of its recorded failures classifies as it
  * under the registry (SPEC 2.1, the same classifier the dispatcher uses).
  */
-import type { PathSegment } from "../model/finding.js";
-import type { AdapterError, Call, Fixture, Response, StepSpec } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { Loaded } from "../load/project.js";
-import { classify } from "../engine/classify.js";
-import { EMPTY_RESPONSE } from "../engine/dispatch.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { recordedFailures } from "../simulate/coverage.js";
 
 export interface Exercise {
   fixture: string;
@@ -38,55 +38,6 @@ export function fixturesExercising(code: string, registry: Registry, playbook: P
     }
   }
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
-}
-
-interface RecordedFailure {
-  /** The response's path. */
-  path: PathSegment[];
-  error: AdapterError | undefined;
-  /** False for an empty ok response, which the dispatcher turns into an error itself. */
-  hasErrorObject: boolean;
-  tool: string | undefined;
-}
-
-/** Every failed response of the fixture, with the tool it was sent to. */
-function recordedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): RecordedFailure[] {
-  const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
-  if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
-  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
-  for (const [w, wave] of (fixture.waves ?? []).entries()) {
-    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
-  }
-  const out: RecordedFailure[] = [];
-  const emptyFails = playbook.empty_response_is_failure ?? false;
-  const add = (call: Call, responses: Response[] | undefined, fallbacks: Response[] | undefined, path: PathSegment[]) => {
-    const primary = failures(responses, [...path, "responses"], call.tool, emptyFails);
-    out.push(...primary);
-    // Fallback responses answer the same call sent to the fallback action's tool.
-    const fallbackTool = primary
-      .map((f) => playbook.verdicts[classify(registry, f.error, f.tool).verdict])
-      .find((a) => a?.action === "fallback");
-    out.push(...failures(fallbacks, [...path, "fallback_responses"], fallbackTool?.action === "fallback" ? fallbackTool.tool : undefined, emptyFails));
-  };
-  for (const { spec, path } of calls) {
-    add(spec.call, spec.responses, spec.fallback_responses, path);
-    if (spec.compensation) add(spec.compensation.call, spec.compensation.responses, spec.compensation.fallback_responses, [...path, "compensation"]);
-  }
-  return out;
-}
-
-/** What the dispatcher observes for an ok response with no value (src/engine/dispatch.ts). */
-
-function failures(responses: Response[] | undefined, path: PathSegment[], tool: string | undefined, emptyFails: boolean): RecordedFailure[] {
-  const out: RecordedFailure[] = [];
-  for (const [i, r] of (responses ?? []).entries()) {
-    if (r.status === "error") {
-      out.push({ path: [...path, i], error: r.error, hasErrorObject: r.error !== undefined, tool });
-    } else if (r.status === "ok" && emptyFails && (r.value === undefined || r.value === null)) {
-      out.push({ path: [...path, i], error: EMPTY_RESPONSE, hasErrorObject: false, tool });
-    }
-  }
-  return out;
 }
 
 /** Every `verdict` named inside the golden, with its path. */

@@ -3,10 +3,10 @@
  * happens, what to do and not do, what the playbook does with it (and how bad that can get),
  * and which fixtures exercise it.
  */
-import type { ChalkInstance } from "chalk";
-import { inert, inertJson, inertValue } from "../util/inert.js";
+import type { Colors } from "../util/colors.js";
+import { inert, inertJson, inertValue } from "failbook-runtime/util/inert.js";
 import { nearest } from "../util/text.js";
-import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf } from "../model/playbook.js";
+import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf } from "failbook-runtime/model/playbook.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
 import type { Exercise } from "./exercises.js";
 import { matchText, quotaText, retryAfterText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
@@ -28,7 +28,7 @@ export function lookupCode(model: RegistryModel, query: string): CodeLookup {
 }
 
 export interface ExplainOptions {
-  c: ChalkInstance;
+  c: Colors;
   /** Wrap prose at this many columns (a terminal); no wrapping when absent (a pipe). */
   width?: number;
 }

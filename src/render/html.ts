@@ -6,8 +6,8 @@
  * script, even if a text slipped through unescaped. No YAML text reaches the script: the
  * script reads the rows' data attributes.
  */
-import { createHash } from "node:crypto";
 import { escapeHtml as h, fragmentFor } from "../util/escape.js";
+import { pageHead } from "../util/page.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
 import { duration, matchText, partition, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./html-assets.js";
@@ -17,28 +17,7 @@ const COLUMNS = ["Code", "Class", "Retryable", "Side effect", "Status", "Summary
 export function renderHtml(model: RegistryModel): string {
   const { listed, reserved } = partition(model);
   const name = h(model.registry.name);
-  const csp = [
-    "default-src 'none'",
-    `style-src '${sha256(PAGE_STYLE)}'`,
-    `script-src '${sha256(PAGE_SCRIPT)}'`,
-    "img-src data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join("; ");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="generator" content="failbook render">
-<title>Error codes: ${name}</title>
-<link rel="icon" href="data:,">
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<header>
+  return `${pageHead({ title: `Error codes: ${name}`, generator: "failbook render", style: PAGE_STYLE, script: PAGE_SCRIPT })}<header>
 <h1>Error codes <span class="registry-name">${name}</span></h1>
 <p class="meta">Registry <code>${name}</code>, revision ${model.registry.revision}; playbook <code>${h(model.playbook.name)}</code>${budgetsText(model)}.
 An error that no rule recognises classifies as ${codeLink(model.registry.fallback)}.</p>
@@ -77,10 +56,6 @@ ${model.error_fields.map((f) => `<dt><code>${h(f.name)}</code> <span class="mute
 </body>
 </html>
 `;
-}
-
-function sha256(text: string): string {
-  return "sha256-" + createHash("sha256").update(text, "utf8").digest("base64");
 }
 
 function budgetsText(model: RegistryModel): string {

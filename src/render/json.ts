@@ -3,7 +3,7 @@
  * schemas/render.schema.json: keys are always present (null or [] when the YAML leaves them
  * out), codes are sorted, and `format_version` changes only on a breaking change.
  */
-import { inertJson } from "../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 import type { RegistryModel } from "./model.js";
 
 export const RENDER_SCHEMA_ID = "https://failbook.dev/schemas/render.schema.json";

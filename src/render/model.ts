@@ -3,12 +3,12 @@
  * the action's static worst case. Markdown, HTML, JSON and `explain` all print this model, so
  * every format says the same thing about a code.
  */
-import type { ActionName, Budgets, CompensationAction, Playbook, RetryAfterPolicy, RetryQuota } from "../model/playbook.js";
-import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "../engine/quota.js";
-import { DEFAULT_RETRY_AFTER_HEADERS } from "../engine/retry-after.js";
-import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "../model/registry.js";
-import { worstCase, type RetryLimit } from "../engine/worstcase.js";
-import { redactValue, type Redactor } from "../engine/redact.js";
+import type { ActionName, Budgets, CompensationAction, Playbook, RetryAfterPolicy, RetryQuota } from "failbook-runtime/model/playbook.js";
+import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "failbook-runtime/engine/quota.js";
+import { DEFAULT_RETRY_AFTER_HEADERS } from "failbook-runtime/engine/retry-after.js";
+import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "failbook-runtime/model/registry.js";
+import { worstCase, type RetryLimit } from "failbook-runtime/engine/worstcase.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 import { abbreviatedSum, plural } from "../util/text.js";
 import { exampleViews, type ExampleView } from "./examples.js";
 
@@ -36,7 +36,7 @@ export interface WorstCaseView {
   /** Budgets the full schedule would exceed: the runtime cuts the dispatch short there. */
   exceeds: { budget: "retry_seconds" | "wall_ms"; limit_ms: number }[];
   /** For a retry action: how far a server's Retry-After hint can stretch one wait. */
-  retry_after: { honored: boolean; max_wait_ms: number | null; mode: "max" | "replace"; above_max: "ignore" | "cap" | "give_up"; over_backoff_ms: number | null } | null;
+  retry_after: { honored: boolean; max_wait_ms: number | null; mode: "max" | "replace" | "exact"; above_max: "ignore" | "cap" | "give_up"; over_backoff_ms: number | null } | null;
   /** For a retry action under the playbook's retry_quota: what a full bucket pays for. */
   quota: { capacity: number; cost: number; retries: number } | null;
 }
@@ -116,7 +116,7 @@ export function compareCodes(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function codeRow(v: Verdict, registry: Registry, playbook: Playbook): CodeRow {
+export function codeRow(v: Verdict, registry: Registry, playbook: Playbook): CodeRow {
   const action = playbook.verdicts[v.code];
   const worst = action ? worstCase(registry, playbook, v.code) : undefined;
   return {
@@ -167,6 +167,7 @@ export function actionDetail(a: CompensationAction): string {
       return `${plural(a.max_retries, "retry", "retries")}; ${scheduleText(a)}; hint: ${a.hint}`;
     case "refresh_evidence":
     case "restore_checkpoint":
+    case "refresh_credentials":
       return `then ${a.then}`;
     case "escalate_to_human":
     case "dead_letter":

@@ -1,6 +1,6 @@
 /** `renderRegistry`: the error-code registry of a loaded project, as Markdown, HTML or JSON. */
 import type { Project } from "../load/project.js";
-import { createRedactor } from "../engine/redact.js";
+import { projectRedactor } from "../load/redaction.js";
 import { renderHtml } from "./html.js";
 import { renderJson } from "./json.js";
 import { renderMarkdown } from "./markdown.js";
@@ -21,7 +21,7 @@ export class NotRenderable extends Error {
 export function projectModel(project: Project): RegistryModel {
   if (!project.registry) throw new NotRenderable("registry");
   if (!project.playbook) throw new NotRenderable("playbook");
-  return buildModel(project.registry.value, project.playbook.value, { redact: createRedactor(project.config.redact ?? []) });
+  return buildModel(project.registry.value, project.playbook.value, { redact: projectRedactor(project) });
 }
 
 export function renderModel(model: RegistryModel, format: RenderFormat): string {

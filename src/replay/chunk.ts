@@ -3,7 +3,7 @@
  * schema, filtered by shard, and replayed under the current files (and the baseline's).
  * Workers and the single-threaded path run this same function.
  */
-import type { DispatchRecord } from "../model/record.js";
+import type { DispatchRecord } from "failbook-runtime/model/record.js";
 import { record as validateRecord } from "./record-validator.generated.js";
 import type { Replayer } from "./replayer.js";
 import { shardOfLine, shardOfRecord, type Shard } from "./shard.js";

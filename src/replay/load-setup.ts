@@ -6,7 +6,7 @@
  * while the workers replay.
  */
 import { Worker } from "node:worker_threads";
-import type { Finding } from "../model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import type { SharedSetup } from "./setup.js";
 import type { Shard } from "./shard.js";
 
@@ -23,11 +23,17 @@ export interface SetupRequest {
 /** The texts of the files findings point into, for their excerpts. */
 export type SourceTexts = Map<string, { text: string }>;
 
+/** What the project's redactor needs (load/redaction.ts): the config's `redact:` patterns, and the vocabulary it keeps. */
+export interface Redaction {
+  patterns: readonly string[];
+  vocabulary: readonly string[];
+}
+
 /** What the loading thread found: the setup, or why there is none (the CLI says it as it would have). */
 export type SetupAnswer =
-  | { kind: "loaded"; setup: SharedSetup; redact: readonly string[] }
-  /** The config loaded and its `redact:` patterns apply, but the registry or playbook did not. */
-  | { kind: "unloaded"; findings: Finding[]; sources: SourceTexts; redact: readonly string[] }
+  | { kind: "loaded"; setup: SharedSetup; redaction: Redaction }
+  /** The config loaded and its redaction applies, but the registry or playbook did not. */
+  | { kind: "unloaded"; findings: Finding[]; sources: SourceTexts; redaction: Redaction }
   /** The config itself is invalid (InvalidProject). */
   | { kind: "invalid"; findings: Finding[]; sources: SourceTexts }
   | { kind: "usage"; message: string }

@@ -8,8 +8,8 @@
  * its latency; the call's tool is `gen_ai.tool.name` (on the span or its parent), else
  * `rpc.method`, else the method and route.
  */
-import type { AdapterError, Response } from "../model/fixture.js";
-import type { DispatchRecord } from "../model/record.js";
+import type { AdapterError, Response } from "failbook-runtime/model/fixture.js";
+import type { DispatchRecord } from "failbook-runtime/model/record.js";
 
 /** An OTLP attribute value as JSON encodes it (int64 as a number or a decimal string). */
 interface AnyValue {

@@ -5,18 +5,18 @@
  * and says `unknown`: what that attempt would have returned is not known, so it is not guessed.
  *
  * One replayer serves a whole corpus: the dispatcher (and with it the playbook's retry quota,
- * shared by every record in order) lives as long as the replayer; the clock and the random
- * source start afresh for each record, so a record's replay does not depend on the others.
+ * breakers and retry throttling, shared by every record in order) lives as long as the
+ * replayer, on one timeline; the random source starts afresh for each record.
  */
-import type { Clock } from "../engine/clock.js";
-import { createDispatcher, type AttemptFn, type Dispatcher } from "../engine/dispatch.js";
-import { seededRandom, type Random } from "../engine/random.js";
-import type { Response } from "../model/fixture.js";
-import type { OutcomeKind } from "../model/outcome.js";
-import type { DispatchRecord } from "../model/record.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import type { Redactor } from "../engine/redact.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type AttemptFn, type Dispatcher } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom, type Random } from "failbook-runtime/engine/random.js";
+import type { Response } from "failbook-runtime/model/fixture.js";
+import type { OutcomeKind } from "failbook-runtime/model/outcome.js";
+import type { DispatchRecord } from "failbook-runtime/model/record.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
 
 /** What a replay decided: an outcome kind and its verdict, or `unknown` (beyond the recording). */
 export type Replayed = { kind: OutcomeKind; verdict: string | null } | { kind: "unknown"; verdict: string | null; reason: "beyond_recording" };
@@ -28,32 +28,29 @@ export interface ReplayRules {
 }
 
 /** Virtual time that restarts at every record; its epoch is the record's `at` (for HTTP-date Retry-After), read only when asked. */
-class ReplayClock implements Clock {
-  private time = 0;
-  private at: string | undefined;
+/**
+ * One timeline for a whole corpus, since the policies a replay shares (the retry quota, the
+ * breakers, retry throttling) live on it: each record starts where the one before ended, or
+ * later by the gap between their `at`s, so an open breaker's break runs out as it did in
+ * production. Events and outcomes only ever show times relative to a record's start.
+ */
+class ReplayClock extends VirtualClock {
   private epoch: number | undefined;
+  private startedAt = 0;
+  /** The first dated record: its `at` in epoch ms, and where it started on this clock. */
+  private origin: { epoch: number; time: number } | undefined;
 
   start(at: string | undefined): void {
-    this.time = 0;
-    this.at = at;
-    this.epoch = undefined;
-  }
-  now(): number {
-    return this.time;
+    const parsed = at === undefined ? Number.NaN : Date.parse(at);
+    if (Number.isFinite(parsed)) {
+      if (this.origin === undefined) this.origin = { epoch: parsed, time: this.time };
+      else this.advance(this.origin.time + (parsed - this.origin.epoch) - this.time);
+    }
+    this.startedAt = this.time;
+    this.epoch = Number.isFinite(parsed) ? parsed : undefined;
   }
   epochMs(): number {
-    if (this.epoch === undefined) {
-      const parsed = this.at === undefined ? 0 : Date.parse(this.at);
-      this.epoch = Number.isFinite(parsed) ? parsed : 0;
-    }
-    return this.epoch + this.time;
-  }
-  sleep(ms: number): Promise<void> {
-    this.advance(ms);
-    return Promise.resolve();
-  }
-  advance(ms: number): void {
-    if (ms > 0) this.time += ms;
+    return (this.epoch ?? 0) + (this.time - this.startedAt);
   }
 }
 

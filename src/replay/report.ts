@@ -4,11 +4,11 @@
  * shards is byte for byte the JSON of the unsharded replay: both are built by `buildReport`
  * from a tally, and tallies add up whatever the order.
  */
-import type { ChalkInstance } from "chalk";
-import { UsageError } from "../model/errors.js";
-import { setOwn } from "../model/json.js";
+import type { Colors } from "../util/colors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import { setOwn } from "failbook-runtime/model/json.js";
 import { mdCell, mdCode } from "../util/escape.js";
-import { inertJson } from "../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
 import type { Shard } from "./shard.js";
 import { fileOf, lineOf, locate, Tally, type Location, type TallyData } from "./tally.js";
@@ -76,8 +76,17 @@ export function buildReport(tally: Tally, meta: ReportMeta): ReplayReport {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The share of compared records whose outcome changed, in percent. */
+/** The share of compared records whose outcome changed (to unknown included), in percent. */
 export const changedPercent = (r: ReplayReport): number => percent(r.changed, r.records);
+
+/** How many of the changed records became unknown. */
+const toUnknown = (r: ReplayReport): number => r.transitions.reduce((n, t) => (t.to === "unknown" && t.from !== "unknown" ? n + t.count : n), 0);
+
+/** "12 (4.5 %" and, when some changed records became unknown, ", 3 of them to unknown". */
+const changedShare = (r: ReplayReport): string => {
+  const unknown = toUnknown(r);
+  return `${changedPercent(r)} %${unknown > 0 ? `, ${unknown} of them to unknown` : ""}`;
+};
 
 /** `failbook replay merge`: the reports of all N shards of one replay, as the unsharded report. */
 export function mergeReports(reports: { file: string; report: ReplayReport }[]): ReplayReport {
@@ -155,10 +164,10 @@ export function formatReplayJson(r: ReplayReport): string {
 const show = (t: ReplayTransition): string => `${t.from} -> ${t.to}`;
 const comparedWith = (r: ReplayReport): string => (r.against === null ? "the recorded outcomes" : r.against);
 
-export function formatReplayText(r: ReplayReport, c: ChalkInstance): string {
+export function formatReplayText(r: ReplayReport, c: Colors): string {
   const out: string[] = [
     c.bold(`failbook replay: ${plural(r.records, "record")} from ${plural(r.files.length, "file")}, compared with ${comparedWith(r)}${r.shard ? ` (shard ${r.shard.index}/${r.shard.count})` : ""}`),
-    `  changed ${r.changed} (${changedPercent(r)} %), unknown ${r.unknown} (beyond the recording), invalid ${r.invalid}${r.unrecorded > 0 ? `, no recorded outcome ${r.unrecorded}` : ""}`,
+    `  changed ${r.changed} (${changedShare(r)}), unknown ${r.unknown} (beyond the recording), invalid ${r.invalid}${r.unrecorded > 0 ? `, no recorded outcome ${r.unrecorded}` : ""}`,
     "",
   ];
   if (r.transitions.length > 0) {
@@ -189,7 +198,7 @@ export function formatReplayMarkdown(r: ReplayReport): string {
   const out: string[] = [
     `### failbook replay: ${plural(r.records, "record")} compared with ${r.against === null ? "the recorded outcomes" : mdCode(r.against)}`,
     "",
-    `**${r.changed}** changed (${changedPercent(r)} %), **${r.unknown}** unknown (the playbook asks for attempts beyond the recording), **${r.invalid}** invalid${r.unrecorded > 0 ? `, ${r.unrecorded} without a recorded outcome` : ""}.`,
+    `**${r.changed}** changed (${changedShare(r)}), **${r.unknown}** unknown (the playbook asks for attempts beyond the recording), **${r.invalid}** invalid${r.unrecorded > 0 ? `, ${r.unrecorded} without a recorded outcome` : ""}.`,
     "",
   ];
   if (r.transitions.length > 0) {

@@ -10,7 +10,7 @@ import { open } from "node:fs/promises";
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
 import { createGunzip } from "node:zlib";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 import { ChunkBuffers } from "./buffers.js";
 import { replayChunk, type ChunkJob } from "./chunk.js";
 import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
@@ -76,7 +76,7 @@ export function checkFiles(files: readonly string[]): number {
 
 export async function replayFiles(options: ReplayFilesOptions): Promise<ReplayRun> {
   const bytesTotal = checkFiles(options.files);
-  const threads = options.setup.sharesQuota ? 1 : Math.max(1, options.workers ?? defaultWorkers());
+  const threads = options.setup.sharedPolicy !== undefined ? 1 : Math.max(1, options.workers ?? defaultWorkers());
   const capacity = threads === 1 ? 1 : threads * 2;
   const buffers = new ChunkBuffers(CHUNK_BUFFER_BYTES, capacity + 2);
   const executor = threads === 1 ? inThread(options.setup, buffers) : new WorkerPool(options.setup, threads, capacity, buffers);

@@ -5,9 +5,10 @@
  * own copy out of those bytes (`readSetup`, no YAML parsed again) and builds its replayers.
  */
 import { deserialize, serialize } from "node:v8";
-import { createRedactor } from "../engine/redact.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
+import type { Project } from "../load/project.js";
+import { patternRedactor } from "../load/redaction.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import type { ReplaySetup } from "./chunk.js";
 import { Replayer } from "./replayer.js";
 import type { Shard } from "./shard.js";
@@ -27,6 +28,12 @@ export interface SetupData {
   examples: number;
 }
 
+/** The rules a replay or a storm runs under, as plain data (it crosses into worker threads); undefined until both files load. */
+export function rulesData(project: Project): RulesData | undefined {
+  if (!project.registry || !project.playbook) return undefined;
+  return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
+}
+
 /**
  * A setup as the threads of a replay share it: the SetupData's bytes, which every worker
  * reads (a SharedArrayBuffer crosses to a worker without a copy), and the little the main
@@ -36,8 +43,8 @@ export interface SharedSetup {
   readonly bytes: SharedArrayBuffer;
   readonly shard: Shard | undefined;
   readonly examples: number;
-  /** See `sharesQuota`. */
-  readonly sharesQuota: boolean;
+  /** See `sharedPolicy`. */
+  readonly sharedPolicy: SharedPolicy | undefined;
 }
 
 export function shareSetup(data: SetupData): SharedSetup {
@@ -45,7 +52,7 @@ export function shareSetup(data: SetupData): SharedSetup {
   const serialized = serialize({ ...data, current: slim(data.current), baseline: data.baseline && slim(data.baseline) });
   const bytes = new SharedArrayBuffer(serialized.length);
   new Uint8Array(bytes).set(serialized);
-  return { bytes, shard: data.shard, examples: data.examples, sharesQuota: sharesQuota(data) };
+  return { bytes, shard: data.shard, examples: data.examples, sharedPolicy: sharedPolicy(data) };
 }
 
 export const readSetup = (shared: SharedSetup): SetupData => deserialize(new Uint8Array(shared.bytes)) as SetupData;
@@ -59,9 +66,20 @@ function withoutDocs(registry: Registry): Registry {
 }
 
 export function buildSetup(data: SetupData): ReplaySetup {
-  const replayer = (rules: RulesData) => new Replayer({ registry: rules.registry, playbook: rules.playbook, redact: createRedactor(rules.redact) }, data.seed);
+  const replayer = (rules: RulesData) => new Replayer({ registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, data.seed);
   return { current: replayer(data.current), baseline: data.baseline && replayer(data.baseline), shard: data.shard, examples: data.examples };
 }
 
-/** A retry quota is shared by every record in order (SPEC 12): such a replay cannot be split across threads or shards. */
-export const sharesQuota = (data: SetupData): boolean => data.current.playbook.retry_quota !== undefined || data.baseline?.playbook.retry_quota !== undefined;
+/**
+ * The playbook key whose state every record shares in order (SPEC 12's retry quota, SPEC
+ * 18's breakers and retry throttling), if any: such a replay cannot be split across threads
+ * or shards. (A retry budget counts calls in progress: one at a time in a replay, it never binds.)
+ */
+export type SharedPolicy = "retry_quota" | "circuit_breakers" | "retry_throttling";
+
+export function sharedPolicy(data: SetupData): SharedPolicy | undefined {
+  for (const key of ["retry_quota", "circuit_breakers", "retry_throttling"] as const) {
+    if (data.current.playbook[key] !== undefined || data.baseline?.playbook[key] !== undefined) return key;
+  }
+  return undefined;
+}

@@ -5,7 +5,7 @@
  * A line that is no valid record has no such key: it belongs to the shard of its file's
  * index and line number, so that every line is counted by exactly one shard.
  */
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 
 export interface Shard {
   /** 1-based. */

@@ -61,13 +61,17 @@ export class Tally {
   /** One replayed record: `after` under the current files, `before` what it is compared with. */
   add(loc: Location, before: Before, after: Replayed): void {
     this.records++;
-    if (after.kind !== "unknown" && after.verdict !== null) this.verdicts.set(after.verdict, (this.verdicts.get(after.verdict) ?? 0) + 1);
+    // An unknown replay counts under the verdict it was acting on, as its transition names it.
+    if (after.verdict !== null) this.verdicts.set(after.verdict, (this.verdicts.get(after.verdict) ?? 0) + 1);
     if (after.kind === "unknown" || before.kind === "unknown") this.unknown++;
     else if (before.kind === "unrecorded") {
       this.unrecorded++;
       return;
-    } else if (before.kind !== after.kind) this.changed++;
+    }
     if (before.kind === after.kind || before.kind === "unrecorded") return;
+    // A record that becomes unknown is a change (SPEC III): a gate must not pass on what the
+    // edit made unknowable. One that was unknown under the baseline is not: nothing to compare.
+    if (before.kind !== "unknown") this.changed++;
     this.transition(before.kind, after.kind, after.verdict, 1, [loc]);
   }
 

@@ -2,11 +2,17 @@
  * Coverage: which verdicts, actions and outcomes the fixtures exercise, and which none do.
  * A playbook action no golden exercises is a compensation nobody has seen run. The share of
  * active verdicts a passing fixture exercises is what `--min-coverage` gates on (SPEC 13).
+ * What "exercises a verdict" means is `exercisedVerdicts`, which lint's verdict-untested
+ * asks too.
  */
-import type { DispatchEvent, OutcomeKind } from "../model/outcome.js";
-import { OUTCOME_KINDS } from "../model/outcome.js";
-import { ACTION_NAMES, type ActionName, type Playbook } from "../model/playbook.js";
-import { statusOf, type Registry, type VerdictStatus } from "../model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { AdapterError, Call, Fixture, Response, StepSpec } from "failbook-runtime/model/fixture.js";
+import type { DispatchEvent, OutcomeKind } from "failbook-runtime/model/outcome.js";
+import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
+import { ACTION_NAMES, type ActionName, type Playbook } from "failbook-runtime/model/playbook.js";
+import { statusOf, type Registry, type VerdictStatus } from "failbook-runtime/model/registry.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { EMPTY_RESPONSE } from "failbook-runtime/engine/dispatch.js";
 
 export interface CoverageInput {
   fixture: string;
@@ -39,12 +45,13 @@ export function computeCoverage(registry: Registry, playbook: Playbook, runs: re
     run.events.forEach((e, i) => {
       if (e.type !== "failure_classified") return;
       add(byVerdict, e.verdict, run.fixture);
-      if (run.passed === true) passing.add(e.verdict);
       // The same-verdict ceiling ends a dispatch before the action runs.
       const next = run.events[i + 1];
       const preempted = next?.type === "budget_exhausted" && next.budget === "same_verdict_ceiling";
       if (e.action && !preempted) add(byAction, e.action, run.fixture);
     });
+    const classified = run.events.flatMap((e) => (e.type === "failure_classified" ? [e.verdict] : []));
+    for (const code of exercisedVerdicts({ classified, golden: run.passed === true ? "holds" : run.passed === false ? "differs" : "none" })) passing.add(code);
   }
   const used = new Set(Object.values(playbook.verdicts).map((a) => a.action));
   const list = (s: Set<string> | undefined) => [...(s ?? [])];
@@ -57,4 +64,75 @@ export function computeCoverage(registry: Registry, playbook: Playbook, runs: re
     outcomes: OUTCOME_KINDS.map((kind) => ({ kind, fixtures: list(byOutcome.get(kind)) })),
     verdict_coverage: { active: active.length, exercised, percent: active.length === 0 ? 100 : Math.floor((exercised / active.length) * 1000) / 10, untested },
   };
+}
+
+/** A fixture, as far as what it exercises goes. */
+export interface FixtureExercise {
+  /** The verdicts its dispatch classified failures as (lint, which runs nothing: those its recorded failures classify as). */
+  classified: Iterable<string>;
+  /** Its golden held, differed, is not checked here (lint: simulate checks goldens), or there is none. */
+  golden: "holds" | "differs" | "unchecked" | "none";
+}
+
+/**
+ * The one definition of the verdicts a fixture exercises, for `simulate --coverage` and lint
+ * alike: those its dispatch classifies a failure as, when it has a golden that holds (or is
+ * not checked). A golden that does not name the verdict still pins the run that reached it.
+ */
+export function exercisedVerdicts(fixture: FixtureExercise): Set<string> {
+  return fixture.golden === "holds" || fixture.golden === "unchecked" ? new Set(fixture.classified) : new Set();
+}
+
+/** The verdicts a fixture's recorded failures classify as, under the dispatcher's classifier: what its dispatch can classify without running it. */
+export function classifiedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): string[] {
+  return recordedFailures(fixture, registry, playbook).map((f) => classify(registry, f.error, f.tool).verdict);
+}
+
+export interface RecordedFailure {
+  /** The response's path. */
+  path: PathSegment[];
+  error: AdapterError | undefined;
+  /** False for an empty ok response, which the dispatcher turns into an error itself. */
+  hasErrorObject: boolean;
+  tool: string | undefined;
+}
+
+/** Every failed response of the fixture, with the tool it was sent to. */
+export function recordedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): RecordedFailure[] {
+  const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
+  if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
+  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
+  for (const [w, wave] of (fixture.waves ?? []).entries()) {
+    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
+  }
+  const out: RecordedFailure[] = [];
+  const emptyFails = playbook.empty_response_is_failure ?? false;
+  const add = (call: Call, responses: Response[] | undefined, fallbacks: Response[] | undefined, path: PathSegment[]) => {
+    const primary = failures(responses, [...path, "responses"], call.tool, emptyFails);
+    out.push(...primary);
+    if (fallbacks === undefined || fallbacks.length === 0) return;
+    // Fallback responses answer the same call sent to the fallback action's tool.
+    const fallbackTool = primary
+      .map((f) => playbook.verdicts[classify(registry, f.error, f.tool).verdict])
+      .find((a) => a?.action === "fallback");
+    out.push(...failures(fallbacks, [...path, "fallback_responses"], fallbackTool?.action === "fallback" ? fallbackTool.tool : undefined, emptyFails));
+  };
+  for (const { spec, path } of calls) {
+    add(spec.call, spec.responses, spec.fallback_responses, path);
+    if (spec.compensation) add(spec.compensation.call, spec.compensation.responses, spec.compensation.fallback_responses, [...path, "compensation"]);
+  }
+  return out;
+}
+
+/** Its failed responses; an ok response with no value is one when `empty_response_is_failure` is on, as the dispatcher observes it. */
+function failures(responses: Response[] | undefined, path: PathSegment[], tool: string | undefined, emptyFails: boolean): RecordedFailure[] {
+  const out: RecordedFailure[] = [];
+  for (const [i, r] of (responses ?? []).entries()) {
+    if (r.status === "error") {
+      out.push({ path: [...path, i], error: r.error, hasErrorObject: r.error !== undefined, tool });
+    } else if (r.status === "ok" && emptyFails && (r.value === undefined || r.value === null)) {
+      out.push({ path: [...path, i], error: EMPTY_RESPONSE, hasErrorObject: false, tool });
+    }
+  }
+  return out;
 }

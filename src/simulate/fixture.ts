@@ -3,17 +3,17 @@
  * source and attempt functions that replay the fixture's recorded responses. Nothing here
  * decides anything; it only feeds the engine.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { Fixture, Response, StepSpec } from "../model/fixture.js";
-import type { DispatchEvent, Outcome } from "../model/outcome.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry } from "../model/registry.js";
-import { VirtualClock } from "../engine/clock.js";
-import { createDispatcher, type AttemptFn, type Dispatcher } from "../engine/dispatch.js";
-import { seededRandom } from "../engine/random.js";
-import type { Redactor } from "../engine/redact.js";
-import { runSteps } from "../engine/saga.js";
-import { runWaves } from "../engine/waves.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Fixture, Response, StepSpec } from "failbook-runtime/model/fixture.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type AttemptFn, type Dispatcher } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import type { Redactor } from "failbook-runtime/engine/redact.js";
+import { runSteps } from "failbook-runtime/engine/saga.js";
+import { runWaves } from "failbook-runtime/engine/waves.js";
 
 /** The rules a fixture runs under: a registry and a playbook (today's, or a baseline's). */
 export interface Rules {
@@ -35,24 +35,28 @@ export interface FixtureError {
 
 export type FixtureSimulation =
   | { ok: true; outcome: Outcome; events: DispatchEvent[] }
-  | { ok: false; error: FixtureError };
+  /** `events`: what happened before the fixture could not go on (e.g. up to where its responses ran out). */
+  | { ok: false; error: FixtureError; events: DispatchEvent[] };
 
 /** Replay one fixture. Deterministic: the same rules, fixture and seed give the same result. */
 export async function simulateFixture(rules: Rules, fixture: Fixture, options: SimulateFixtureOptions = {}): Promise<FixtureSimulation> {
   const clock = new VirtualClock();
+  const seen: DispatchEvent[] = [];
   const dispatcher = createDispatcher({
     registry: rules.registry,
     playbook: rules.playbook,
     clock,
     random: seededRandom(fixture.seed ?? options.seed ?? 0),
     ...(fixture.quota === undefined ? {} : { quotaTokens: fixture.quota.tokens }),
+    ...(fixture.state === undefined ? {} : { state: fixture.state }),
     ...(rules.redact ? { redact: rules.redact } : {}),
+    onEvent: (event) => seen.push(event),
   });
   try {
     const { outcome, events } = await run(dispatcher, clock, fixture);
     return { ok: true, outcome, events };
   } catch (e) {
-    if (e instanceof FixtureShapeError) return { ok: false, error: { message: e.message, path: e.path } };
+    if (e instanceof FixtureShapeError) return { ok: false, error: { message: e.message, path: e.path }, events: seen };
     throw e;
   }
 }

@@ -1,10 +1,11 @@
 /**
  * Goldens: a fixture's `expect` names the outcome fields that must hold. `outcome` is the
- * outcome's kind, `events` the full event list, any other key the outcome field of that
- * name. Objects inside match on the keys the golden gives; lists match item by item.
+ * outcome's kind, `events` the full event list, `delays_ms` the delays of its retries, any
+ * other key the outcome field of that name. Objects inside match on the keys the golden
+ * gives; lists match item by item.
  */
-import type { PathSegment } from "../model/finding.js";
-import type { DispatchEvent, Outcome } from "../model/outcome.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
 import { closest } from "../util/text.js";
 
 /** One place where the golden and the run disagree. */
@@ -36,6 +37,7 @@ export const GOLDEN_KEYS = [
   "calls",
   "parallelism",
   "dead_letters",
+  "delays_ms",
   "events",
 ] as const;
 export type GoldenKey = (typeof GOLDEN_KEYS)[number];
@@ -49,6 +51,8 @@ export function actualFor(key: GoldenKey, outcome: Outcome, events: readonly Dis
       return outcome.kind;
     case "events":
       return events;
+    case "delays_ms":
+      return delaysOf(events);
     default:
       return outcome[key] ?? null;
   }
@@ -68,10 +72,23 @@ export function compareGolden(expect: Record<string, unknown>, outcome: Outcome,
       });
       continue;
     }
-    const diff = firstDifference(expected, actualFor(key, outcome, events), ["expect", key]);
+    const diff = key === "delays_ms" ? delaysDifference(expected, delaysOf(events)) : firstDifference(expected, actualFor(key, outcome, events), ["expect", key]);
     if (diff) diffs.push(diff);
   }
   return diffs;
+}
+
+/** The delays of the run's retries, in order: what `expect.delays_ms` pins. */
+const delaysOf = (events: readonly DispatchEvent[]): number[] => events.flatMap((e) => (e.type === "retry_scheduled" ? [e.delay_ms] : []));
+
+/** Delays compare as one list, reported whole with what differs first: a schedule reads best side by side. */
+function delaysDifference(expected: unknown, actual: readonly number[]): GoldenDiff | undefined {
+  const pinned: readonly unknown[] = Array.isArray(expected) ? expected : [];
+  const i = actual.findIndex((d, n) => n < pinned.length && pinned[n] !== d);
+  if (i === -1 && pinned.length === actual.length && Array.isArray(expected)) return undefined;
+  const retries = (n: number) => `${n} ${n === 1 ? "retry" : "retries"}`;
+  const message = i === -1 ? `${retries(actual.length)} scheduled, not ${pinned.length}` : `delay ${i + 1} is ${actual[i]}ms, not ${String(pinned[i])}ms`;
+  return { path: ["expect", "delays_ms"], kind: "value", expected, actual: [...actual], message };
 }
 
 /** The first place where `actual` does not hold what `expected` asks, depth first. */
@@ -119,15 +136,23 @@ const NESTED_KEYS = ["steps", "compensations", "calls", "parallelism"] as const;
  * Either way a saga's steps and compensations and a wave fixture's calls are recorded in
  * full, so an --update golden checks what a hand-written one would.
  */
-export function recordedGolden(expect: Record<string, unknown> | undefined, outcome: Outcome, events: readonly DispatchEvent[]): Record<string, unknown> {
+export function recordedGolden(
+  expect: Record<string, unknown> | undefined,
+  outcome: Outcome,
+  events: readonly DispatchEvent[],
+  options: { withDelays?: boolean } = {},
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (expect) {
     for (const key of Object.keys(expect)) out[key] = isGoldenKey(key) ? actualFor(key, outcome, events) : expect[key];
   } else {
     for (const key of ["outcome", "verdict", "attempts", "retried"] as const) out[key] = actualFor(key, outcome, events);
+    if (options.withDelays) out.delays_ms = delaysOf(events);
     if (outcome.reason !== null) out.reason = outcome.reason;
     if (outcome.queue !== null) out.queue = outcome.queue;
   }
   for (const key of NESTED_KEYS) if (outcome[key] !== undefined && !(key in out)) out[key] = outcome[key];
+  // Opt-in (`--with-delays`): a block that does not pin its delays gets them at its end.
+  if (options.withDelays && !("delays_ms" in out)) out.delays_ms = delaysOf(events);
   return out;
 }

@@ -2,11 +2,11 @@
  * Every fixture of a loaded project, simulated and compared with its golden. This is what
  * `failbook simulate` prints, and what change control runs under two sets of rules.
  */
-import type { Position } from "../model/finding.js";
-import type { Fixture } from "../model/fixture.js";
-import type { DispatchEvent, Outcome } from "../model/outcome.js";
+import { patternRedactor } from "../load/redaction.js";
+import type { Position } from "failbook-runtime/model/finding.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
 import type { Loaded, Project } from "../load/project.js";
-import { createRedactor } from "../engine/redact.js";
 import { compareGolden, type GoldenDiff } from "./golden.js";
 import { simulateFixture, type Rules } from "./fixture.js";
 
@@ -56,7 +56,7 @@ export interface ProjectSimulation {
 /** The rules of a loaded project, or undefined when its registry or playbook failed to load. */
 export function projectRules(project: Project): Rules | undefined {
   if (!project.registry || !project.playbook) return undefined;
-  return { registry: project.registry.value, playbook: project.playbook.value, redact: createRedactor(project.config.redact ?? []) };
+  return { registry: project.registry.value, playbook: project.playbook.value, redact: patternRedactor(project.config.redact) };
 }
 
 export async function simulateProject(project: Project, options: SimulateProjectOptions = {}): Promise<ProjectSimulation> {
@@ -85,7 +85,7 @@ async function simulateLoaded(rules: Rules, loaded: Loaded<Fixture>, seed: numbe
   const base = { fixture: fixture.name, file: doc.file, position: doc.locate(["name"], "key"), source: loaded };
   const sim = await simulateFixture(rules, fixture, seed === undefined ? {} : { seed });
   if (!sim.ok) {
-    return { ...base, outcome: null, events: [], passed: false, diff: null, error: { message: sim.error.message, position: doc.locate(sim.error.path) } };
+    return { ...base, outcome: null, events: sim.events, passed: false, diff: null, error: { message: sim.error.message, position: doc.locate(sim.error.path) } };
   }
   if (!fixture.expect) return { ...base, outcome: sim.outcome, events: sim.events, passed: null, diff: null, error: null };
   const diff = compareGolden(fixture.expect, sim.outcome, sim.events).map((d) => ({ ...d, position: doc.locate(d.path, d.kind === "unknown_key" ? "key" : "value") }));

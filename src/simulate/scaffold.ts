@@ -5,11 +5,11 @@
  * checked with the one classifier before it is used: a scaffold never guesses.
  */
 import { Document, isMap, isSeq, type YAMLMap } from "yaml";
-import { classify } from "../engine/classify.js";
-import { statusRange } from "../engine/classifier.js";
-import type { AdapterError, Call, Fixture, Response } from "../model/fixture.js";
-import { setOwn } from "../model/json.js";
-import type { MatchRule, Registry, Verdict } from "../model/registry.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { statusRange } from "failbook-runtime/engine/classifier.js";
+import type { AdapterError, Call, Fixture, Response } from "failbook-runtime/model/fixture.js";
+import { setOwn } from "failbook-runtime/model/json.js";
+import type { MatchRule, Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { recordedGolden } from "./golden.js";
 import { simulateFixture, type Rules } from "./fixture.js";
 
@@ -34,7 +34,8 @@ const DEFAULT_TOOL = "adapter.call";
 
 export async function scaffoldFixture(rules: Rules, verdict: Verdict, options: ScaffoldOptions): Promise<Scaffold> {
   const failure = failureFor(rules.registry, verdict, options.tool);
-  const call: Call = { id: "call_1", tool: failure.tool };
+  // The call is named after the verdict, so that fixtures scaffolded side by side are told apart.
+  const call: Call = { id: `call_${verdict.code.replace(/[^A-Za-z0-9_]+/g, "_")}`, tool: failure.tool };
   const action = rules.playbook.verdicts[verdict.code]?.action;
   // The failure, then success: a retry or a refresh-then-retry recovers; other actions end at the failure.
   const responses: Response[] = [{ status: "error", error: failure.error }, { status: "ok", value: {} }];
@@ -84,11 +85,15 @@ function failureFor(registry: Registry, verdict: Verdict, tool: string | undefin
     tried.push(candidate.source);
   }
   for (const [i, rule] of (verdict.match ?? []).entries()) {
-    const error = errorFor(rule);
-    if (error === undefined) continue;
-    const candidate = { error, tool: tool ?? toolFor(rule) ?? DEFAULT_TOOL, source: `match rule #${i + 1}` };
-    if (classifiesTo(registry, candidate, verdict.code)) return candidate;
-    tried.push(candidate.source);
+    const source = `match rule #${i + 1}`;
+    const candidates = kindsFor(rule, verdict.code).flatMap((kind) => {
+      const error = errorFor(rule, kind);
+      return error === undefined ? [] : [{ error, tool: tool ?? toolFor(rule) ?? DEFAULT_TOOL, source }];
+    });
+    if (candidates.length === 0) continue;
+    const found = candidates.find((candidate) => classifiesTo(registry, candidate, verdict.code));
+    if (found) return found;
+    tried.push(source);
   }
   if (registry.fallback === verdict.code) {
     // The fallback is what nothing recognises: a kind no rule names.
@@ -105,10 +110,24 @@ function classifiesTo(registry: Registry, failure: Failure, code: string): boole
 
 const first = <T>(v: T | T[] | undefined): T | undefined => (Array.isArray(v) ? v[0] : v);
 
-/** An adapter error this rule holds for, or undefined when one cannot be written down (a regular expression). */
-function errorFor(rule: MatchRule): AdapterError | undefined {
+/**
+ * The kinds to try for an error this rule holds for: its own, else names from its own fields
+ * (the provider code, the status) and then the verdict's code, so that the timeline reads
+ * "error card_declined", never "error error". The first one that classifies is kept.
+ */
+function kindsFor(rule: MatchRule, code: string): string[] {
+  const own = first(rule.kind);
+  if (own !== undefined) return [own];
+  const status = first(rule.http_status);
+  const range = status === undefined ? null : statusRange(status);
+  const named = [first(rule.provider_code), range === null ? undefined : `http_${range[0]}`, code];
+  return [...new Set(named.filter((k): k is string => k !== undefined && k !== ""))];
+}
+
+/** An adapter error this rule holds for, of `kind` unless the rule names one, or undefined when one cannot be written down (a regular expression). */
+function errorFor(rule: MatchRule, kind: string): AdapterError | undefined {
   if (rule.message_matches !== undefined) return undefined;
-  const error: AdapterError = { kind: first(rule.kind) ?? "error" };
+  const error: AdapterError = { kind: first(rule.kind) ?? kind };
   const message = first(rule.message_contains);
   if (message !== undefined) error.message = message;
   const status = first(rule.http_status);
@@ -136,7 +155,7 @@ function errorFor(rule: MatchRule): AdapterError | undefined {
     }
   }
   if (rule.cause !== undefined) {
-    const cause = errorFor(rule.cause);
+    const cause = errorFor(rule.cause, kindsFor(rule.cause, `${kind}_cause`)[0]!);
     if (cause === undefined) return undefined;
     error.cause = cause;
   }

@@ -5,7 +5,7 @@
  * new block, keeping the comments inside the old one.
  */
 import { Document, isMap, isScalar, parseAllDocuments, YAMLMap, type Node } from "yaml";
-import { redactValue, type Redactor } from "../engine/redact.js";
+import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 
 /** A new golden for the fixture in document `index` (0-based, `---` separated) of a file. */
 export interface GoldenUpdate {

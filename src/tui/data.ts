@@ -3,17 +3,17 @@
  * about it, and every fixture with its simulated timeline. The Ink browser and the plain form
  * for pipes both read this; neither loads Ink to build it.
  */
-import type { ChalkInstance } from "chalk";
-import type { Fixture } from "../model/fixture.js";
-import type { Playbook } from "../model/playbook.js";
-import type { Registry, VerdictStatus } from "../model/registry.js";
+import type { Colors } from "../util/colors.js";
+import type { Fixture } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry, VerdictStatus } from "failbook-runtime/model/registry.js";
 import type { Loaded } from "../load/project.js";
 import { explainCode } from "../render/explain.js";
 import { fixturesExercising } from "../render/exercises.js";
 import type { RegistryModel } from "../render/model.js";
 import type { FixtureResult, ProjectSimulation } from "../simulate/project.js";
 import { formatResult, outcomeLine } from "../simulate/report/text.js";
-import { inert } from "../util/inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 
 export interface CodeEntry {
   code: string;
@@ -54,7 +54,7 @@ export interface ExploreSources {
   playbook: Playbook;
   fixtures: readonly Loaded<Fixture>[];
   sim: ProjectSimulation;
-  c: ChalkInstance;
+  c: Colors;
   /** Applied to every text shown, as to all of failbook's output (redaction, escapes). */
   redact: (text: string) => string;
 }
@@ -87,7 +87,7 @@ export function exploreData(sources: ExploreSources): ExploreData {
   return { title: redact(inert(title)), codes, fixtures };
 }
 
-function outcomeText(r: FixtureResult, c: ChalkInstance): string {
+function outcomeText(r: FixtureResult, c: Colors): string {
   if (r.outcome) return outcomeLine(r.outcome, c);
   return `cannot run: ${r.error?.message ?? "no outcome"}`;
 }
@@ -106,7 +106,7 @@ export function statusMark(status: VerdictStatus): string {
  * The plain form for pipes and CI: the codes table (code, class, retryable, status, action),
  * then each fixture's outcome line.
  */
-export function formatExplorePlain(data: ExploreData, c: ChalkInstance): string {
+export function formatExplorePlain(data: ExploreData, c: Colors): string {
   const rows = data.codes.map((e) => [e.code, e.class, e.retryable ? "yes" : "no", e.status, e.action ?? "(none)"]);
   const header = ["code", "class", "retryable", "status", "action"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -120,6 +120,6 @@ export function formatExplorePlain(data: ExploreData, c: ChalkInstance): string 
   return out.join("\n") + "\n";
 }
 
-function markColor(passed: boolean | null, c: ChalkInstance): (s: string) => string {
+function markColor(passed: boolean | null, c: Colors): (s: string) => string {
   return passed === true ? c.green : passed === false ? c.red : c.dim;
 }

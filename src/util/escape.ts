@@ -3,7 +3,7 @@
  * holds (`|`, backticks, `<script>`, a leading `#`, newlines, control and bidi characters), it
  * must print as itself and never change the structure around it.
  */
-import { inert } from "./inert.js";
+import { inert } from "failbook-runtime/util/inert.js";
 
 const HTML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;" };
 

@@ -14,6 +14,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readlinkSync,
   readSync,
   renameSync,
@@ -22,7 +23,7 @@ import {
   type Stats,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { UsageError } from "../model/errors.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
 
 export const DEFAULT_MAX_FILE_MB = 64;
 const MB = 1024 * 1024;
@@ -125,7 +126,7 @@ function readAll(fd: number, maxBytes: number, shown: string, size: number): Uin
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
 }
 
-function tooLarge(shown: string, maxBytes: number): FileRefused {
+export function tooLarge(shown: string, maxBytes: number): FileRefused {
   const mb = (n: number) => `${Math.round((n / MB) * 10) / 10} MB`;
   return new FileRefused(`${shown} is larger than ${mb(maxBytes)} (max_file_mb); raise max_file_mb in failbook.yaml if it really belongs to the project`, "too-large");
 }
@@ -197,9 +198,10 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, opti
   const existing = typeof content !== "string" ? currentMode(target) : options.current !== undefined ? currentMode(target, options.current) : currentFile(target, shown);
   const text = typeof content !== "string" ? content : existing?.crlf ? content.replace(/(?<!\r)\n/g, "\r\n") : content;
   const dir = dirname(target);
-  const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = join(dir, temporaryName(basename(target), process.pid, randomBytes(6).toString("hex")));
   try {
     makeDirectory(dir);
+    removeStaleTemporaries(dir, basename(target));
     cleanUpOnExit();
     pending.add(tmp);
     const fd = openSync(tmp, "wx", existing?.mode ?? 0o666);
@@ -220,6 +222,50 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, opti
     throw new WriteFailed(shown, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
   } finally {
     if (pending.delete(tmp)) rmSync(tmp, { force: true });
+  }
+}
+
+/** A write's temporary file, beside its target: `.NAME.PID.HEX.tmp`. */
+const temporaryName = (name: string, pid: number, hex: string): string => `.${name}.${pid}.${hex}.tmp`;
+
+/** A temporary file older than this is stale even if a process with its writer's pid lives (pids are reused). */
+const STALE_AFTER_MS = 10 * 60 * 1000;
+
+/**
+ * Remove what earlier writes to this target left when killed (SIGKILL allows no clean-up):
+ * its temporary files whose writer is gone or that are older than any write takes. Only this
+ * target's pattern, only regular files; best effort, never in the way of the write itself.
+ */
+function removeStaleTemporaries(dir: string, name: string): void {
+  const prefix = `.${name}.`;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).filter((e) => e.startsWith(prefix) && e.endsWith(".tmp"));
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const match = /^(\d+)\.([0-9a-f]{12})\.tmp$/.exec(entry.slice(prefix.length));
+    if (!match || entry !== temporaryName(name, Number(match[1]), match[2])) continue;
+    const path = join(dir, entry);
+    try {
+      const stats = lstatSync(path);
+      if (!stats.isFile() || pending.has(path)) continue;
+      if (processAlive(Number(match[1])) && Date.now() - stats.mtimeMs < STALE_AFTER_MS) continue;
+      rmSync(path, { force: true });
+    } catch {
+      // Gone already, or not ours to remove: the write goes on.
+    }
+  }
+}
+
+/** Whether a process with this pid runs (one we may not signal runs too). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { formatGithub } from "../../src/lint/report/github.js";
 import { formatSarif } from "../../src/lint/report/sarif.js";
 import { formatText } from "../../src/lint/report/text.js";
-import type { Finding } from "../../src/model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { Chalk } from "chalk";
 import { REPO, tempProject } from "../helpers/cli.js";
 import { PLAIN_TEXTS, projectFiles, q, run, type Output, type Texts } from "./harness.js";

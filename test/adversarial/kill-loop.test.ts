@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "../../src/engine/random.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
 import { BIN } from "../helpers/cli.js";
 import { adversarialProject, FIXTURE, REGISTRY } from "./project.js";
 

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { worstCase } from "../../src/engine/worstcase.js";
+import { worstCase } from "failbook-runtime/engine/worstcase.js";
 import { err, playbook, REGISTRY, dispatchScenario } from "../helpers/dispatch.js";
 import { failbook } from "../helpers/cli.js";
 import { adversarialProject, FIXTURE, PLAYBOOK, REGISTRY as REGISTRY_YAML } from "./project.js";

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileUserPattern, UnsafePattern } from "../../src/engine/pattern.js";
+import { compileUserPattern, UnsafePattern } from "../../src/load/pattern.js";
 import { failbook } from "../helpers/cli.js";
 import { adversarialProject, FIXTURE, REGISTRY } from "./project.js";
 

@@ -3,8 +3,9 @@
  * through symbolic links, keeps the file's mode and line endings, leaves no temporary file,
  * and refuses a file that is not UTF-8 rather than rewriting it.
  */
-import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook } from "../helpers/cli.js";
@@ -58,6 +59,35 @@ describe("simulate --update", () => {
     chmodSync(file, 0o600);
     expect(failbook(["simulate", "--update"], { cwd: dir }).code).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("temporary files an interrupted write left", () => {
+  it("the next write to the same target removes its stale ones (dead writer, or hours old), and nothing else", async () => {
+    const dir = adversarialProject({ "gen.ts": "// an older module\n" });
+    // A writer killed mid-write (SIGKILL allows no clean-up): its temporary file stays behind.
+    const child = spawn(process.execPath, ["-e", "require('fs').writeFileSync('.gen.ts.' + process.pid + '.0123456789ab.tmp', 'half a mod'); setInterval(() => {}, 1000)"], { cwd: dir, stdio: ["ignore", "pipe", "ignore"] });
+    const dead = child.pid!;
+    for (let i = 0; i < 100 && !existsSync(join(dir, `.gen.ts.${dead}.0123456789ab.tmp`)); i++) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGKILL");
+    await once(child, "exit");
+    const hoursAgo = new Date(Date.now() - 3 * 3600_000);
+    const touch = (name: string, when?: Date) => {
+      writeFileSync(join(dir, name), "x");
+      if (when) utimesSync(join(dir, name), when, when);
+      return name;
+    };
+    const stale = [`.gen.ts.${dead}.0123456789ab.tmp`, touch(`.gen.ts.${process.pid}.111111111111.tmp`, hoursAgo)];
+    const kept = [
+      touch(`.gen.ts.${process.pid}.222222222222.tmp`), // a live writer at work
+      touch(`.other.ts.${dead}.333333333333.tmp`, hoursAgo), // another target's
+      touch(`.gen.ts.backup.tmp`, hoursAgo), // not the writer's pattern
+      touch(`.gen.ts.5.${dead}.444444444444.tmp`, hoursAgo), // the target gen.ts.5's
+    ];
+    expect(leftovers(dir).sort()).toEqual([...stale, ...kept].sort());
+    const r = failbook(["gen", "ts", "--out", "gen.ts"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(leftovers(dir).sort()).toEqual(kept.sort());
   });
 });
 

@@ -1,10 +1,10 @@
 /** A small registry and playbook builder, and a replaying attempt function, for engine tests. */
-import type { Call, Response } from "../../src/model/fixture.js";
-import type { CompensationAction, Playbook } from "../../src/model/playbook.js";
-import type { Registry } from "../../src/model/registry.js";
-import { VirtualClock } from "../../src/engine/clock.js";
-import { createDispatcher, type AttemptFn, type DispatcherOptions, type DispatchResult } from "../../src/engine/dispatch.js";
-import { seededRandom } from "../../src/engine/random.js";
+import type { Call, Response } from "failbook-runtime/model/fixture.js";
+import type { CompensationAction, Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type AttemptFn, type DispatcherOptions, type DispatchResult } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
 
 export const REGISTRY: Registry = {
   apiVersion: "failbook/v1",

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { allRuleMeta, lintProject } from "../../src/lint/lint.js";
 import { loadProject } from "../../src/load/project.js";
-import type { Finding } from "../../src/model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { tempProject } from "./cli.js";
 
 export interface Case {

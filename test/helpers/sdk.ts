@@ -4,11 +4,11 @@
  * a per-call queue of random draws that both sides take their jitter from.
  */
 import { join } from "node:path";
-import type { Clock } from "../../src/engine/clock.js";
-import { seededRandom } from "../../src/engine/random.js";
+import type { Clock } from "failbook-runtime/engine/clock.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
 import { loadProject } from "../../src/load/project.js";
-import type { Playbook } from "../../src/model/playbook.js";
-import type { Registry } from "../../src/model/registry.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
 import { REPO } from "./cli.js";
 
 export function loadExample(name: string): { registry: Registry; playbook: Playbook } {

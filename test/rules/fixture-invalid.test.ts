@@ -1,4 +1,4 @@
-import { ruleTester, yaml } from "../helpers/rule-tester.js";
+import { BASE_PLAYBOOK, ruleTester, yaml } from "../helpers/rule-tester.js";
 
 const HEAD = "apiVersion: failbook/v1\nkind: Fixture\n";
 /** A fixture file: the header, then `name:` on line 3, then the body from line 4. */
@@ -12,6 +12,11 @@ const ONE_CALL = yaml`
 
 ruleTester("fixture-invalid", {
   valid: [
+    {
+      name: "a state that starts a declared breaker and throttling",
+      playbook: BASE_PLAYBOOK + "circuit_breakers:\n  payments: { tools: 'payments.*' }\nretry_throttling: { max_tokens: 10, token_ratio: 0.1 }\n",
+      fixtures: { "a.yaml": fixture("a", "state: { breakers: { payments: open }, throttling: { tokens: 3 } }\n" + ONE_CALL) },
+    },
     { name: "one call with responses", fixtures: { "a.yaml": fixture("a", ONE_CALL + "expect: { outcome: recovered, verdict: transient_timeout }\n") } },
     {
       name: "goldens that name known verdicts, and a null verdict",
@@ -46,6 +51,15 @@ ruleTester("fixture-invalid", {
     { name: "two fixtures in one file with different names", fixtures: { "a.yaml": fixture("a", ONE_CALL) + "---\n" + fixture("b", ONE_CALL) } },
   ],
   invalid: [
+    {
+      name: "a state that starts an undeclared breaker, or throttling the playbook lacks",
+      playbook: BASE_PLAYBOOK + "circuit_breakers:\n  payments: { tools: 'payments.*' }\n",
+      fixtures: { "a.yaml": fixture("a", "state: { breakers: { payment: open }, throttling: { tokens: 3 } }\n" + ONE_CALL) },
+      findings: [
+        { message: "fixture 'a' starts breaker 'payment', which the playbook does not declare under circuit_breakers (did you mean 'payments'?)", file: "fixtures/a.yaml", line: 4, column: 22 },
+        { message: "fixture 'a' starts retry throttling, but the playbook has no retry_throttling", file: "fixtures/a.yaml", line: 4, column: 39 },
+      ],
+    },
     {
       name: "an unknown verdict in expect.verdict, with a suggestion",
       fixtures: { "a.yaml": fixture("a", ONE_CALL + "expect: { outcome: recovered, verdict: transient_timout }\n") },

@@ -28,7 +28,7 @@ ruleTester("redact-pattern-invalid", {
       findings: [
         {
           file: "failbook.yaml",
-          message: "redact pattern /token_[a-z]+/ matches code 'auth.token_expired' (registry.yaml:12:11): redaction must never hide the project's own codes and kinds",
+          message: "redact pattern 1 matches code 'auth.token_expired' (registry.yaml:12:11): redaction must never hide the project's own codes and kinds",
           line: 4,
           column: 5,
           related: [{ line: 12, column: 11 }],
@@ -52,9 +52,9 @@ ruleTester("redact-pattern-invalid", {
       config: "redact:\n  - 'xoxb-[a-z]+'\n  - 'x*'\n  - '\\b'\n  - '^'",
       playbook: BASE_PLAYBOOK,
       findings: [
-        { file: "failbook.yaml", message: "redact pattern /x*/ matches the empty string: it would put [REDACTED] between the characters of every output", line: 5, column: 5 },
-        { file: "failbook.yaml", message: "redact pattern /\\b/ matches the empty string", line: 6, column: 5 },
-        { file: "failbook.yaml", message: "redact pattern /^/ matches the empty string", line: 7, column: 5 },
+        { file: "failbook.yaml", message: "redact pattern 2 matches the empty string: it would put [REDACTED] between the characters of every output", line: 5, column: 5 },
+        { file: "failbook.yaml", message: "redact pattern 3 matches the empty string", line: 6, column: 5 },
+        { file: "failbook.yaml", message: "redact pattern 4 matches the empty string", line: 7, column: 5 },
       ],
     },
   ],

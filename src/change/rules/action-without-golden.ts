@@ -22,6 +22,9 @@ export const actionWithoutGolden: ChangeRule = {
       });
     }
   },
+  example: `# playbooks/playbook.yaml, changed since the baseline:
+  rate_limited: { action: retry_with_backoff, max_retries: 5 }   # no fixture's expect covers rate_limited`,
+  fix: "Add a fixture that fails this way with expect: { verdict: CODE } (failbook new fixture --verdict CODE writes one; failbook simulate --update records its outcome).",
 };
 
 /** Every `verdict:` value anywhere in a golden: the outcome, its steps, calls and events. */

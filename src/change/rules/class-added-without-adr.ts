@@ -15,4 +15,8 @@ export const classAddedWithoutAdr: ChangeRule = {
       });
     }
   },
+  example: `# now, not in the baseline: playbooks/registry.yaml
+classes:
+  throttled: { description: slowed down by the upstream }   # no adr:`,
+  fix: "Add adr: to the class, naming the decision record that explains why the existing classes do not cover it.",
 };

@@ -12,4 +12,7 @@ export const classChanged: ChangeRule = {
       reportAtField(ctx, p, "class", message, `class '${p.before.class}'`);
     }
   },
+  example: `# baseline: class: transient; now:
+  - { code: rate_limited, class: permanent, retryable: false, adr: ADR-0003 }   # same adr as before`,
+  fix: "Record the move in a new decision record and point the verdict's adr: at it: a class decides routing and the retry ceiling.",
 };

@@ -16,4 +16,7 @@ export const codeAddedWithoutAdr: ChangeRule = {
       });
     }
   },
+  example: `# now, not in the baseline: playbooks/registry.yaml
+  - { code: card_frozen, class: permanent, retryable: false }   # no adr:`,
+  fix: "Add adr: naming the decision record that says what failure the code captures and why no existing code covers it.",
 };

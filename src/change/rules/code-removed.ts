@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { ChangeRule } from "../rule.js";
 
 export const codeRemoved: ChangeRule = {
@@ -20,4 +20,8 @@ export const codeRemoved: ChangeRule = {
       });
     }
   },
+  example: `# baseline (git:origin/main): playbooks/registry.yaml
+  - { code: card_expired, class: permanent, retryable: false }
+# now: the verdict is gone`,
+  fix: "Remove a code in two steps: first mark it status: deprecated with replaced_by, release that, then remove it.",
 };

@@ -1,5 +1,5 @@
-import type { PathSegment } from "../../model/finding.js";
-import { statusOf, type Registry } from "../../model/registry.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import { statusOf, type Registry } from "failbook-runtime/model/registry.js";
 import { matchRules } from "../../lint/rules/field-undeclared.js";
 import type { ChangeRule } from "../rule.js";
 
@@ -22,6 +22,9 @@ export const fieldRemoved: ChangeRule = {
       });
     }
   },
+  example: `# baseline: error_fields: { decline_code: { type: string } }, tested by card_declined; now:
+error_fields: {}`,
+  fix: "Keep the declaration, or make sure no rule needs the field and no adapter sends it.",
 };
 
 /** Every declared field a rule of a non-reserved verdict tests (causes included), first place first. */

@@ -14,6 +14,8 @@ import { kindRemoved } from "./kind-removed.js";
 import { outcomeChanged } from "./outcome-changed.js";
 import { fieldRemoved } from "./field-removed.js";
 import { quotaLoosened } from "./quota-loosened.js";
+import { breakerLoosened } from "./breaker-loosened.js";
+import { budgetLoosened } from "./budget-loosened.js";
 
 export const CHANGE_RULES: ChangeRule[] = [
   codeRemoved,
@@ -28,6 +30,8 @@ export const CHANGE_RULES: ChangeRule[] = [
   kindRemoved,
   fieldRemoved,
   quotaLoosened,
+  breakerLoosened,
+  budgetLoosened,
   outcomeChanged,
 ];
 

@@ -1,4 +1,4 @@
-import { statusOf, type Registry } from "../../model/registry.js";
+import { statusOf, type Registry } from "failbook-runtime/model/registry.js";
 import type { ChangeRule } from "../rule.js";
 import { verdictIndex } from "../compare.js";
 
@@ -22,6 +22,10 @@ export const kindRemoved: ChangeRule = {
       });
     }
   },
+  example: `# baseline: match: [{ kind: ECONNRESET }]; now no rule names kind ECONNRESET
+  - code: network_unreachable
+    match: [{ kind: ENOTFOUND }]`,
+  fix: "Keep a rule for the kind, or make sure no adapter reports it any more: such errors now get the fallback.",
 };
 
 /** Every `kind` a rule of a non-reserved verdict names (reserved verdicts never match), first place first. */

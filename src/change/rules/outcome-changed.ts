@@ -15,4 +15,7 @@ export const outcomeChanged: ChangeRule = {
       });
     }
   },
+  example: `# a fixture ended recovered after 2 attempts under the baseline's playbook;
+# under today's it ends exhausted after 4 (max_retries was raised)`,
+  fix: "Nothing to fix when the change is meant: this lists what behaves differently. Check each changed fixture, then record its new golden with failbook simulate --update.",
 };

@@ -1,5 +1,5 @@
-import type { RetryQuota } from "../../model/playbook.js";
-import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "../../engine/quota.js";
+import type { RetryQuota } from "failbook-runtime/model/playbook.js";
+import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "failbook-runtime/engine/quota.js";
 import type { ChangeRule } from "../rule.js";
 
 export const quotaLoosened: ChangeRule = {
@@ -30,6 +30,9 @@ export const quotaLoosened: ChangeRule = {
       });
     }
   },
+  example: `# baseline: retry_quota: { capacity: 50 }; now:
+retry_quota: { capacity: 500 }`,
+  fix: "Keep the quota as it was, or say in an adr why the upstream can take more retries while it fails.",
 };
 
 /** What lets more retries through: more capacity, cheaper retries, bigger refunds. */

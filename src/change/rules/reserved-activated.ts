@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { ChangeRule } from "../rule.js";
 import { reportAtField, verdictPairs } from "../compare.js";
 
@@ -14,4 +14,7 @@ export const reservedActivated: ChangeRule = {
       reportAtField(ctx, p, "status", message, "reserved");
     }
   },
+  example: `# baseline: status: reserved; now:
+  - { code: quota_exceeded, class: transient, retryable: true, status: active, match: [{ kind: quota }] }`,
+  fix: "Make sure adapters report the errors its rules match and that fixtures cover its action: it now classifies errors and its action runs.",
 };

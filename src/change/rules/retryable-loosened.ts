@@ -12,4 +12,7 @@ export const retryableLoosened: ChangeRule = {
       reportAtField(ctx, p, "retryable", message, "retryable: false");
     }
   },
+  example: `# baseline: retryable: false; now:
+  - { code: card_declined, class: permanent, retryable: true, adr: ADR-0007 }   # same adr as before`,
+  fix: "Keep retryable: false, or record why a retry is now safe in a new decision record and point adr: at it.",
 };

@@ -12,4 +12,7 @@ export const retryableTightened: ChangeRule = {
       reportAtField(ctx, p, "retryable", message, "retryable: true");
     }
   },
+  example: `# baseline: retryable: true; now:
+  - { code: transient_timeout, class: transient, retryable: false }`,
+  fix: "Check the verdict's playbook action and the fixtures that retry it: failures that recovered by a retry now end at once.",
 };

@@ -16,4 +16,7 @@ export const revisionNotBumped: ChangeRule = {
       related: [{ message: `revision ${was} in ${baseline.label}`, position: baseline.registry.doc.locate(["revision"]) }],
     });
   },
+  example: `# baseline: revision: 3; now the verdicts changed, and still:
+revision: 3`,
+  fix: "Raise revision: by one, so that generated bindings and runtimes can tell the taxonomies apart.",
 };

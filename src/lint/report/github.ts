@@ -1,6 +1,6 @@
 /** GitHub Actions workflow commands: one annotation per finding. */
-import type { Finding } from "../../model/finding.js";
-import { inert } from "../../util/inert.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import { inert } from "failbook-runtime/util/inert.js";
 
 // GitHub's workflow-command escaping (`%`, CR and LF; in a property `:` and `,` too), so a
 // value can neither end the command nor start another; then the control and bidi characters

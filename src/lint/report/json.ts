@@ -1,7 +1,7 @@
 /** JSON output of `lint` (SPEC section 6). */
-import type { Finding } from "../../model/finding.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
 import { countBySeverity } from "../lint.js";
-import { inertJson } from "../../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 
 export interface BaselineSummary {
   suppressed: number;

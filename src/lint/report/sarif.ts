@@ -1,8 +1,8 @@
 /** SARIF 2.1.0, with rule metadata, for code-scanning dashboards. */
 import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Finding } from "../../model/finding.js";
-import { inert, inertJson } from "../../util/inert.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import { inert, inertJson } from "failbook-runtime/util/inert.js";
 import type { RuleMeta } from "../rule.js";
 
 const LEVEL = { error: "error", warning: "warning", info: "note" } as const;

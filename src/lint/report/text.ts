@@ -1,12 +1,12 @@
 /** Compiler-style text: `file:line:column severity message [rule]`, a source excerpt, a count. */
-import type { ChalkInstance } from "chalk";
-import type { Finding } from "../../model/finding.js";
-import { inert, inertValue } from "../../util/inert.js";
+import type { Colors } from "../../util/colors.js";
+import type { Finding } from "failbook-runtime/model/finding.js";
+import { inert, inertValue } from "failbook-runtime/util/inert.js";
 import { clip, plural } from "../../util/text.js";
 import { countBySeverity } from "../lint.js";
 
 export interface TextOptions {
-  c: ChalkInstance;
+  c: Colors;
   /** Source text by file, for excerpts; a finding whose file is missing gets none. */
   sourceText?: (file: string) => string | undefined;
 }
@@ -33,7 +33,7 @@ export function formatText(findings: Finding[], options: TextOptions): string {
   return lines.join("\n") + "\n";
 }
 
-export function summaryLine(findings: Finding[], c: ChalkInstance): string {
+export function summaryLine(findings: Finding[], c: Colors): string {
   if (findings.length === 0) return c.green("no problems found");
   const { errors, warnings, infos } = countBySeverity(findings);
   const parts = [plural(errors, "error"), plural(warnings, "warning"), `${infos} info`];
@@ -41,7 +41,7 @@ export function summaryLine(findings: Finding[], c: ChalkInstance): string {
   return errors > 0 ? c.red.bold(text) : c.yellow.bold(text);
 }
 
-function excerptAt(all: string[] | undefined, line: number, column: number, c: ChalkInstance): string | undefined {
+function excerptAt(all: string[] | undefined, line: number, column: number, c: Colors): string | undefined {
   if (all === undefined) return undefined;
   const src = all[line - 1];
   if (src === undefined) return undefined;

@@ -1,4 +1,4 @@
-import type { PathSegment } from "../../model/finding.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { LintRule } from "../rule.js";
 
 export const adrUnresolved: LintRule = {
@@ -34,6 +34,11 @@ export const adrUnresolved: LintRule = {
       if (v.adr !== undefined) check(v.adr, `verdict '${v.code}'`, ["verdicts", i, "adr"]);
     }
   },
+  example: `# failbook.yaml
+adr_dir: docs/adr
+# playbooks/registry.yaml
+  - { code: rate_limited, class: transient, retryable: true, adr: ADR-0042 }   # no docs/adr/ADR-0042*.md`,
+  fix: "Add the decision record to adr_dir (ADR-0042.md or ADR-0042-title.md), or fix the reference.",
 };
 
 /**
@@ -41,7 +46,7 @@ export const adrUnresolved: LintRule = {
  * word boundary: ADR-001 is not ADR-0010-foo.md), or that carries the same ADR number
  * (ADR-0010 finds 0010-use-queues.md, as adr-tools names them). A link resolves itself.
  */
-function resolves(ref: string, files: readonly string[]): boolean {
+export function resolves(ref: string, files: readonly string[]): boolean {
   const r = ref.trim().toLowerCase();
   if (r === "") return false;
   if (/^https?:\/\//.test(r)) return true;

@@ -1,4 +1,4 @@
-import { isRetryAction } from "../../model/playbook.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
 import type { LintRule } from "../rule.js";
 
 export const backoffScheduleShort: LintRule = {
@@ -17,4 +17,7 @@ export const backoffScheduleShort: LintRule = {
       });
     }
   },
+  example: `# playbooks/playbook.yaml
+  rate_limited: { action: retry_with_backoff, max_retries: 3, backoff_ms: [200, 800] }`,
+  fix: "List one delay per retry (add the missing delays), or lower max_retries to the number of delays.",
 };

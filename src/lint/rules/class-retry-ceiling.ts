@@ -1,4 +1,4 @@
-import { isRetryAction } from "../../model/playbook.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 
@@ -19,4 +19,9 @@ export const classRetryCeiling: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+classes: { transient: { description: may pass, max_retries: 3 } }
+# playbooks/playbook.yaml
+  rate_limited: { action: retry_with_backoff, max_retries: 5, backoff_ms: [100, 200, 400, 800, 1600] }`,
+  fix: "Lower the action's max_retries to the class's ceiling, or raise the class's max_retries in the registry if the whole class may retry more.",
 };

@@ -7,14 +7,21 @@ export const classUnknown: LintRule = {
   description: "A verdict (or the playbook's throttle) naming a class that is not declared.",
   check({ registry, playbook, report }) {
     const classes = Object.keys(registry.value.classes);
-    const fix = (name: string) => `declare it under classes: in ${registry.doc.file}, or use one of: ${classes.join(", ")}${didYouMean(name, classes)}`;
+    const advice = (hint: string) => `declare it under classes: in ${registry.doc.file}, or use one of: ${classes.join(", ")}${hint}`;
     for (const [i, v] of registry.value.verdicts.entries()) {
       if (Object.hasOwn(registry.value.classes, v.class)) continue;
-      report({ message: `class '${v.class}' of verdict '${v.code}' is not declared; ${fix(v.class)}`, doc: registry.doc, path: ["verdicts", i, "class"] });
+      const { hint, fix } = didYouMean(v.class, classes);
+      report({ message: `class '${v.class}' of verdict '${v.code}' is not declared; ${advice(hint)}`, doc: registry.doc, path: ["verdicts", i, "class"], fix });
     }
     const throttle = playbook.value.throttle;
     if (throttle && !Object.hasOwn(registry.value.classes, throttle.class)) {
-      report({ message: `throttle class '${throttle.class}' is not declared in the registry; ${fix(throttle.class)}`, doc: playbook.doc, path: ["throttle", "class"] });
+      const { hint, fix } = didYouMean(throttle.class, classes);
+      report({ message: `throttle class '${throttle.class}' is not declared in the registry; ${advice(hint)}`, doc: playbook.doc, path: ["throttle", "class"], fix });
     }
   },
+  example: `# playbooks/registry.yaml
+classes: { transient: { description: may pass }, permanent: { description: will not } }
+verdicts:
+  - { code: quota_hit, class: transiant, retryable: true }`,
+  fix: "Use one of the classes the registry declares under classes:, or declare the new class there (with an adr, since classes are a closed set).",
 };

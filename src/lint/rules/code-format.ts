@@ -1,5 +1,5 @@
-import { DEFAULT_CODE_PATTERN } from "../../model/config.js";
-import { compileUserPattern } from "../../engine/pattern.js";
+import { DEFAULT_CODE_PATTERN } from "failbook-runtime/model/config.js";
+import { compileUserPattern } from "../../load/pattern.js";
 import type { LintRule } from "../rule.js";
 
 export const codeFormat: LintRule = {
@@ -28,6 +28,11 @@ export const codeFormat: LintRule = {
       });
     }
   },
+  example: `# failbook.yaml
+code_pattern: "^[a-z][a-z0-9_.]*$"
+# playbooks/registry.yaml
+  - { code: RateLimited, class: transient, retryable: true }`,
+  fix: "Rename the code to match code_pattern (the message suggests one, e.g. rate_limited), or change code_pattern if the convention really differs.",
 };
 
 /** The usual fix: lower case, words joined by underscores, dots kept as namespace separators. */

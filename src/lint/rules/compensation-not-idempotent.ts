@@ -1,4 +1,4 @@
-import { globMatches } from "../../engine/match.js";
+import { globMatches } from "failbook-runtime/engine/match.js";
 import type { LintRule } from "../rule.js";
 
 export const compensationNotIdempotent: LintRule = {
@@ -32,4 +32,10 @@ export const compensationNotIdempotent: LintRule = {
       }
     }
   },
+  example: `# playbooks/fixtures/refund-saga.yaml
+steps:
+  - call: { id: charge, tool: payments.charge }
+    compensation:
+      call: { id: refund, tool: payments.refund, idempotent: false }`,
+  fix: "Make the compensation idempotent (an idempotency key, or a reversal by id) and drop idempotent: false, or compensate through a tool that is.",
 };

@@ -1,4 +1,4 @@
-import { statusOf, type Registry } from "../../model/registry.js";
+import { statusOf, type Registry } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { didYouMean, verdictIndex } from "./support.js";
 
@@ -22,10 +22,12 @@ export const deprecatedReplacement: LintRule = {
       }
       const at = index.get(target);
       if (at === undefined) {
+        const { hint, fix } = didYouMean(target, active);
         report({
-          message: `replaced_by '${target}' of '${v.code}' names no verdict; point it at an active verdict${didYouMean(target, active)}`,
+          message: `replaced_by '${target}' of '${v.code}' names no verdict; point it at an active verdict${hint}`,
           doc: registry.doc,
           path: ["verdicts", i, "replaced_by"],
+          fix,
         });
         continue;
       }
@@ -41,6 +43,9 @@ export const deprecatedReplacement: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: timeout, class: transient, retryable: true, status: deprecated }   # no replaced_by`,
+  fix: "Add replaced_by: naming the active code that adapters should use instead.",
 };
 
 /** Follow replaced_by from `code` to the first active verdict, if the chain reaches one. */

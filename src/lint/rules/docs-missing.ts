@@ -19,6 +19,9 @@ export const docsMissing: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: rate_limited, class: transient, retryable: true }   # no summary, no recovery`,
+  fix: "Add summary: (what the failure means) and recovery: (what to do about it): operators, agents and the rendered registry show them.",
 };
 
 const describe = (field: (typeof DOC_FIELDS)[number]) => (field === "summary" ? "summary: (one line: what happened)" : "recovery: (what to do about it)");

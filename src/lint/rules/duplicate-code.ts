@@ -20,4 +20,9 @@ export const duplicateCode: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+verdicts:
+  - { code: rate_limited, class: transient, retryable: true }
+  - { code: rate_limited, class: permanent, retryable: false }`,
+  fix: "Rename one of the two verdicts, or remove the one that is not meant: a code names one verdict.",
 };

@@ -1,5 +1,5 @@
-import { classifyExample } from "../../engine/classify.js";
-import { statusOf } from "../../model/registry.js";
+import { classifyExample } from "failbook-runtime/engine/classify.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 export const exampleMisclassified: LintRule = {
@@ -32,4 +32,10 @@ export const exampleMisclassified: LintRule = {
       }
     }
   },
+  example: `# playbooks/registry.yaml
+  - code: server_error
+    match: [{ http_status: 5xx }]
+  - code: gateway_timeout
+    examples: [{ kind: http_error, http_status: 504 }]   # classifies as server_error`,
+  fix: "Narrow the rule that wins, order the verdicts so that the example's is tried first, add a rule that recognises the example, or fix the example.",
 };

@@ -1,4 +1,4 @@
-import { isRetryAction } from "../../model/playbook.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
 import type { LintRule } from "../rule.js";
 
 export const fallbackRetried: LintRule = {
@@ -16,4 +16,9 @@ export const fallbackRetried: LintRule = {
       related: [{ message: "the registry's fallback is named here", position: registry.doc.locate(["fallback"]) }],
     });
   },
+  example: `# playbooks/registry.yaml
+fallback: unknown_error
+# playbooks/playbook.yaml
+  unknown_error: { action: retry_with_backoff, max_retries: 3 }`,
+  fix: "Give the fallback escalate_to_human or fail, and add match rules for the failures that are known to be safe to retry.",
 };

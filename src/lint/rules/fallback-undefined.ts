@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { didYouMean, verdictIndex } from "./support.js";
 
@@ -12,10 +12,12 @@ export const fallbackUndefined: LintRule = {
     const at = index.get(code);
     if (at === undefined) {
       const active = registry.value.verdicts.filter((v) => statusOf(v) === "active").map((v) => v.code);
+      const { hint, fix } = didYouMean(code, active);
       report({
-        message: `fallback '${code}' names no verdict; every error no rule recognises classifies as the fallback, so point it at an active verdict (usually one of class unknown that escalates)${didYouMean(code, active)}`,
+        message: `fallback '${code}' names no verdict; every error no rule recognises classifies as the fallback, so point it at an active verdict (usually one of class unknown that escalates)${hint}`,
         doc: registry.doc,
         path: ["fallback"],
+        fix,
       });
       return;
     }
@@ -28,4 +30,7 @@ export const fallbackUndefined: LintRule = {
       related: [{ message: `'${code}' is declared ${status} here`, position: registry.doc.locate(["verdicts", at, "status"]) }],
     });
   },
+  example: `# playbooks/registry.yaml
+fallback: unknown_eror        # no such verdict`,
+  fix: "Point fallback: at an active verdict, usually one of class unknown whose action escalates.",
 };

@@ -1,4 +1,4 @@
-import { hasFieldType } from "../../model/registry.js";
+import { hasFieldType } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { matchRules } from "./field-undeclared.js";
 
@@ -24,4 +24,10 @@ export const fieldTypeMismatch: LintRule = {
       }
     }
   },
+  example: `# playbooks/registry.yaml
+error_fields: { retry_count: { type: number } }
+verdicts:
+  - code: retries_exhausted
+    match: [{ fields: { retry_count: "3" } }]   # a string, never equal to a number`,
+  fix: "Write the value with the declared type (retry_count: 3), or change the declaration if adapters really send a string.",
 };

@@ -1,6 +1,6 @@
-import { CAUSE_DEPTH } from "../../engine/classifier.js";
-import type { PathSegment } from "../../model/finding.js";
-import type { MatchRule } from "../../model/registry.js";
+import { CAUSE_DEPTH } from "failbook-runtime/engine/classifier.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { MatchRule } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { didYouMean } from "./support.js";
 
@@ -27,9 +27,16 @@ export const fieldUndeclared: LintRule = {
     for (const { rule, path } of matchRules(registry.value.verdicts)) {
       for (const name of Object.keys(rule.fields ?? {})) {
         if (declared.includes(name)) continue;
-        const fix = declared.length === 0 ? "declare it under error_fields: with its type" : `declare it under error_fields:, or use one of: ${declared.join(", ")}${didYouMean(name, declared)}`;
-        report({ message: `field '${name}' is not declared in error_fields, so no adapter error can carry it; ${fix}`, doc: registry.doc, path: [...path, "fields", name], target: "key" });
+        const { hint, fix } = didYouMean(name, declared);
+        const advice = declared.length === 0 ? "declare it under error_fields: with its type" : `declare it under error_fields:, or use one of: ${declared.join(", ")}${hint}`;
+        report({ message: `field '${name}' is not declared in error_fields, so no adapter error can carry it; ${advice}`, doc: registry.doc, path: [...path, "fields", name], target: "key", fix });
       }
     }
   },
+  example: `# playbooks/registry.yaml
+error_fields: { decline_code: { type: string } }
+verdicts:
+  - code: card_declined
+    match: [{ fields: { declin_code: insufficient_funds } }]`,
+  fix: "Declare the field under error_fields: with its type, or test one that is declared (the message suggests the nearest).",
 };

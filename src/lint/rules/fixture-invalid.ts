@@ -1,10 +1,11 @@
-import type { PathSegment } from "../../model/finding.js";
-import type { Fixture, Response } from "../../model/fixture.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Fixture, Response } from "failbook-runtime/model/fixture.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Loaded } from "../../load/project.js";
 import type { LintRule, Report } from "../rule.js";
 import { didYouMean, verdictIndex } from "./support.js";
 
-type Emit = (message: string, path: PathSegment[], more?: Pick<Report, "target" | "related">) => void;
+type Emit = (message: string, path: PathSegment[], more?: Pick<Report, "target" | "related" | "fix">) => void;
 
 const SHAPES = ["call", "steps", "waves"] as const;
 /** Lists in an outcome whose entries name a verdict (CallSummary). */
@@ -14,7 +15,7 @@ export const fixtureInvalid: LintRule = {
   id: "fixture-invalid",
   severity: "error",
   description: "A fixture that names an unknown verdict, lacks responses, or duplicates a name.",
-  check({ registry, fixtures, report }) {
+  check({ registry, playbook, fixtures, report }) {
     const codes = [...verdictIndex(registry.value).keys()];
     const known = new Set(codes);
     const firstByName = new Map<string, Loaded<Fixture>>();
@@ -24,6 +25,7 @@ export const fixtureInvalid: LintRule = {
       checkShape(fixture, emit);
       checkResponses(fixture, emit);
       checkVerdicts(fixture, emit, (code) => known.has(code), codes);
+      checkState(fixture, playbook.value, emit);
       const first = firstByName.get(fixture.name);
       if (!first) {
         firstByName.set(fixture.name, loaded);
@@ -34,7 +36,25 @@ export const fixtureInvalid: LintRule = {
       });
     }
   },
+  example: `# playbooks/fixtures/timeout.yaml
+name: timeout
+call: { id: call_1, tool: search.query }
+responses: []                  # no response to replay
+expect: { verdict: transient_timout }   # no such verdict`,
+  fix: "Give the fixture the responses its dispatch needs, name verdicts the registry has, and give each fixture a name of its own.",
 };
+
+/** A `state:` (SPEC 18) may only start what the playbook declares. */
+function checkState(fixture: Fixture, playbook: Playbook, emit: Emit): void {
+  const declared = Object.keys(playbook.circuit_breakers ?? {});
+  for (const name of Object.keys(fixture.state?.breakers ?? {})) {
+    if (declared.includes(name)) continue;
+    emit(`fixture '${fixture.name}' starts breaker '${name}', which the playbook does not declare under circuit_breakers${didYouMean(name, declared).hint}; name a declared breaker`, ["state", "breakers", name], { target: "key" });
+  }
+  if (fixture.state?.throttling !== undefined && playbook.retry_throttling === undefined) {
+    emit(`fixture '${fixture.name}' starts retry throttling, but the playbook has no retry_throttling; remove state.throttling, or add retry_throttling to the playbook`, ["state", "throttling"], { target: "key" });
+  }
+}
 
 function checkShape(fixture: Fixture, emit: Emit): void {
   const present = SHAPES.filter((k) => fixture[k] !== undefined);
@@ -71,7 +91,8 @@ function checkVerdicts(fixture: Fixture, emit: Emit, known: (code: string) => bo
   for (const { value, path } of expectedVerdicts(fixture.expect)) {
     if (typeof value !== "string" || known(value)) continue;
     const where = path.map((s, k) => (typeof s === "number" ? `[${s}]` : k === 0 ? s : `.${s}`)).join("");
-    emit(`${where} '${value}' of fixture '${fixture.name}' names no verdict of the registry, so the golden can never hold; fix the code${didYouMean(value, codes)}`, path);
+    const { hint, fix } = didYouMean(value, codes);
+    emit(`${where} '${value}' of fixture '${fixture.name}' names no verdict of the registry, so the golden can never hold; fix the code${hint}`, path, { fix });
   }
 }
 

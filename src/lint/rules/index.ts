@@ -2,6 +2,9 @@
 import { registerRules, type LintRule } from "../rule.js";
 import { adrUnresolved } from "./adr-unresolved.js";
 import { backoffScheduleShort } from "./backoff-schedule-short.js";
+import { breakerGuardsNothing } from "./breaker-guards-nothing.js";
+import { breakerTrippedByOneCall } from "./breaker-tripped-by-one-call.js";
+import { breakerUnclassified } from "./breaker-unclassified.js";
 import { classRetryCeiling } from "./class-retry-ceiling.js";
 import { classUnknown } from "./class-unknown.js";
 import { codeFormat } from "./code-format.js";
@@ -15,6 +18,7 @@ import { fallbackUndefined } from "./fallback-undefined.js";
 import { fieldTypeMismatch } from "./field-type-mismatch.js";
 import { fieldUndeclared } from "./field-undeclared.js";
 import { fixtureInvalid } from "./fixture-invalid.js";
+import { jitterRangeInverted } from "./jitter-range-inverted.js";
 import { matcherMessageContains } from "./matcher-message-contains.js";
 import { matcherShadowed } from "./matcher-shadowed.js";
 import { playbookExhaustive } from "./playbook-exhaustive.js";
@@ -26,6 +30,7 @@ import { retryBudget } from "./retry-budget.js";
 import { retryCommitted } from "./retry-committed.js";
 import { retryNotRetryable } from "./retry-not-retryable.js";
 import { retryableNotRetried } from "./retryable-not-retried.js";
+import { secretInProject } from "./secret-in-project.js";
 import { unknownSideEffectSilent } from "./unknown-side-effect-silent.js";
 import { verdictUntested } from "./verdict-untested.js";
 
@@ -53,6 +58,8 @@ export const RULES: LintRule[] = [
   fixtureInvalid,
   // SPEC 16
   redactPatternInvalid,
+  // SPEC Part III amendments
+  secretInProject,
   // SPEC 12
   fieldUndeclared,
   fieldTypeMismatch,
@@ -61,6 +68,11 @@ export const RULES: LintRule[] = [
   exampleMisclassified,
   verdictUntested,
   retryableNotRetried,
+  // SPEC 18
+  breakerUnclassified,
+  breakerTrippedByOneCall,
+  breakerGuardsNothing,
+  jitterRangeInverted,
 ];
 
 registerRules(RULES);

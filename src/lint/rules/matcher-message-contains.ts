@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 export const matcherMessageContains: LintRule = {
@@ -19,4 +19,8 @@ export const matcherMessageContains: LintRule = {
       }
     }
   },
+  example: `# playbooks/registry.yaml
+  - code: rate_limited
+    match: [{ message_contains: too many requests }]`,
+  fix: "Match on a structured field the adapter can report (kind, http_status, provider_code, a declared field) and keep message text for what has none.",
 };

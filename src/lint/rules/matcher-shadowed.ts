@@ -1,6 +1,6 @@
-import { trigramKey, type Bucket, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "../../engine/classifier.js";
-import { bucketRules, compiledRegistry, type RulePlace } from "../../engine/classify.js";
-import { conditionsCover } from "../../engine/match.js";
+import { trigramKey, type Bucket, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "failbook-runtime/engine/classifier.js";
+import { bucketRules, compiledRegistry, type RulePlace } from "failbook-runtime/engine/classify.js";
+import { conditionsCover } from "failbook-runtime/engine/match.js";
 import type { LintRule } from "../rule.js";
 
 /**
@@ -33,6 +33,12 @@ export const matcherShadowed: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - code: server_error
+    match: [{ http_status: 5xx }]
+  - code: gateway_timeout
+    match: [{ http_status: 504 }]   # 5xx above always matches first`,
+  fix: "Move the narrower rule's verdict before the broader one (rules are tried in file order), narrow the earlier rule, or remove the rule that can never win.",
 };
 
 const describe = (place: RulePlace, code: string) => ({ ...place, code });

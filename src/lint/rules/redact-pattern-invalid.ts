@@ -1,6 +1,7 @@
-import { compileRedactPattern, REDACTED } from "../../engine/redact.js";
-import type { PathSegment } from "../../model/finding.js";
-import type { Verdict } from "../../model/registry.js";
+import { REDACTED } from "failbook-runtime/engine/redact.js";
+import { compileRedactPattern } from "../../load/pattern.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { Verdict } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 /** Short texts on which a pattern that can match nothing at all shows it (`x*`, `\b`, `(?=a)`, `$`). */
@@ -10,7 +11,9 @@ const PROBES = ["", " ", "a", "Z", "0", "_", "-", ".", ":", "/", "\n", "a b"];
  * SPEC 16: redaction runs on values from outside, never on the project's own vocabulary. A
  * `redact:` pattern that matches a code or a kind would hide it from every output (and make
  * outputs disagree with what classification decides); one that matches the empty string
- * would wedge [REDACTED] between the characters of everything.
+ * would wedge [REDACTED] between the characters of everything. A finding names the pattern
+ * by its place, never by its text: a pattern matches its own text as often as not, so its
+ * text would print as [REDACTED] (and a literal secret listed there must not print at all).
  */
 export const redactPatternInvalid: LintRule = {
   id: "redact-pattern-invalid",
@@ -25,7 +28,7 @@ export const redactPatternInvalid: LintRule = {
       if (!re) continue; // the loader reported it as not a regular expression
       const at = { doc: project.configDoc, path: ["redact", i] };
       if (matchesEmpty(re)) {
-        report({ ...at, message: `redact pattern /${source}/ matches the empty string: it would put ${REDACTED} between the characters of every output; make it match at least one character` });
+        report({ ...at, message: `redact pattern ${i + 1} matches the empty string: it would put ${REDACTED} between the characters of every output; make it match at least one character` });
         continue;
       }
       const hit = words.find((w) => w.text.search(re) >= 0);
@@ -33,11 +36,16 @@ export const redactPatternInvalid: LintRule = {
       const where = registry.doc.locate(hit.path);
       report({
         ...at,
-        message: `redact pattern /${source}/ matches ${hit.what} '${hit.text}' (${where.file}:${where.line}:${where.column}): redaction must never hide the project's own codes and kinds; narrow the pattern to the secret's shape`,
+        message: `redact pattern ${i + 1} matches ${hit.what} '${hit.text}' (${where.file}:${where.line}:${where.column}): redaction must never hide the project's own codes and kinds; narrow the pattern to the secret's shape`,
         related: [{ message: `the ${hit.what} it matches`, position: where }],
       });
     }
   },
+  example: `# failbook.yaml
+redact:
+  - 'x*'                       # matches the empty string
+  - 'card_\\w+'                # matches the registry's code card_declined`,
+  fix: "Make the pattern match at least one character, and narrow it to the secret's shape so that it never matches a code or kind of the registry.",
 };
 
 interface Word {

@@ -1,4 +1,4 @@
-import { statusOf } from "../../model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 
 export const reservedInUse: LintRule = {
@@ -27,4 +27,7 @@ export const reservedInUse: LintRule = {
       }
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: quota_exceeded, class: transient, retryable: true, status: reserved, match: [{ kind: quota }] }`,
+  fix: "Remove the match rules and give the reserved verdict action: fail as a placeholder, or set status: active to put it in use.",
 };

@@ -1,7 +1,7 @@
-import type { PathSegment } from "../../model/finding.js";
-import { isRetryAction } from "../../model/playbook.js";
-import { statusOf } from "../../model/registry.js";
-import { worstCase, type WorstCase } from "../../engine/worstcase.js";
+import type { PathSegment } from "failbook-runtime/model/finding.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
+import { worstCase, type WorstCase } from "failbook-runtime/engine/worstcase.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 import { abbreviatedSum } from "../../util/text.js";
@@ -32,6 +32,11 @@ export const retryBudget: LintRule = {
       });
     }
   },
+  example: `# playbooks/playbook.yaml
+budgets: { retry_seconds: 5 }
+verdicts:
+  rate_limited: { action: retry_with_backoff, max_retries: 3, backoff_ms: [1000, 3000, 9000] }`,
+  fix: "Lower max_retries or the delays so that the worst case fits the budget, or raise budgets.retry_seconds / wall_ms if the caller can wait that long.",
 };
 
 function spell(worst: WorstCase): string {

@@ -1,5 +1,5 @@
-import { isRetryAction } from "../../model/playbook.js";
-import { sideEffectOf } from "../../model/registry.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
+import { sideEffectOf } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 
@@ -18,4 +18,9 @@ export const retryCommitted: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: write_committed, class: permanent, retryable: true, side_effect: committed }
+# playbooks/playbook.yaml
+  write_committed: { action: retry_with_backoff, max_retries: 2 }`,
+  fix: "Do not repeat a call whose effect already happened: use deprecate_tool_call (re-plan from the upstream's state), issue_reversal or escalate_to_human.",
 };

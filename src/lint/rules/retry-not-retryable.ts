@@ -1,4 +1,4 @@
-import { isRetryAction } from "../../model/playbook.js";
+import { isRetryAction } from "failbook-runtime/model/playbook.js";
 import type { LintRule } from "../rule.js";
 import { playbookEntries } from "./support.js";
 
@@ -17,4 +17,9 @@ export const retryNotRetryable: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: card_declined, class: permanent, retryable: false }
+# playbooks/playbook.yaml
+  card_declined: { action: retry_with_backoff, max_retries: 2 }`,
+  fix: "Choose an action that does not retry (deprecate_tool_call, escalate_to_human, fail), or mark the verdict retryable: true if repeating the call is safe.",
 };

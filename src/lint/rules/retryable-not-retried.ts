@@ -18,4 +18,9 @@ export const retryableNotRetried: LintRule = {
       });
     }
   },
+  example: `# playbooks/registry.yaml
+  - { code: transient_timeout, class: transient, retryable: true }
+# playbooks/playbook.yaml
+  transient_timeout: { action: fail }`,
+  fix: "Retry it (retry_with_backoff), or mark the verdict retryable: false if repeating the call is not safe.",
 };

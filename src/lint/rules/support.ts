@@ -1,6 +1,7 @@
 /** Small lookups the rules share: verdicts by code, and the "did you mean" tail of a message. */
-import type { CompensationAction } from "../../model/playbook.js";
-import type { Registry, Verdict } from "../../model/registry.js";
+import { replaceFix, type FindingFix } from "failbook-runtime/model/finding.js";
+import type { CompensationAction } from "failbook-runtime/model/playbook.js";
+import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { closest } from "../../util/text.js";
 import type { RuleContext } from "../rule.js";
 
@@ -42,8 +43,15 @@ export function playbookEntries({ registry, playbook }: Pick<RuleContext, "regis
   return out;
 }
 
-/** ` (did you mean 'x'?)` when a candidate is close, else nothing: the tail of a message. */
-export function didYouMean(word: string, candidates: readonly string[]): string {
+export interface Suggestion {
+  /** ` (did you mean 'x'?)` when a candidate is close, else nothing: the tail of a message. */
+  hint: string;
+  /** The fix that writes the candidate in place of the word (an editor's quick fix). */
+  fix?: FindingFix;
+}
+
+/** The closest candidate to a mistyped word, as a message's tail and as a fix. */
+export function didYouMean(word: string, candidates: readonly string[]): Suggestion {
   const guess = closest(word, candidates);
-  return guess === undefined ? "" : ` (did you mean '${guess}'?)`;
+  return guess === undefined ? { hint: "" } : { hint: ` (did you mean '${guess}'?)`, fix: replaceFix(guess) };
 }

@@ -1,5 +1,5 @@
 /** Values in YAML flow style, for one-line display: `{ t: 0, type: attempt, n: 1 }`. */
-import { inertJson } from "../../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 
 const PLAIN = /^[A-Za-z_][\w./-]*(?: [\w./-]+)*$/;
 const KEYWORDS = new Set(["true", "false", "null", "yes", "no", "on", "off", "~"]);

@@ -5,7 +5,7 @@
 import type { Coverage } from "../coverage.js";
 import { goldenPath } from "../golden.js";
 import type { ProjectSimulation } from "../project.js";
-import { inertJson } from "../../util/inert.js";
+import { inertJson } from "failbook-runtime/util/inert.js";
 
 export function formatSimulationJson(sim: ProjectSimulation, coverage?: Coverage): string {
   const results = sim.results.map((r) => ({

@@ -3,10 +3,10 @@
  * read at a glance (virtual times, attempts, verdicts, delays, the end), then what its
  * golden says, then one summary line.
  */
-import type { ChalkInstance } from "chalk";
-import type { DispatchEvent, Outcome } from "../../model/outcome.js";
-import type { Position } from "../../model/finding.js";
-import { inertValue } from "../../util/inert.js";
+import type { Colors } from "../../util/colors.js";
+import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
+import type { Position } from "failbook-runtime/model/finding.js";
+import { inertValue } from "failbook-runtime/util/inert.js";
 import { plural } from "../../util/text.js";
 import type { Coverage } from "../coverage.js";
 import { goldenPath } from "../golden.js";
@@ -14,11 +14,13 @@ import type { FixtureResult, ProjectSimulation } from "../project.js";
 import { flow } from "./flow.js";
 
 export interface TextReportOptions {
-  c: ChalkInstance;
+  c: Colors;
   /** Fixtures whose goldens `--update` rewrote. */
   updated?: ReadonlySet<FixtureResult>;
   /** `--update` was asked for but wrote nothing, for this reason (already said on stderr). */
   updateBlocked?: string;
+  /** Lint errors in the project (already said on stderr): no golden is suggested from it. */
+  lintErrors?: number;
 }
 
 export function formatSimulationText(sim: ProjectSimulation, options: TextReportOptions): string {
@@ -33,6 +35,8 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
   const r = shown(raw);
   const lines = [`${c.bold(r.fixture)}  ${c.dim(at(r.position))}`];
   if (r.error) {
+    // What happened up to where the fixture could not go on (its responses ran out, say).
+    lines.push(...timeline(r.events, c));
     lines.push(`  ${at(r.error.position)} ${c.red.bold("error")} fixture '${r.fixture}' ${r.error.message} ${c.dim("[fixture]")}`);
     return lines.join("\n") + "\n";
   }
@@ -43,7 +47,7 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
   }
   if (options.updated?.has(raw)) lines.push(`  ${c.green("✓")} golden updated`);
   else if (r.passed === true) lines.push(`  ${c.green("✓")} matches its golden`);
-  else if (r.passed === null) lines.push(`  ${c.dim(`· no expect block: nothing to compare${options.updateBlocked ? "" : " (failbook simulate --update records one)"}`)}`);
+  else if (r.passed === null) lines.push(`  ${c.dim(`· no expect block: nothing to compare${suggestsUpdate(options) ? " (failbook simulate --update records one)" : ""}`)}`);
   else {
     lines.push(`  ${c.red("✗")} differs from its golden:`);
     for (const d of r.diff ?? []) {
@@ -51,7 +55,7 @@ export function formatResult(raw: FixtureResult, options: TextReportOptions): st
       const path = goldenPath(d.path);
       if (d.kind === "unknown_key") lines.push(`    ${where} ${d.message ?? path}`);
       else if (d.kind === "length") lines.push(`    ${where} ${path}: ${d.message ?? ""}`, ...expectedActual(d.expected, d.actual, c));
-      else if (isScalar(d.expected) && isScalar(d.actual)) lines.push(`    ${where} ${path}: expected ${flow(d.expected)}, got ${flow(d.actual)}`);
+      else if (isShort(d.expected) && isShort(d.actual)) lines.push(`    ${where} ${path}: expected ${flow(d.expected)}, got ${flow(d.actual)}${d.message ? ` (${d.message})` : ""}`);
       else lines.push(`    ${where} ${path}:`, ...expectedActual(d.expected, d.actual, c));
     }
   }
@@ -69,18 +73,20 @@ function shown(r: FixtureResult): Omit<FixtureResult, "source"> {
 }
 
 const isScalar = (v: unknown): boolean => v === null || v === undefined || typeof v !== "object";
+/** A scalar or a list of scalars (delays_ms): one line holds both sides. */
+const isShort = (v: unknown): boolean => isScalar(v) || (Array.isArray(v) && v.every(isScalar));
 
-function expectedActual(expected: unknown, actual: unknown, c: ChalkInstance): string[] {
+function expectedActual(expected: unknown, actual: unknown, c: Colors): string[] {
   return [`      ${c.red("- expected")} ${flow(expected)}`, `      ${c.green("+ actual  ")} ${flow(actual)}`];
 }
 
-function header(outcome: Outcome, c: ChalkInstance): string[] {
+function header(outcome: Outcome, c: Colors): string[] {
   if (outcome.steps || outcome.calls) return [];
   const e = outcome.envelope;
   return [`  ${c.cyan(`[${e.trace_id}]`)} ${e.tool}`];
 }
 
-function timeline(events: readonly DispatchEvent[], c: ChalkInstance): string[] {
+function timeline(events: readonly DispatchEvent[], c: Colors): string[] {
   const width = Math.max(3, ...events.map((e) => String(e.t).length)) + 2;
   const callWidth = Math.max(0, ...events.map((e) => e.call?.length ?? 0));
   return events.map((e) => {
@@ -96,6 +102,7 @@ export function describe(e: DispatchEvent): [string, string] {
   switch (e.type) {
     case "attempt": {
       const status = e.status === "error" ? `error ${e.error_kind ?? "(no error object)"}` : e.status === "needs_input" ? "needs input" : "ok";
+      if (e.short_circuited) return [`attempt ${e.n}`, `${status}, not sent (short-circuited)`];
       return [`attempt ${e.n}`, e.latency_ms > 0 ? `${status} (${e.latency_ms}ms)` : status];
     }
     case "failure_classified":
@@ -128,16 +135,32 @@ export function describe(e: DispatchEvent): [string, string] {
       return ["compensate", `undo step ${e.step}`];
     case "compensation_failed":
       return ["compensate", `undo of ${e.step} ended ${e.kind}; dead letter to ${e.queue}`];
+    case "credentials_refreshed":
+      return ["refresh", "credentials refreshed"];
+    case "breaker_opened":
+      return ["breaker", `${breakerName(e)} opened: ${e.failures} of ${plural(e.attempts, "attempt")} failed; open for ${e.break_ms}ms`];
+    case "breaker_half_open":
+      return ["breaker", `${breakerName(e)} half-open: probing`];
+    case "breaker_closed":
+      return ["breaker", `${breakerName(e)} closed`];
+    case "retry_budget_exhausted":
+      return ["budget", `retry budget: ${e.retries_in_progress} retries in progress of ${e.limit} allowed at ${plural(e.calls_in_progress, "call")} in progress`];
+    case "retry_throttled":
+      return ["throttled", `retry throttled: ${e.tokens} tokens, retries need more than ${e.threshold}`];
+    case "hedge_cancelled":
+      return ["hedge", `attempt ${e.attempt} cancelled`];
   }
 }
 
+const breakerName = (e: { breaker: string; tool?: string }): string => (e.tool === undefined ? e.breaker : `${e.breaker} (${e.tool})`);
+
 /** How a fixture ended, in one line: `=> deprecated  idempotency_conflict · 2 attempts · 1 retried · 235ms`. */
-export function outcomeLine(o: Outcome, c: ChalkInstance): string {
+export function outcomeLine(o: Outcome, c: Colors): string {
   const parts = [o.verdict ?? "no failure", plural(o.attempts, "attempt"), `${o.retried} retried`, `${o.elapsed_ms}ms`];
   return `${c.bold("=>")} ${kindColor(o, c)}  ${c.dim(parts.join(" · "))}`;
 }
 
-function ending(o: Outcome, c: ChalkInstance): string[] {
+function ending(o: Outcome, c: Colors): string[] {
   const lines = [`  ${outcomeLine(o, c)}`];
   const notes = [
     o.reason !== null ? `reason: ${o.reason}` : undefined,
@@ -153,7 +176,7 @@ function ending(o: Outcome, c: ChalkInstance): string[] {
   return lines;
 }
 
-function kindColor(o: Outcome, c: ChalkInstance): string {
+function kindColor(o: Outcome, c: Colors): string {
   switch (o.kind) {
     case "succeeded":
     case "recovered":
@@ -180,11 +203,16 @@ function summaryLine(sim: ProjectSimulation, options: TextReportOptions): string
   if (!mismatched) return c.red.bold(text);
   const hint = options.updateBlocked
     ? `--update wrote nothing because ${options.updateBlocked}; fix that, then run failbook simulate --update again`
-    : "if the new behaviour is intended, record it: failbook simulate --update";
+    : suggestsUpdate(options)
+      ? "if the new behaviour is intended, record it: failbook simulate --update"
+      : "fix the project's lint errors (failbook lint), then compare the goldens again";
   return c.red.bold(text) + `\n${c.dim(hint)}`;
 }
 
-export function formatCoverageText(report: Coverage, c: ChalkInstance): string {
+/** Whether the report may suggest `--update`: never when it wrote nothing, nor for a project lint rejects. */
+const suggestsUpdate = (options: TextReportOptions): boolean => !options.updateBlocked && !options.lintErrors;
+
+export function formatCoverageText(report: Coverage, c: Colors): string {
   const coverage = inertValue(report);
   const verdicts = coverage.verdicts.filter((v) => v.status !== "reserved");
   const hit = verdicts.filter((v) => v.fixtures.length > 0);

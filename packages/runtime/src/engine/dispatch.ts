@@ -1,0 +1,197 @@
+/**
+ * The dispatcher (SPEC 4): one call, attempt by attempt, every failure classified afresh
+ * and handed to its verdict's action, under the playbook's guards and budgets.
+ *
+ * Time, randomness and the attempt itself are injected: simulation runs this exact code
+ * with a virtual clock and an attempt function that reads recorded responses; production
+ * runs it with a real clock and an attempt function that calls the tool.
+ */
+import type { Call, PolicyState, Response } from "../model/fixture.js";
+import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, RecoveryPacket } from "../model/outcome.js";
+import type { Playbook } from "../model/playbook.js";
+import type { RecordSink } from "../model/record.js";
+import type { Registry } from "../model/registry.js";
+import type { ActionEffects } from "./call.js";
+import { realClock, type AbortSignalOf, type Clock } from "./clock.js";
+import { createPolicies, type SharedPolicies } from "./policies/index.js";
+import { RetryQuotaBucket } from "./quota.js";
+import { cryptoRandom, type Random } from "./random.js";
+import { createRedactor, redactValue, type Redactor } from "./redact.js";
+import type { BudgetLedger } from "./retry.js";
+import { startRecording } from "./record.js";
+import { DispatchRun } from "./run.js";
+
+export type { BudgetLedger } from "./retry.js";
+export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
+
+/** What the dispatcher tells the attempt function besides the call. */
+export interface AttemptContext {
+  /** The attempt goes to the fallback tool (simulation reads `fallback_responses`). */
+  fallback: boolean;
+  /** The `retry_with_hint` hint, on the retry it scheduled. */
+  hint?: string;
+  /** Aborts when the attempt's timeout (`attempt_timeout_ms`, SPEC 18) ends the wait: stop the work, its answer is discarded. */
+  signal?: AbortSignalOf;
+  /** Set on the attempt after `refresh_credentials` (SPEC 18). */
+  refreshed?: "credentials";
+}
+
+/**
+ * Makes one attempt of a call and reports how it went. It should not throw: report a
+ * failure as `{ status: "error", error }`. A throw ends the dispatch with that exception.
+ */
+export type AttemptFn = (call: Call, n: number, idempotencyKey: string, context: AttemptContext) => Promise<Response> | Response;
+
+/** Side effects of actions, for production; simulation leaves them out. */
+export interface Effects extends ActionEffects {
+  escalate?(packet: RecoveryPacket): Promise<void> | void;
+  deadLetter?(entry: DeadLetterEntry): Promise<void> | void;
+}
+
+/** The format of the `PROJECT` that `failbook gen ts` writes; createDispatcher refuses another. */
+export const PROJECT_FORMAT = "failbook.project/1";
+
+/**
+ * A project as `failbook gen ts` exports it (`PROJECT`): the registry and playbook that
+ * failbook validated, and the config's `redact:` patterns that lint checked, as plain data.
+ */
+export interface ProjectData {
+  readonly format: typeof PROJECT_FORMAT;
+  readonly registry: object;
+  readonly playbook: object;
+  readonly redact: readonly string[];
+}
+
+/** What the dispatcher runs on: a generated `PROJECT`, or a registry and playbook in hand (a loaded project, a test). */
+export type ProjectSource = { project: ProjectData; registry?: undefined; playbook?: undefined } | { project?: undefined; registry: Registry; playbook: Playbook };
+
+export type DispatcherOptions = ProjectSource & {
+  /** Default: the real clock. Simulation passes a VirtualClock. */
+  clock?: Clock | undefined;
+  /** Default: a seeded source drawn from `crypto`. Simulation passes seededRandom(seed). */
+  random?: Random | undefined;
+  /** Applied to the outcome, the events, packets and dead letters (default: built-in patterns, and a `PROJECT`'s own). */
+  redact?: Redactor | undefined;
+  effects?: Effects | undefined;
+  /** Every event as it happens (redacted), e.g. for a trace store. */
+  onEvent?: ((event: DispatchEvent) => void) | undefined;
+  /** Tokens the playbook's retry quota starts with (default: a full bucket). */
+  quotaTokens?: number | undefined;
+  /** Where the breakers and retry throttling start (a fixture's `state:`, SPEC 18; default closed and full). */
+  state?: PolicyState | undefined;
+};
+
+/** The options with every default filled in: what a dispatch runs on. */
+export interface DispatchSettings {
+  registry: Registry;
+  playbook: Playbook;
+  clock: Clock;
+  random: Random;
+  effects?: Effects | undefined;
+  onEvent?: ((event: DispatchEvent) => void) | undefined;
+  quotaTokens?: number | undefined;
+  state?: PolicyState | undefined;
+}
+
+export interface DispatchOptions {
+  /** Part of the idempotency key (a fixture's `run_id`, else its name). */
+  runId?: string;
+  /** Budgets shared with other dispatches of the same run (saga steps, waves). */
+  ledger?: BudgetLedger;
+  /** Put the call's id on every event (multi-call runs). */
+  label?: boolean;
+  /** Hand the finished dispatch, as one redacted record (SPEC 14), to this sink: production's corpus for `failbook replay`. */
+  record?: RecordSink;
+}
+
+export interface DispatchResult {
+  outcome: Outcome;
+  events: DispatchEvent[];
+  /** Every failed attempt's error, for dead-letter entries. */
+  errors: AttemptError[];
+  idempotencyKey: string;
+}
+
+export interface Dispatcher {
+  readonly registry: Registry;
+  readonly playbook: Playbook;
+  readonly clock: Clock;
+  readonly redact: Redactor;
+  /** The retry quota every dispatch of this dispatcher shares, when the playbook sets `retry_quota`. */
+  readonly quota: RetryQuotaBucket | undefined;
+  /** The breakers, retry budget and retry throttling every dispatch of this dispatcher shares (SPEC 18). */
+  readonly policies: SharedPolicies;
+  dispatch(call: Call, attempt: AttemptFn, options?: DispatchOptions): Promise<DispatchResult>;
+  /** A fresh budget ledger starting now: share it to make several dispatches one run. */
+  newLedger(): BudgetLedger;
+  /** Redact a dead-letter entry and hand it to the `deadLetter` effect. */
+  deadLetter(entry: DeadLetterEntry): Promise<DeadLetterEntry>;
+}
+
+export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatcher {
+  const { registry, playbook, ownPatterns } = projectOf(dispatcherOptions);
+  const options: DispatchSettings = { ...dispatcherOptions, registry, playbook, clock: dispatcherOptions.clock ?? realClock(), random: dispatcherOptions.random ?? cryptoRandom() };
+  const redact = dispatcherOptions.redact ?? createRedactor(ownPatterns);
+  const shown = rememberRedactions(redact);
+  const dispatcher: Dispatcher = {
+    registry: options.registry,
+    playbook: options.playbook,
+    clock: options.clock,
+    redact,
+    quota: options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens),
+    policies: createPolicies(options.playbook, options.clock.now(), options.state),
+    newLedger: () => ({ startedAt: options.clock.now(), retries: 0, backoffMs: 0, verdictCounts: new Map() }),
+    async dispatch(call, attempt, dispatchOptions = {}) {
+      const ledger = dispatchOptions.ledger ?? dispatcher.newLedger();
+      const run = new DispatchRun(options, shown, ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+      const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
+      const budget = dispatcher.policies.budget;
+      budget?.callStarted();
+      let end;
+      try {
+        end = await run.call(call, recording?.attempt ?? attempt, 0);
+      } finally {
+        budget?.callEnded(run.retrying);
+      }
+      const result = run.finish(end);
+      if (options.effects !== undefined) await run.applyEffects(result.outcome);
+      if (recording !== undefined) await dispatchOptions.record!(recording.finish(call, dispatchOptions.runId, result.outcome, shown));
+      return result;
+    },
+    async deadLetter(entry) {
+      const clean = redactValue(entry, redact);
+      await options.effects?.deadLetter?.(clean);
+      return clean;
+    },
+  };
+  return dispatcher;
+}
+
+function projectOf(options: ProjectSource): { registry: Registry; playbook: Playbook; ownPatterns: readonly string[] } {
+  if (options.project === undefined) return { registry: options.registry, playbook: options.playbook, ownPatterns: [] };
+  const { format, registry, playbook, redact } = options.project as Partial<ProjectData>;
+  if (format !== PROJECT_FORMAT) {
+    throw new TypeError(`createDispatcher: project has format ${JSON.stringify(format)}, not ${JSON.stringify(PROJECT_FORMAT)}; pass the PROJECT of a module that \`failbook gen ts\` wrote for this version of failbook-runtime (regenerate it)`);
+  }
+  // gen ts validated them (schemas, lint) before writing PROJECT: they are not checked again at run time.
+  return { registry: registry as Registry, playbook: playbook as Playbook, ownPatterns: redact ?? [] };
+}
+
+/**
+ * The redactor, remembering what it made of each string: a dispatch shows the same tool
+ * names, kinds, queues and registry texts again and again, and redacting a string twice
+ * must not cost twice. Bounded, so that a stream of distinct messages cannot grow it.
+ */
+function rememberRedactions(redact: Redactor): Redactor {
+  const seen = new Map<string, string>();
+  return (text) => {
+    let out = seen.get(text);
+    if (out === undefined) {
+      out = redact(text);
+      if (seen.size >= 4096) seen.clear();
+      seen.set(text, out);
+    }
+    return out;
+  };
+}
+

@@ -1,0 +1,228 @@
+/**
+ * One circuit of a circuit breaker (SPEC 18): the state machine and its window, pure, the
+ * time passed in. Closed, it counts attempts in a window and opens when, within the last
+ * `sampling_ms`, at least `minimum_throughput` were counted and the failures' share is at
+ * least `failure_ratio`. Open, it lets nothing through for `break_ms`; then it is half-open
+ * and lets `half_open_probes` attempts through: all succeed and it closes with an empty
+ * window, one fails and it opens again, for a break doubled up to `max_break_ms` when set.
+ */
+import type { BreakerState } from "../../model/fixture.js";
+import type { CircuitBreakerPolicy } from "../../model/playbook.js";
+
+/** Polly v8's defaults: 10 % of at least 100 attempts in 30 s opens it for 5 s. */
+export const BREAKER_DEFAULTS = Object.freeze({ failure_ratio: 0.1, minimum_throughput: 100, sampling_ms: 30_000, break_ms: 5_000, half_open_probes: 1 });
+
+/** What an answered attempt means to a breaker: a success, a failure it counts, or neither. */
+export type CircuitOutcome = "success" | "failure" | "ignored";
+
+export type CircuitTransition = { type: "opened"; failures: number; attempts: number; breakMs: number } | { type: "half_open" } | { type: "closed" };
+
+/** May an attempt go: as an ordinary attempt (closed), as a probe (half-open), or not at all. */
+export type CircuitAdmission = "closed" | "probe" | "rejected";
+
+export class Circuit {
+  private state: BreakerState = "closed";
+  private openedAt = 0;
+  private breakMs: number;
+  private probesOut = 0;
+  private probesPassed = 0;
+  private readonly window: Window;
+  private readonly ratio: number;
+  private readonly minimum: number;
+  private readonly probes: number;
+
+  constructor(
+    private readonly policy: CircuitBreakerPolicy,
+    /** The clock when the breaker was made: buckets are aligned to it, and a start in `open` breaks from it. */
+    origin: number,
+    start: BreakerState = "closed",
+  ) {
+    this.ratio = policy.failure_ratio ?? BREAKER_DEFAULTS.failure_ratio;
+    this.minimum = policy.minimum_throughput ?? BREAKER_DEFAULTS.minimum_throughput;
+    this.probes = policy.half_open_probes ?? BREAKER_DEFAULTS.half_open_probes;
+    this.breakMs = policy.break_ms ?? BREAKER_DEFAULTS.break_ms;
+    const samplingMs = policy.sampling_ms ?? BREAKER_DEFAULTS.sampling_ms;
+    this.window = policy.buckets === undefined ? new ExactWindow(samplingMs, policy.sampling_attempts) : new BucketWindow(samplingMs, policy.buckets, origin);
+    this.state = start;
+    this.openedAt = origin;
+  }
+
+  /** The state at `now`: an open circuit whose break is over is half-open. */
+  stateAt(now: number): BreakerState {
+    return this.state === "open" && now - this.openedAt >= this.breakMs ? "half_open" : this.state;
+  }
+
+  /** May an attempt go now? `emit` hears the move from open to half-open. */
+  admit(now: number, emit: (t: CircuitTransition) => void): CircuitAdmission {
+    if (this.state === "closed") return "closed";
+    if (this.state === "open") {
+      if (now - this.openedAt < this.breakMs) return "rejected";
+      this.state = "half_open";
+      this.probesOut = 0;
+      this.probesPassed = 0;
+      emit({ type: "half_open" });
+    }
+    return this.probesOut + this.probesPassed < this.probes ? "probe" : "rejected";
+  }
+
+  /** An admitted probe takes its place (once every breaker guarding the tool admitted the attempt). */
+  takeProbe(): void {
+    this.probesOut++;
+  }
+
+  /** An admitted attempt answered. */
+  record(now: number, admitted: CircuitAdmission, outcome: CircuitOutcome, emit: (t: CircuitTransition) => void): void {
+    if (admitted === "probe") {
+      if (this.state !== "half_open") return;
+      this.probesOut--;
+      if (outcome === "failure") this.open(now, true, emit);
+      else if (outcome === "success" && ++this.probesPassed >= this.probes) {
+        this.state = "closed";
+        this.breakMs = this.policy.break_ms ?? BREAKER_DEFAULTS.break_ms;
+        this.window.clear();
+        emit({ type: "closed" });
+      }
+      return;
+    }
+    // An attempt let through while closed that answers once the circuit has opened moves nothing.
+    if (admitted !== "closed" || this.state !== "closed" || outcome === "ignored") return;
+    const failed = outcome === "failure";
+    this.window.add(now, failed);
+    if (failed && this.window.total >= this.minimum && this.window.failures >= this.ratio * this.window.total) this.open(now, false, emit);
+  }
+
+  private open(now: number, again: boolean, emit: (t: CircuitTransition) => void): void {
+    // Reopened by a probe: its probes are what it saw (those that passed, and the one that failed).
+    const failures = again ? 1 : this.window.failures;
+    const attempts = again ? this.probesPassed + 1 : this.window.total;
+    if (again && this.policy.max_break_ms !== undefined) this.breakMs = Math.min(this.policy.max_break_ms, this.breakMs * 2);
+    this.state = "open";
+    this.openedAt = now;
+    emit({ type: "opened", failures, attempts, breakMs: this.breakMs });
+  }
+}
+
+/** The counted attempts of the window, evicted as time (and the count bound) moves on. */
+interface Window {
+  readonly total: number;
+  readonly failures: number;
+  add(now: number, failed: boolean): void;
+  clear(): void;
+}
+
+/**
+ * Every counted attempt within the last `samplingMs` (and, when set, only the last
+ * `maxAttempts` of them), exactly. Runs of like outcomes in the same millisecond share an
+ * entry, so the memory follows the traffic, never a configured number.
+ */
+class ExactWindow implements Window {
+  total = 0;
+  failures = 0;
+  // A queue of runs: time, outcome, how many; `head` is the oldest live entry.
+  private times: number[] = [];
+  private failed: boolean[] = [];
+  private counts: number[] = [];
+  private head = 0;
+
+  constructor(
+    private readonly samplingMs: number,
+    private readonly maxAttempts = Number.POSITIVE_INFINITY,
+  ) {}
+
+  add(now: number, failed: boolean): void {
+    this.evictBefore(now - this.samplingMs);
+    const last = this.times.length - 1;
+    if (last >= this.head && this.times[last] === now && this.failed[last] === failed) this.counts[last]++;
+    else {
+      this.times.push(now);
+      this.failed.push(failed);
+      this.counts.push(1);
+    }
+    this.total++;
+    if (failed) this.failures++;
+    while (this.total > this.maxAttempts) this.drop(1);
+  }
+
+  clear(): void {
+    this.times = [];
+    this.failed = [];
+    this.counts = [];
+    this.head = 0;
+    this.total = 0;
+    this.failures = 0;
+  }
+
+  /** Drop the entries at or before `t`: "within the last sampling_ms" keeps those after it. */
+  private evictBefore(t: number): void {
+    while (this.head < this.times.length && this.times[this.head] <= t) this.drop(this.counts[this.head]);
+  }
+
+  /** Drop `n` attempts from the oldest entry. */
+  private drop(n: number): void {
+    const i = this.head;
+    this.counts[i] -= n;
+    this.total -= n;
+    if (this.failed[i]) this.failures -= n;
+    if (this.counts[i] > 0) return;
+    this.head++;
+    // Compact now and then, so the queue's arrays stay as long as the live window.
+    if (this.head >= 1024 && this.head * 2 >= this.times.length) {
+      this.times = this.times.slice(this.head);
+      this.failed = this.failed.slice(this.head);
+      this.counts = this.counts.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+/**
+ * The window as `buckets` buckets of `samplingMs / buckets`, aligned to the breaker's
+ * origin: the current bucket and the ones before it (opossum's and Hystrix's rolling
+ * window). Constant memory, whatever the traffic.
+ */
+class BucketWindow implements Window {
+  total = 0;
+  failures = 0;
+  private readonly successesIn: number[];
+  private readonly failuresIn: number[];
+  private current = 0;
+
+  constructor(
+    private readonly samplingMs: number,
+    private readonly buckets: number,
+    private readonly origin: number,
+  ) {
+    this.successesIn = new Array<number>(buckets).fill(0);
+    this.failuresIn = new Array<number>(buckets).fill(0);
+  }
+
+  add(now: number, failed: boolean): void {
+    const index = Math.floor(((now - this.origin) * this.buckets) / this.samplingMs);
+    if (index > this.current) this.rotateTo(index);
+    const slot = this.current % this.buckets;
+    if (failed) this.failuresIn[slot]++;
+    else this.successesIn[slot]++;
+    this.total++;
+    if (failed) this.failures++;
+  }
+
+  clear(): void {
+    this.successesIn.fill(0);
+    this.failuresIn.fill(0);
+    this.total = 0;
+    this.failures = 0;
+  }
+
+  /** Empty the buckets that fell out of the window on the way to bucket `index`. */
+  private rotateTo(index: number): void {
+    const from = Math.max(this.current + 1, index - this.buckets + 1);
+    for (let i = from; i <= index; i++) {
+      const slot = i % this.buckets;
+      this.total -= this.successesIn[slot] + this.failuresIn[slot];
+      this.failures -= this.failuresIn[slot];
+      this.successesIn[slot] = 0;
+      this.failuresIn[slot] = 0;
+    }
+    this.current = index;
+  }
+}

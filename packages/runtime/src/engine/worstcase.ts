@@ -1,0 +1,155 @@
+/**
+ * The static worst case of a verdict's action: the most attempts it can cause, the longest
+ * total backoff (jitter at its maximum, Retry-After aside), and which limits cut it short.
+ * Used by `explain` and by the `retry-budget` lint rule.
+ */
+import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf, type ActionName, type Playbook, type RetryAction, type RetryQuota } from "../model/playbook.js";
+import type { Registry, Verdict } from "../model/registry.js";
+import { DEFAULT_RETRY_COST } from "./quota.js";
+import { retryDelay } from "./backoff.js";
+import { maxRandom } from "./random.js";
+
+export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "budgets.retries_per_call" | "same_verdict_ceiling" | "retry_quota";
+
+/** How far a server's Retry-After hint can stretch one wait (SPEC 12). */
+export interface RetryAfterBound {
+  /** False when the playbook sets honor_retry_after: false (hints are ignored). */
+  honored: boolean;
+  /** The longest one wait can become because of a hint; null when nothing bounds it. */
+  maxWaitMs: number | null;
+  mode: "max" | "replace" | "exact";
+  aboveMax: "ignore" | "cap" | "give_up";
+  /** `max_over_backoff_ms`: the hint is first clamped to the backoff plus this. */
+  overBackoffMs: number | null;
+}
+
+/** What a full retry quota allows this verdict (SPEC 12). */
+export interface QuotaBound {
+  capacity: number;
+  /** The cheapest a retry of this verdict can cost (its class's cost, else its kinds', else `cost`). */
+  cost: number;
+  /** Retries a full bucket pays for, when nothing refills it. */
+  retries: number;
+}
+
+export interface WorstCase {
+  verdict: string;
+  action: ActionName;
+  /** Upstream attempts this verdict alone can cause (fallback tools aside). */
+  attempts: number;
+  retries: number;
+  /** The delay before each retry, jitter at its maximum (the first SPELLED_RETRIES of them). */
+  delays: number[];
+  totalBackoffMs: number;
+  /** The limit that sets `retries`. */
+  limitedBy?: RetryLimit;
+  /** Budgets that the schedule, run to its end, would exceed. */
+  exceeds: { budget: "retry_seconds" | "wall_ms"; limitMs: number }[];
+  /** For a retry action: what Retry-After can do to each wait. */
+  retryAfter?: RetryAfterBound;
+  /** For a retry action under a playbook retry_quota. */
+  quota?: QuotaBound;
+}
+
+export function worstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
+  const action = playbook.verdicts[code];
+  if (!action) return undefined;
+  const base: WorstCase = { verdict: code, action: action.action, attempts: 1, retries: 0, delays: [], totalBackoffMs: 0, exceeds: [] };
+  if (action.action === "refresh_evidence" || action.action === "restore_checkpoint" || action.action === "refresh_credentials") {
+    return { ...base, attempts: action.then === "retry" ? 2 : 1 };
+  }
+  if (!isRetryAction(action)) return base;
+
+  const verdict = registry.verdicts.find((v) => v.code === code);
+  const classMax = verdict ? registry.classes[verdict.class]?.max_retries : undefined;
+  const budgets = playbook.budgets ?? {};
+  const limits: [RetryLimit, number | undefined][] = [
+    ["max_retries", action.max_retries],
+    ["class_max_retries", classMax],
+    ["budgets.retries", budgets.retries],
+    ["budgets.retries_per_call", budgets.retries_per_call],
+    ["same_verdict_ceiling", budgets.same_verdict_ceiling === undefined ? undefined : budgets.same_verdict_ceiling - 1],
+  ];
+  let retries = action.max_retries;
+  let limitedBy: RetryLimit = "max_retries";
+  for (const [name, limit] of limits) {
+    if (limit !== undefined && limit < retries) {
+      retries = limit;
+      limitedBy = name;
+    }
+  }
+  const quota = playbook.retry_quota === undefined ? undefined : quotaBound(playbook.retry_quota, verdict);
+  if (quota !== undefined && quota.retries < retries) {
+    retries = quota.retries;
+    limitedBy = "retry_quota";
+  }
+  if (verdict && !verdict.retryable) retries = 0;
+  const { delays, totalBackoffMs } = schedule(action, retries);
+  const exceeds: WorstCase["exceeds"] = [];
+  if (budgets.retry_seconds !== undefined && totalBackoffMs > budgets.retry_seconds * 1000) exceeds.push({ budget: "retry_seconds", limitMs: budgets.retry_seconds * 1000 });
+  if (budgets.wall_ms !== undefined && totalBackoffMs > budgets.wall_ms) exceeds.push({ budget: "wall_ms", limitMs: budgets.wall_ms });
+  const retryAfter = retryAfterBound(playbook, action, delays);
+  return { ...base, attempts: retries + 1, retries, delays, totalBackoffMs, limitedBy, exceeds, retryAfter, ...(quota ? { quota } : {}) };
+}
+
+/** The cheapest cost a retry of the verdict can take, and what a full bucket pays for. */
+function quotaBound(policy: RetryQuota, verdict: Verdict | undefined): QuotaBound {
+  const byClass = policy.cost_by_class ?? {};
+  let cost: number;
+  if (verdict !== undefined && Object.hasOwn(byClass, verdict.class)) cost = byClass[verdict.class];
+  else {
+    // The error's kind decides: one of the kinds every rule of the verdict names, or any kind.
+    const byKind = policy.cost_by_kind ?? {};
+    const fallback = policy.cost ?? DEFAULT_RETRY_COST;
+    const rules = verdict?.match ?? [];
+    const kinds = rules.length > 0 && rules.every((r) => r.kind !== undefined) ? rules.flatMap((r) => (Array.isArray(r.kind) ? r.kind : [r.kind as string])) : null;
+    const costs = kinds === null ? [fallback, ...Object.values(byKind)] : kinds.map((k) => (Object.hasOwn(byKind, k) ? byKind[k] : fallback));
+    cost = Math.min(...costs);
+  }
+  const retries = cost <= 0 ? Number.MAX_SAFE_INTEGER : Math.floor(policy.capacity / cost);
+  return { capacity: policy.capacity, cost, retries };
+}
+
+/** The longest wait a Retry-After hint can cause, given the policy in force for this action. */
+function retryAfterBound(playbook: Playbook, action: RetryAction, delays: readonly number[]): RetryAfterBound {
+  const policy = retryAfterPolicyOf(playbook, action);
+  const longest = delays.reduce((a, b) => Math.max(a, b), 0);
+  const over = policy.max_over_backoff_ms ?? null;
+  let maxWaitMs: number | null = over === null ? null : longest + over;
+  if (policy.max_ms !== undefined) maxWaitMs = maxWaitMs === null ? policy.max_ms : Math.min(maxWaitMs, policy.max_ms);
+  if (maxWaitMs !== null) maxWaitMs = Math.max(maxWaitMs, longest);
+  return { honored: honorsRetryAfter(playbook), maxWaitMs, mode: policy.mode ?? "max", aboveMax: policy.above_max ?? "cap", overBackoffMs: over };
+}
+
+/**
+ * The schema allows at most this many retries, so a valid playbook's schedule is spelled out
+ * in full. Past it (a playbook that skipped validation), the work stays bounded: the rest of
+ * the retries are counted at the schedule's ceiling, an upper bound, never one by one.
+ */
+export const SPELLED_RETRIES = 1000;
+
+/** The delays of the first retries, and the total of all of them, never past MAX_SAFE_INTEGER. */
+function schedule(action: RetryAction, retries: number): { delays: number[]; totalBackoffMs: number } {
+  const delays: number[] = [];
+  let previous: number | undefined;
+  let total = 0;
+  for (let n = 0; n < Math.min(retries, SPELLED_RETRIES); n++) {
+    previous = retryDelay(action, n, previous, maxRandom);
+    delays.push(previous);
+    total = saturating(total + previous);
+  }
+  const rest = retries - delays.length;
+  if (rest > 0) total = saturating(total + rest * ceilingDelay(action, previous ?? 0));
+  return { delays, totalBackoffMs: total };
+}
+
+/** The longest delay the schedule can reach: its last listed delay, its cap, or no bound at all. */
+function ceilingDelay(action: RetryAction, last: number): number {
+  if (action.backoff_ms) return action.backoff_ms.length === 0 ? 0 : Math.max(last, action.backoff_ms[action.backoff_ms.length - 1]);
+  const formula = action.backoff;
+  if (!formula) return 0;
+  if (formula.strategy === "constant" || (formula.strategy === "exponential" && (formula.factor ?? 2) === 1)) return formula.base_ms;
+  return formula.cap_ms ?? Number.MAX_SAFE_INTEGER;
+}
+
+const saturating = (n: number): number => (n > Number.MAX_SAFE_INTEGER || Number.isNaN(n) ? Number.MAX_SAFE_INTEGER : n);

@@ -1,0 +1,116 @@
+// The language server rows of `npm run bench` (SPEC 20): `failbook lsp` on the 10,000-code
+// project, driven over stdio by a real LSP client (vscode-languageserver-protocol), as an
+// editor drives it. Measured from the client's side: an edit to the registry (an incremental
+// change, as editors send) until the registry's diagnostics for that version arrive; a hover
+// and a go-to-definition on a code in the playbook until the answer arrives. Each figure is
+// the median of its runs.
+//
+//   node scripts/bench/lsp.mjs [--runs N]   (generates .bench/10000/ when it is not there)
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from "vscode-languageserver-protocol/node";
+import { writeProject } from "./generate.mjs";
+
+const median = (values) => {
+  const v = [...values].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+
+/** Line and character of the first `needle` in `text`, `offset` characters in. */
+function positionOf(text, needle, offset = 0) {
+  const at = text.indexOf(needle);
+  if (at < 0) throw new Error(`'${needle}' is not in the text`);
+  const before = text.slice(0, at + offset);
+  const line = before.split("\n").length - 1;
+  return { line, character: before.length - before.lastIndexOf("\n") - 1 };
+}
+
+/** Measure the rows on the project in `dir`; returns rows in bench.mjs's table shape. */
+export async function lspRows({ bin, dir, runs = 5, log = () => {}, fmtMs = (ms) => `${ms.toFixed(0)} ms`, nodeArgs = [] }) {
+  const child = spawn(process.execPath, [...nodeArgs, bin, "lsp"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const waiting = [];
+  connection.onNotification("textDocument/publishDiagnostics", (p) => {
+    for (const w of [...waiting]) if (w.uri === p.uri && (w.version === undefined || p.version === w.version)) waiting.splice(waiting.indexOf(w), 1) && w.resolve(p);
+  });
+  connection.listen();
+  const published = (uri, version) => new Promise((resolve) => waiting.push({ uri, version, resolve }));
+  const uri = (file) => pathToFileURL(join(dir, file)).href;
+  const registry = readFileSync(join(dir, "playbooks/registry.yaml"), "utf8");
+  const playbook = readFileSync(join(dir, "playbooks/playbook.yaml"), "utf8");
+  const rows = [];
+  try {
+    await connection.sendRequest("initialize", { processId: process.pid, rootUri: pathToFileURL(dir).href, capabilities: {} });
+    await connection.sendNotification("initialized", {});
+    let t = performance.now();
+    const first = published(uri("playbooks/registry.yaml"));
+    await connection.sendNotification("textDocument/didOpen", { textDocument: { uri: uri("playbooks/registry.yaml"), languageId: "yaml", version: 1, text: registry } });
+    const { diagnostics } = await first;
+    const openMs = performance.now() - t;
+    log(`lsp: registry opened, first diagnostics (${diagnostics.length}) in ${fmtMs(openMs)}`);
+    const playbookOpen = published(uri("playbooks/playbook.yaml"));
+    await connection.sendNotification("textDocument/didOpen", { textDocument: { uri: uri("playbooks/playbook.yaml"), languageId: "yaml", version: 1, text: playbook } });
+    await playbookOpen;
+
+    // An edit in the middle of the registry: one character of a verdict's summary, typed and
+    // taken back, so every run checks the same project.
+    const middle = registry.indexOf("    summary: ", registry.length >> 1) + "    summary: ".length;
+    const at = positionOf(registry.slice(0, middle) + "\u0000", "\u0000");
+    const edits = [];
+    let version = 1;
+    for (let i = 0; i < runs * 2; i++) {
+      version++;
+      const typed = i % 2 === 0;
+      const change = typed ? { range: { start: at, end: at }, text: "x" } : { range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: "" };
+      t = performance.now();
+      const done = published(uri("playbooks/registry.yaml"), version);
+      await connection.sendNotification("textDocument/didChange", { textDocument: { uri: uri("playbooks/registry.yaml"), version }, contentChanges: [change] });
+      await done;
+      edits.push(performance.now() - t);
+    }
+    const editMs = median(edits);
+    log(`lsp: registry edit -> diagnostics ${edits.map((e) => e.toFixed(0)).join(", ")} ms`);
+
+    const code = /^ {2}([^\s#:][^:]*):\s*$/m.exec(playbook.slice(playbook.length >> 1))?.[1] ?? /verdicts:\n {2}([^:]+):/.exec(playbook)[1];
+    const position = positionOf(playbook, `\n  ${code}:`, 4);
+    const request = async (method) => {
+      const times = [];
+      for (let i = 0; i < runs * 2; i++) {
+        t = performance.now();
+        const result = await connection.sendRequest(method, { textDocument: { uri: uri("playbooks/playbook.yaml") }, position });
+        times.push(performance.now() - t);
+        if (result === null) throw new Error(`${method} on '${code}' answered null`);
+      }
+      log(`lsp: ${method} ${times.map((x) => x.toFixed(1)).join(", ")} ms`);
+      return median(times);
+    };
+    const hoverMs = await request("textDocument/hover");
+    const definitionMs = await request("textDocument/definition");
+    rows.push(
+      { row: "`failbook lsp`: registry edit -> diagnostics, 10k codes (real client)", value: editMs, figure: fmtMs(editMs), target: "≤ 300 ms", pass: editMs <= 300 },
+      { row: "`failbook lsp`: hover on a code, 10k codes", value: hoverMs, figure: fmtMs(hoverMs), target: "≤ 50 ms", pass: hoverMs <= 50 },
+      { row: "`failbook lsp`: go to definition, 10k codes", value: definitionMs, figure: fmtMs(definitionMs), target: "≤ 50 ms", pass: definitionMs <= 50 },
+    );
+    await connection.sendRequest("shutdown");
+    await connection.sendNotification("exit");
+  } catch (e) {
+    log(`lsp: failed: ${e.message}; stderr: ${stderr.slice(-500)}`);
+    rows.push({ row: "`failbook lsp`, 10k codes", value: null, figure: `failed: ${e.message.slice(0, 120)}`, target: "≤ 300 ms / 50 ms", pass: false });
+    child.kill();
+  }
+  connection.dispose();
+  return { rows, raw: rows };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+  const dir = join(root, ".bench/10000");
+  if (!existsSync(join(dir, "failbook.yaml"))) writeProject(root, 10000);
+  const runsAt = process.argv.indexOf("--runs");
+  const { rows } = await lspRows({ bin: join(root, "bin/failbook.js"), dir, runs: runsAt > 0 ? Number(process.argv[runsAt + 1]) : 5, log: (l) => process.stderr.write(`bench: ${l}\n`) });
+  for (const r of rows) console.log(`| ${r.row} | ${r.figure} | ${r.target} | ${r.pass ? "✓" : "✗"} |`);
+}

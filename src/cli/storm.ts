@@ -1,0 +1,179 @@
+/**
+ * `failbook storm`: run the project's storms (SPEC 19), a fleet of dispatchers against an
+ * upstream model on one virtual clock, and check their `expect`; `--against` runs each under
+ * a baseline's playbook too; `--sweep` maps the trigger's boundary; `storm merge` adds up
+ * the shards of a sweep.
+ */
+import { Chalk } from "chalk";
+import { Option } from "commander";
+import { resolve } from "node:path";
+import { loadBaseline } from "../change/baseline.js";
+import { UsageError } from "failbook-runtime/model/errors.js";
+import { sortFindings } from "../lint/lint.js";
+import { parseShard } from "../replay/shard.js";
+import { defaultWorkers, runStorms } from "../storm/jobs.js";
+import { lintStorms } from "../storm/lint.js";
+import { DEFAULT_STORMS, loadStorms } from "../storm/load.js";
+import { formatStormHtml } from "../storm/print/html.js";
+import { formatStormText } from "../storm/print/text.js";
+import { failed, formatStormJson, mergeStormReports, parseStormReport, type StormReport } from "../storm/report.js";
+import { parseSweep, SWEEP_NAMES } from "../storm/sweep.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData } from "./command.js";
+import type { Io } from "./io.js";
+
+const FORMATS = ["text", "json", "html"] as const;
+const MAX_WORKERS = 64;
+/** Text written to a file has no colour. */
+const plain = new Chalk({ level: 0 });
+
+interface StormFlags {
+  format?: string;
+  out?: string;
+  seed?: string;
+  against?: string;
+  sweep?: string[];
+  workers?: string;
+  shard?: string;
+}
+
+const HELP = `
+A storm file (kind: Storm, schemas/storm.schema.json) describes a fleet of clients, each
+running the playbook's own dispatcher, against one upstream model: latency drawn when an
+attempt starts (base + per_concurrent per attempt in progress, log-normal from median and
+p99, or exponential from mean), an optional FIFO capacity and queue (past it, overload_error
+at once), an error mix independent of load, a gateway deadline, and phases (the trigger)
+that multiply arrivals, capacity, latency or error ratios for a time. An attempt its client
+gave up on keeps the upstream busy until its latency has passed. Everything runs on one
+virtual clock: minutes of traffic take seconds, and the same file and seed give the same
+report, byte for byte.
+
+The storms are the FILES given, else the config's storms: (globs, directories or files;
+default ${DEFAULT_STORMS}). Each prints its verdict: stable (success never fell below 95 % of
+calls offered), recovered (with the time after the last phase ended), degraded, or
+metastable (the trigger ended and success stayed below half of calls offered to the end);
+amplification (attempts sent / calls offered), success ratio, p50/p99/max call latency, and
+a chart of calls offered, attempts sent and calls succeeded per bucket.
+
+--against REF (a config file, a directory holding one, or git:REV) runs each storm under
+that version's registry and playbook too, with the same seed, and shows the two side by
+side, a regression marked.
+
+--sweep NAME=FROM..TO:STEP (once or twice: a line or a map) runs the storm at every value
+and maps stable / recovered / degraded / metastable, with the margin from the storm's own
+value (the operating point) to the nearest metastable cell. NAME: ${SWEEP_NAMES.join(", ")}
+(every phase's multiplier or length, the open loop's rate, or the phases' error ratio).
+--workers N runs cells on N threads; --shard I/N runs the cells whose index is I-1 modulo N,
+and failbook storm merge adds the shards' JSON reports up into the unsharded report.
+
+Output formats:
+  text  the summary, the chart and the checks, per storm (or the map, per sweep)
+  json  { files, sweep, seed, against, storms: [{ index, file, name, current, baseline,
+          regressions }], sweeps: [{ file, name, axes, operating, cells, nearest_metastable }] }
+        where current and baseline hold summary, checks and buckets (per step_ms: offered,
+        sent, succeeded, retries, hedges, short_circuited, throttled, budget_refused,
+        success_share, in_progress, queued, breakers_open, breakers_half_open, outcomes,
+        attempt_errors)
+  html  one self-contained page (no script, no request): time series, breaker states, summary
+
+Exit status: 0 every expect holds; 1 an expect fails (the message names the bucket and the
+figure), a verdict got worse than the baseline's, or a storm file has an error; 2 storm could
+not run (no config, a bad flag or REF, a storm too large to run).
+
+Examples:
+  failbook storm
+  failbook storm storms/brownout.yaml --format html --out storm.html
+  failbook storm --against git:origin/main
+  failbook storm storms/brownout.yaml --sweep arrival_x=1..3:0.25 --sweep trigger_ms=5000..30000:5000 --workers 2
+  failbook storm storms/brownout.yaml --sweep arrival_x=1..3:0.1 --shard 1/4 --format json > shard-1.json
+  failbook storm merge shard-*.json`;
+
+export const registerStorm: CommandRegistrar = (program, run) => {
+  const storm = program
+    .command("storm")
+    .description("run storms: a fleet of clients, each running the playbook, against a struggling upstream; does the outage amplify, and does the service come back?")
+    .argument("[files...]", "storm files (default: the config's storms:, else storms/)")
+    .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
+    .option("--out <file>", "write the report to this file instead of stdout")
+    .option("--seed <n>", "seed every storm with this instead of its own seed")
+    .option("--against <ref>", "run each storm under this baseline's playbook too and compare: a config file, a directory holding one, or git:REV")
+    .option("--sweep <spec>", "NAME=FROM..TO:STEP: run the storm over a grid of the trigger (repeat for a second axis)", (v: string, all: string[] = []) => [...all, v])
+    .option("--workers <n>", `worker threads for a sweep's cells (default 1; this machine has ${defaultWorkers()} cores)`)
+    .option("--shard <i/n>", "run only the jobs (storms, or a sweep's cells) whose index is I-1 modulo N")
+    .addHelpText("after", HELP)
+    .action(run((io, globals, files: string[], flags: StormFlags) => stormCommand(io, globals, files, flags)));
+  storm
+    .command("merge")
+    .description("add up the JSON reports of the shards of one storm run into the unsharded report")
+    .argument("<reports...>", "the JSON reports of failbook storm --shard I/N --format json, one per shard")
+    .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("json"))
+    .option("--out <file>", "write the report to this file instead of stdout")
+    .addHelpText(
+      "after",
+      `
+The reports must be all N shards of one run (the same files, --sweep, --seed and --against),
+each once. The merged JSON is byte for byte the report of the unsharded run.
+
+Exit status: 0 every expect holds; 1 one fails; 2 a report is missing, repeated, unreadable
+or from another run.`,
+    )
+    .action(run((io, _globals, reports: string[], flags: StormFlags) => mergeCommand(io, reports, flags)));
+};
+
+async function stormCommand(io: Io, globals: Globals, files: string[], flags: StormFlags): Promise<number> {
+  const format = choiceFlag("--format", flags.format, FORMATS, "text");
+  const seed = intFlag("--seed", flags.seed);
+  if (seed !== undefined && seed > 0xffffffff) throw new UsageError(`--seed takes a 32-bit unsigned integer, not ${seed}`);
+  const workers = intFlag("--workers", flags.workers);
+  if (workers !== undefined && (workers < 1 || workers > MAX_WORKERS)) throw new UsageError(`--workers takes 1 to ${MAX_WORKERS}, not ${workers}`);
+  const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
+  const axes = (flags.sweep ?? []).map(parseSweep);
+  if (axes.length > 2) throw new UsageError("--sweep takes at most two axes (a line or a map); sweep a third in separate runs");
+  if (axes.length === 2 && axes[0].name === axes[1].name) throw new UsageError(`--sweep names ${axes[0].name} twice; sweep two different figures`);
+  if (axes.length > 0 && flags.against !== undefined) throw new UsageError("--sweep and --against do not combine; sweep each version on its own and compare the maps");
+
+  const { project, findings: loadFindings } = loadFor(io, globals);
+  const current = rulesData(project);
+  const load = loadStorms(project, files);
+  const findings = sortFindings(lintStorms(project, load));
+  if (!current) {
+    io.err(findingsText(io, sortFindings([...loadFindings.filter((f) => f.severity === "error"), ...findings]), project.sources));
+    io.err("failbook: cannot run storms until the registry and playbook load; fix the errors above\n");
+    return 1;
+  }
+  if (findings.length > 0) io.err(findingsText(io, findings, project.sources));
+  if (findings.some((f) => f.severity === "error")) {
+    io.err("failbook: cannot run storms until their files are valid; fix the errors above\n");
+    return 1;
+  }
+  if (load.storms.length === 0) {
+    io.err(`failbook: no storm files ${project.config.storms === undefined ? `in ${DEFAULT_STORMS} (set storms: in failbook.yaml to look elsewhere)` : "match the config's storms:"}; nothing to run\n`);
+    return 0;
+  }
+  const baseline = flags.against === undefined ? undefined : rulesData(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
+  const storms = load.storms.map((storm) => ({ file: storm.doc.locate([]).file, storm }));
+  const report = await runStorms({
+    storms,
+    setup: { current, baseline, seed },
+    meta: { files: storms.map((s) => s.file), sweep: flags.sweep ?? [], seed: seed ?? null, against: flags.against ?? null },
+    axes,
+    ...(shard === undefined ? {} : { shard }),
+    ...(workers === undefined ? {} : { workers }),
+  });
+  return print(io, report, format, flags.out);
+}
+
+async function mergeCommand(io: Io, files: string[], flags: StormFlags): Promise<number> {
+  const format = choiceFlag("--format", flags.format, FORMATS, "json");
+  const reports = readShardReports(files, "storm", parseStormReport);
+  return print(io, mergeStormReports(reports), format, flags.out);
+}
+
+function print(io: Io, report: StormReport, format: (typeof FORMATS)[number], out: string | undefined): number {
+  const text = format === "json" ? formatStormJson(report) : format === "html" ? formatStormHtml(report) : formatStormText(report, out === undefined ? io.c : plain);
+  if (out === undefined) io.out(text);
+  else {
+    io.writeFile(resolve(out), text, { shown: out });
+    io.err(`wrote ${out}\n`);
+  }
+  return failed(report) ? 1 : 0;
+}

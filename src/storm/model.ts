@@ -1,0 +1,93 @@
+/**
+ * A storm (SPEC 19): many clients, each running the playbook's dispatcher, against one
+ * upstream whose latency and errors depend on the load they put on it. These are the storm
+ * file's types, as schemas/storm.schema.json validates them.
+ */
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+
+export interface Storm {
+  apiVersion: "failbook/v1";
+  kind: "Storm";
+  name: string;
+  description?: string;
+  seed?: number;
+  duration_ms: number;
+  step_ms?: number;
+  clients: StormClients;
+  upstream: Upstream;
+  phases?: Phase[];
+  expect?: StormExpect;
+}
+
+export interface StormClients {
+  count: number;
+  /** client: each client its own dispatcher (breakers, quota, budget, throttling); fleet: one for all. */
+  shared?: "client" | "fleet";
+  arrival: Arrival;
+  calls: StormCall[];
+}
+
+/** Open loop (Poisson, fleet-wide) or closed loop (each client one call at a time). */
+export type Arrival = { rate_per_s: number; serial?: undefined } | { serial: { think_ms: number; calls?: number }; rate_per_s?: undefined };
+
+export interface StormCall {
+  tool: string;
+  weight?: number;
+  idempotent?: boolean;
+  args?: Record<string, unknown>;
+}
+
+export interface LatencyModel {
+  base?: number;
+  median?: number;
+  p99?: number;
+  mean?: number;
+  per_concurrent?: number;
+}
+
+export interface Upstream {
+  latency_ms: LatencyModel;
+  capacity?: { concurrency: number; queue?: number };
+  overload_error?: AdapterError;
+  gateway?: { timeout_ms: number; error?: AdapterError };
+  errors?: ErrorMix[];
+}
+
+export interface ErrorMix {
+  ratio: number;
+  error: AdapterError;
+}
+
+export interface Phase {
+  from_ms: number;
+  to_ms: number;
+  arrival_x?: number;
+  capacity_x?: number;
+  latency_x?: number;
+  error_x?: number;
+  errors?: ErrorMix[];
+}
+
+export const VERDICTS = ["stable", "recovered", "degraded", "metastable"] as const;
+/** From best to worst. */
+export type StormVerdict = (typeof VERDICTS)[number];
+
+export interface StormExpect {
+  max_amplification?: number;
+  min_success_ratio?: number;
+  recovers_within_ms?: number;
+  max_p99_ms?: number;
+  verdict?: StormVerdict;
+}
+
+export const DEFAULT_STEP_MS = 1000;
+export const DEFAULT_OVERLOAD_ERROR: AdapterError = Object.freeze({ kind: "http", http_status: 503, message: "upstream overloaded: queue full" });
+export const DEFAULT_GATEWAY_ERROR: AdapterError = Object.freeze({ kind: "http", http_status: 504, message: "gateway timeout" });
+/** Success at or above this share of calls offered counts as serving (recovery). */
+export const RECOVERED_SHARE = 0.95;
+/** Success below this share after the trigger, to the end, is a metastable failure. */
+export const METASTABLE_SHARE = 0.5;
+/** The most calls one storm offers (SPEC 16: bounded, with one clear line): about 20 times the bench's million. */
+export const MAX_CALLS = 20_000_000;
+/** The most buckets one report holds. */
+export const MAX_BUCKETS = 100_000;

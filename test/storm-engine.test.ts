@@ -1,0 +1,277 @@
+/**
+ * The storm engine against what is known: the analytic oracles of SPEC 19 within stated
+ * statistical tolerances on seeded runs, Little's law, determinism, and the scheduler's
+ * rules (event order, a race's loser wakes nobody).
+ */
+import { describe, expect, it } from "vitest";
+import { formatStormJson, buildStormReport } from "../src/storm/report.js";
+import { formatStormHtml } from "../src/storm/print/html.js";
+import { runStorm, type StormRules } from "../src/storm/run.js";
+import { Scheduler } from "../src/storm/scheduler.js";
+import type { Storm } from "../src/storm/model.js";
+import type { Registry } from "failbook-runtime/model/registry.js";
+import { REGISTRY, playbook, retry } from "./helpers/dispatch.js";
+
+const storm = (over: Partial<Storm> & { upstream: Storm["upstream"] }, rate = 500, duration = 40000): Storm => ({
+  apiVersion: "failbook/v1",
+  kind: "Storm",
+  name: "oracle",
+  seed: 3,
+  duration_ms: duration,
+  step_ms: 1000,
+  clients: { count: 50, arrival: { rate_per_s: rate }, calls: [{ tool: "svc.call" }] },
+  ...over,
+});
+/** The test registry's `timeout` verdict (class transient, at most 5 retries), retried N times at once. */
+const rules = (n: number): StormRules => ({ registry: REGISTRY, playbook: playbook({ timeout: retry(n, [0]) }), redact: [] });
+const failing = (x: number) => ({ latency_ms: { mean: 20 }, errors: [{ ratio: x, error: { kind: "timeout" } }] });
+
+describe("independent failures at ratio x, N retries and no other limit (SPEC 19's oracle)", () => {
+  // 20,000 calls a run. Tolerance: 4 standard deviations of the estimate, from the binomial
+  // (success) and from the attempts per call, a truncated geometric (amplification).
+  it.each([
+    { x: 0.3, n: 2 },
+    { x: 0.5, n: 3 },
+    { x: 0.1, n: 1 },
+  ])("x = $x, N = $n: success -> 1 - x^(N+1), amplification -> (1 - x^(N+1)) / (1 - x)", async ({ x, n }) => {
+    const r = await runStorm(storm({ upstream: failing(x) }), rules(n));
+    const calls = r.summary.calls;
+    const success = 1 - x ** (n + 1);
+    const amplification = success / (1 - x);
+    const attempts = Array.from({ length: n + 1 }, (_, k) => ({ k: k + 1, p: k < n ? x ** k * (1 - x) : x ** n }));
+    const variance = attempts.reduce((a, { k, p }) => a + k * k * p, 0) - amplification ** 2;
+    expect(calls).toBeGreaterThan(19000);
+    expect(r.summary.unfinished).toBe(0);
+    expect(Math.abs(r.summary.success_ratio - success)).toBeLessThan(4 * Math.sqrt((success * (1 - success)) / calls) + 1e-4);
+    expect(Math.abs(r.summary.amplification - amplification)).toBeLessThan(4 * Math.sqrt(variance / calls) + 1e-3);
+  });
+
+  it("with no retry, success is 1 - x and every call is one attempt", async () => {
+    const r = await runStorm(storm({ upstream: failing(0.2) }), rules(0));
+    expect(r.summary.amplification).toBe(1);
+    expect(Math.abs(r.summary.success_ratio - 0.8)).toBeLessThan(4 * Math.sqrt((0.8 * 0.2) / r.summary.calls));
+  });
+});
+
+describe("Little's law: mean attempts in progress = arrival rate × mean latency", () => {
+  it("exponential latency, mean 25 ms, at 400 calls a second: 10 in progress (within 4 %)", async () => {
+    const r = await runStorm(storm({ upstream: { latency_ms: { mean: 25 } } }, 400, 60000), rules(0));
+    // The time average of an M/M/∞ count over T has variance about 2·L·mean/T: 0.09² here; 4 % is over 4 of them.
+    expect(Math.abs(r.summary.mean_in_progress - 10) / 10).toBeLessThan(0.04);
+  });
+
+  it("latency that grows with load (base 20 ms + 2 ms per attempt in progress, itself included), at 200 a second: λ(base + k) / (1 − λk) in progress", async () => {
+    const r = await runStorm(storm({ upstream: { latency_ms: { base: 20, per_concurrent: 2 } } }, 200, 60000), rules(0));
+    // Poisson arrivals see the time average C (PASTA): W = base + k(C + 1) and C = λW.
+    const [lambda, base, k] = [0.2, 20, 2];
+    const expected = (lambda * (base + k)) / (1 - lambda * k);
+    expect(Math.abs(r.summary.mean_in_progress - expected) / expected).toBeLessThan(0.05);
+  });
+
+  it("a FIFO capacity holds the attempts in progress at its concurrency and queues the rest", async () => {
+    const r = await runStorm(storm({ upstream: { latency_ms: { base: 100 }, capacity: { concurrency: 10, queue: 100000 } } }, 150, 20000), rules(0));
+    // Offered 15 attempts' worth of work for 10 slots: the slots stay full and the queue grows.
+    const late = r.buckets.slice(10);
+    expect(late.every((b) => b.in_progress > 9.9 && b.in_progress <= 10)).toBe(true);
+    expect(late[late.length - 1].queued).toBeGreaterThan(late[0].queued);
+  });
+});
+
+describe("determinism", () => {
+  const brownout = storm({
+    upstream: { latency_ms: { median: 40, p99: 400, per_concurrent: 0.5 }, capacity: { concurrency: 30, queue: 60 }, errors: [{ ratio: 0.05, error: { kind: "timeout" } }] },
+    phases: [{ from_ms: 5000, to_ms: 8000, arrival_x: 3, capacity_x: 0.5 }],
+  }, 400, 15000);
+
+  it("the same storm and seed give byte-identical JSON and HTML", async () => {
+    const report = async () => buildStormReport({ files: ["s.yaml"], sweep: [], seed: null, against: null }, [{ index: 0, file: "s.yaml", name: "oracle", current: await runStorm(brownout, rules(2)), baseline: null, regressions: [] }], []);
+    const [a, b] = [await report(), await report()];
+    expect(formatStormJson(a)).toBe(formatStormJson(b));
+    expect(formatStormHtml(a)).toBe(formatStormHtml(b));
+  });
+
+  it("another seed draws other arrivals", async () => {
+    const a = await runStorm(brownout, rules(2), { seed: 1 });
+    const b = await runStorm(brownout, rules(2), { seed: 2 });
+    expect(a.summary.calls).not.toBe(b.summary.calls);
+  });
+});
+
+describe("the scheduler", () => {
+  it("takes events in time order, and events at the same time in the order they were scheduled", async () => {
+    const s = new Scheduler();
+    const seen: string[] = [];
+    for (const [t, name] of [[5, "a"], [1, "b"], [5, "c"], [0, "d"], [5, "e"], [3, "f"]] as const) s.at(t, (n: string) => seen.push(`${s.now}:${n}`), name, undefined);
+    await s.run(Infinity, () => false);
+    expect(seen).toEqual(["0:d", "1:b", "3:f", "5:a", "5:c", "5:e"]);
+  });
+
+  it("wakes a dispatch with the first of two promises it waits on; the other, resolved later, wakes nothing", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    const co = { span: 0 };
+    s.at(0, () => {
+      s.begin(co);
+      void (async () => {
+        // An attempt raced against a timeout on the clock: the timeout (10 ms) wins.
+        const attempt = s.park<string>();
+        s.at(50, () => s.wake(attempt.ticket, "late answer"), undefined, undefined);
+        const winner = await Promise.race([attempt.promise, s.clock.sleep(10).then(() => "timeout")]);
+        log.push(`${s.now}:${winner}`);
+        await s.clock.sleep(100);
+        log.push(`${s.now}:slept`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["10:timeout", "110:slept"]);
+    expect(s.stalls).toBe(0);
+  });
+
+  it("lets a woken dispatch run to its next wait before time moves on", async () => {
+    const s = new Scheduler();
+    const times: number[] = [];
+    const co = { span: 0 };
+    s.at(0, () => {
+      s.begin(co);
+      void (async () => {
+        for (let i = 0; i < 3; i++) {
+          await s.clock.sleep(10);
+          // Several awaits deep before the next sleep: time must not have moved meanwhile.
+          await Promise.resolve();
+          await Promise.resolve();
+          times.push(s.now);
+        }
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(15, () => times.push(-15), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(times).toEqual([10, -15, 20, 30]);
+  });
+});
+
+describe("bounds (SPEC 16)", () => {
+  it("stops with one clear line when time stops: a closed loop with think_ms 0 whose calls end at once", async () => {
+    // One slot, held for a minute; the other client's calls are turned away at once (a 503, not retried: N = 0) and start again at once.
+    const stuck = storm({ clients: { count: 2, arrival: { serial: { think_ms: 0 } }, calls: [{ tool: "svc.call" }] }, upstream: { latency_ms: { base: 60000 }, capacity: { concurrency: 1, queue: 0 } } }, 0, 1000);
+    await expect(runStorm(stuck, rules(0))).rejects.toThrow(/^storm oracle: time stopped at 0 ms \(more than 100,040 events at that instant\): calls end at once and start again at once/);
+  });
+});
+
+describe("the scheduler and the dispatcher's AbortSignal", () => {
+  it("lets a dispatch go on when an attempt is answered at once right after it parked on a timeout", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    s.at(0, () => {
+      s.begin({ span: 0 });
+      void (async () => {
+        const timer = s.clock.sleep(1000);
+        s.touch(); // the upstream turned the attempt away at once
+        await Promise.race([Promise.resolve("turned away"), timer]);
+        await Promise.resolve();
+        log.push(`${s.now}:answered`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(0.5, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log.slice(0, 2)).toEqual(["0:answered", "0.5:next event"]);
+  });
+
+  it("wakes a dispatch with an answer it still awaits though it woke since (a hedge), and not with one it aborted", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    const co = { span: 0 };
+    s.at(0, () => {
+      s.begin(co);
+      void (async () => {
+        const first = new AbortController();
+        const a1 = s.park<string>(first.signal);
+        s.at(30, () => s.wake(a1.ticket, "first"), undefined, undefined);
+        // No answer after 10 ms: a second attempt (a hedge), both awaited.
+        await Promise.race([a1.promise, s.clock.sleep(10)]);
+        const second = new AbortController();
+        const a2 = s.park<string>(second.signal);
+        s.at(50, () => s.wake(a2.ticket, "second"), undefined, undefined);
+        const winner = await Promise.race([a1.promise, a2.promise]);
+        await Promise.resolve();
+        log.push(`${s.now}:${winner}`);
+        second.abort(); // the loser is cancelled: its answer at 50 wakes nothing
+        await s.clock.sleep(100);
+        log.push(`${s.now}:slept`);
+        s.end();
+      })();
+    }, undefined, undefined);
+    s.at(31, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["30:first", "31:next event", "130:slept"]);
+    expect(s.stalls).toBe(0);
+  });
+});
+
+describe("the dispatcher's own attempt timeout in a storm (SPEC 18 inside SPEC 19)", () => {
+  const TIMEOUT_REGISTRY: Registry = {
+    ...REGISTRY,
+    verdicts: [{ code: "attempt_timed_out", class: "transient", retryable: true, match: [{ kind: "attempt_timeout" }] }, ...REGISTRY.verdicts],
+  };
+  // The example's upstream (100 ms, 4 ms per attempt in progress) without the gateway: the client's own timeout, a spike to 3x.
+  const spike = (timeout: number): Storm =>
+    storm({ upstream: { latency_ms: { base: 100, per_concurrent: 4 } }, phases: [{ from_ms: 10000, to_ms: 20000, arrival_x: 3 }] }, 100, 40000);
+  const timing = (ms: number, retries: number, backoff: number[]): StormRules => ({
+    registry: TIMEOUT_REGISTRY,
+    playbook: playbook({ attempt_timed_out: retry(retries, backoff) }, { attempt_timeout_ms: ms }),
+    redact: [],
+  });
+
+  it("times attempts out at attempt_timeout_ms while the upstream works on: immediate retries keep it down (metastable)", async () => {
+    const r = await runStorm(spike(1000), timing(1000, 3, [0, 0, 0]));
+    expect(r.summary.verdict).toBe("metastable");
+    // Every call's attempts end at the timeout: 4 attempts, 4 s a call, and the upstream's work keeps growing.
+    expect(r.summary.latency_ms.p50).toBe(4000);
+    const late = r.buckets[r.buckets.length - 1];
+    expect(Object.keys(late.attempt_errors)).toEqual(["attempt_timeout"]);
+    expect(late.outcomes).toMatchObject({ exhausted: expect.any(Number) });
+    expect(late.in_progress).toBeGreaterThan(r.buckets[25].in_progress);
+    expect(r.summary.amplification).toBeGreaterThan(3);
+  });
+
+  it("without retries the same timeout lets the upstream drain after the spike: recovered", async () => {
+    const r = await runStorm(spike(1000), timing(1000, 0, []));
+    expect(r.summary.verdict).toBe("recovered");
+    expect(r.summary.amplification).toBe(1);
+  });
+});
+
+describe("circuit breakers in a storm (SPEC 18 inside SPEC 19)", () => {
+  const BREAKER_REGISTRY: Registry = {
+    ...REGISTRY,
+    verdicts: [{ code: "circuit_open", class: "permanent", retryable: false, match: [{ kind: "circuit_open" }] }, ...REGISTRY.verdicts],
+  };
+  const outage = storm({ upstream: { latency_ms: { mean: 20 } }, phases: [{ from_ms: 5000, to_ms: 10000, errors: [{ ratio: 1, error: { kind: "timeout" } }] }] }, 200, 20000);
+  const breakers = (shared: "client" | "fleet"): [Storm, StormRules] => [
+    { ...outage, clients: { ...outage.clients, count: 10, shared } },
+    {
+      registry: BREAKER_REGISTRY,
+      playbook: playbook({ timeout: retry(1, [0]), circuit_open: { action: "fail" } }, { circuit_breakers: { svc: { tools: "svc.*", failure_ratio: 0.5, minimum_throughput: 10, sampling_ms: 2000, break_ms: 1000 } } }),
+      redact: [],
+    },
+  ];
+
+  it("opens each client's breaker in the outage, short-circuits attempts while open, and closes them after it", async () => {
+    const [s, rules] = breakers("client");
+    const r = await runStorm(s, rules);
+    const during = r.buckets.slice(6, 10);
+    expect(during.every((b) => b.breakers_open + b.breakers_half_open > 0)).toBe(true);
+    expect(during.every((b) => b.short_circuited > 0 && b.sent < b.offered)).toBe(true);
+    expect(r.buckets.slice(0, 5).every((b) => b.breakers_open === 0 && b.short_circuited === 0)).toBe(true);
+    expect(r.buckets.slice(-3).every((b) => b.breakers_open === 0 && b.short_circuited === 0)).toBe(true);
+    expect(Math.max(...during.map((b) => b.breakers_open))).toBeLessThanOrEqual(10);
+  });
+
+  it("shared: fleet gives the whole fleet one breaker", async () => {
+    const [s, rules] = breakers("fleet");
+    const r = await runStorm(s, rules);
+    expect(Math.max(...r.buckets.map((b) => b.breakers_open + b.breakers_half_open))).toBe(1);
+  });
+});
