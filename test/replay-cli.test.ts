@@ -177,6 +177,23 @@ describe("failbook replay", () => {
     }
   });
 
+  it("ends with one line saying where when a line's parse could outgrow a worker's heap (exit 2), and replays a long line of few values", () => {
+    // 4.5 million `{}` in one 13 MB line (within the 64 MB line limit): parsed, about 300 MB
+    // of objects, past what a worker parses in (its heap is bounded); the bound once aborted the process.
+    const hostile = `{"apiVersion":"failbook/v1","kind":"Record","call":{"id":"h","tool":"t","args":[${"{},".repeat(4_500_000)}{}]}}`;
+    const big = record("r1", "big", [{ status: "error", error: { kind: "timeout", message: "x".repeat(9_000_000) }, latency_ms: 1 }, { status: "ok", value: true }], { kind: "escalated", verdict: "timeout" });
+    const dir = project({ "r.jsonl": [corpus(2).trimEnd(), hostile, corpus(1)].join("\n"), "big.jsonl": lines(big) });
+    for (const workers of ["1", "2"]) {
+      const r = failbook(["replay", "r.jsonl", "--format", "json", "--workers", workers], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^failbook: r\.jsonl:3: this line may hold 4,500,0\d\d JSON values, more than a replay parses in \d+ MB .*remove the line or split the file/)]);
+      const ok = failbook(["replay", "big.jsonl", "--format", "json", "--workers", workers], { cwd: dir });
+      expect(ok.code).toBe(0);
+      expect(json(ok).records).toBe(1);
+    }
+  });
+
   it("says why the registry does not load, at its place, and replays nothing (exit 1)", () => {
     const dir = project({ "r.jsonl": corpus(10) }, (p) => {
       p.registry.verdicts[0].retryable = "sometimes";

@@ -2,7 +2,10 @@
 // the shipped project's tools, most succeeding first time, the rest failing with the error
 // kinds its registry knows, a few beyond what the playbook would retry. About 360 bytes a record.
 //
-//   node scripts/bench/replay-corpus.mjs OUT.jsonl[.gz] COUNT [SEED]
+//   node scripts/bench/replay-corpus.mjs OUT.jsonl[.gz] COUNT [SEED] [--codes N]
+//
+// With --codes N, the records call the generated project of N codes (scripts/bench/generate.mjs,
+// written to .bench/N by `npm run bench`), as the large-registry replay row's corpus does.
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { createGzip } from "node:zlib";
@@ -106,10 +109,14 @@ export async function writeCorpus(path, count, seed = 1, gzip = path.endsWith(".
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [path, count, seed] = process.argv.slice(2);
-  if (!path || !count) {
-    console.error("usage: node scripts/bench/replay-corpus.mjs OUT.jsonl[.gz] COUNT [SEED]");
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--codes");
+  const codes = at === -1 ? undefined : Number(args.splice(at, 2)[1]);
+  const [path, count, seed] = args;
+  if (!path || !count || Number.isNaN(codes)) {
+    console.error("usage: node scripts/bench/replay-corpus.mjs OUT.jsonl[.gz] COUNT [SEED] [--codes N]");
     process.exit(2);
   }
-  await writeCorpus(path, Number(count), seed === undefined ? 1 : Number(seed));
+  const s = seed === undefined ? 1 : Number(seed);
+  await writeCorpus(path, Number(count), s, path.endsWith(".gz"), codes === undefined ? undefined : catalogueRecords(codes, s));
 }

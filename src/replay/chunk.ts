@@ -58,6 +58,41 @@ function pieceEnd(bytes: Uint8Array, at: number): number {
   return next === -1 ? bytes.length : next + 1;
 }
 
+/**
+ * What parsing one line may allocate, at most, in a replaying thread (run.ts bounds a worker's
+ * heap with room for it). JSON.parse makes each value of a line an object of its own, 64 bytes
+ * or so: a 60 MB line of 20 million `{}`, within the line limit, would need over a gigabyte
+ * and a worker that runs out of heap takes the process down (Node aborts tearing it down).
+ */
+export const PARSE_BUDGET_BYTES = 256 << 20;
+const VALUE_BYTES = 64;
+
+/** A line whose parse could need more than PARSE_BUDGET_BYTES: it ends the replay (run.ts says where). */
+export class HeavyLine extends Error {
+  constructor(
+    readonly file: number,
+    readonly line: number,
+    readonly values: number,
+  ) {
+    super(`line ${line} of file ${file} may hold ${values} JSON values`);
+  }
+}
+
+/**
+ * At most how many values parsing `raw` makes, when they could need more than the budget
+ * (each value but the first follows a comma, an array's `[` or a key's colon; one inside a
+ * string counts too, which only errs high); 0 for a line too short to come near it.
+ */
+export function heavyValues(raw: string): number {
+  if (raw.length * (VALUE_BYTES + 2) <= PARSE_BUDGET_BYTES) return 0;
+  let values = 1;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 44 || c === 58 || c === 91) values++;
+  }
+  return values * VALUE_BYTES + raw.length * 2 > PARSE_BUDGET_BYTES ? values : 0;
+}
+
 /** Replay the lines of `text`, the first numbered `line`; the number of the line after them. */
 async function replayLines(setup: ReplaySetup, file: number, line: number, text: string, tally: Tally): Promise<number> {
   const shard = setup.shard;
@@ -69,6 +104,8 @@ async function replayLines(setup: ReplaySetup, file: number, line: number, text:
     start = end + 1;
     const here = line++;
     if (raw.trim() === "") continue;
+    const values = heavyValues(raw);
+    if (values > 0) throw new HeavyLine(file, here, values);
     const parsed = parseRecord(raw);
     if (typeof parsed === "string") {
       if (shard === undefined || shardOfLine(file, here, shard.count) === shard.index) tally.addInvalid(locate(file, here), parsed);

@@ -4,7 +4,7 @@
  * as it is done, the tally once the main thread asks for it.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { replayChunk } from "./chunk.js";
+import { HeavyLine, replayChunk } from "./chunk.js";
 import type { WorkerAnswer, WorkerRequest } from "./run.js";
 import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
 import { Tally } from "./tally.js";
@@ -24,7 +24,8 @@ port.on("message", (request: WorkerRequest & { id: number }) => {
       // The chunk's buffer goes back, to carry another chunk (see ChunkBuffers).
       answer({ id: request.id, bytes: request.bytes }, [request.bytes.buffer as ArrayBuffer]);
     } catch (e) {
-      answer({ id: request.id, error: (e as Error)?.stack ?? String(e) });
+      if (e instanceof HeavyLine) answer({ id: request.id, heavy: { file: e.file, line: e.line, values: e.values } });
+      else answer({ id: request.id, error: (e as Error)?.stack ?? String(e) });
     }
   });
 });

@@ -12,7 +12,7 @@ import { Worker } from "node:worker_threads";
 import { createGunzip } from "node:zlib";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import { ChunkBuffers } from "./buffers.js";
-import { replayChunk, type ChunkJob } from "./chunk.js";
+import { HeavyLine, PARSE_BUDGET_BYTES, replayChunk, type ChunkJob } from "./chunk.js";
 import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
 import { shardOfLine } from "./shard.js";
 import { locate, Tally, type TallyData } from "./tally.js";
@@ -48,11 +48,11 @@ export const MAX_LINE_BYTES = 64 << 20;
 const WORKER_YOUNG_MB = 8;
 /**
  * A worker's old generation may grow to this, plus room for its setup (see `workerLimits`):
- * far beyond what it keeps (a 10,000-code project is about 35 MB once built), and a bound is
- * what makes V8 collect before it doubles or quadruples a heap. A single line whose parse
- * needs more (a hostile one: 20 million `{}` under the 64 MB line limit) ends the replay.
+ * what one line's parse may need (chunk.ts refuses a line that could need more, before
+ * parsing it) and room besides, far beyond what a worker keeps (a 10,000-code project is
+ * about 35 MB once built); a bound is what makes V8 collect before it doubles a heap.
  */
-const WORKER_OLD_MB = 1024;
+const WORKER_OLD_MB = (PARSE_BUDGET_BYTES >> 20) + 128;
 
 export const defaultWorkers = (): number => Math.max(1, cpus().length);
 
@@ -112,10 +112,20 @@ export async function replayFiles(options: ReplayFilesOptions): Promise<ReplayRu
     }
     await Promise.all(inFlight);
     for (const data of await executor.tallies()) tally.merge(data);
+  } catch (e) {
+    if (e instanceof HeavyLine) throw heavyLineError(e, options.files);
+    throw e;
   } finally {
     await executor.close();
   }
   return { tally, workers: threads };
+}
+
+/** A line too heavy to parse ends the replay, in one line that says where (exit 2). */
+function heavyLineError(e: HeavyLine, files: readonly string[]): UsageError {
+  return new UsageError(
+    `${files[e.file]}:${e.line}: this line may hold ${e.values.toLocaleString("en-US")} JSON values, more than a replay parses in ${PARSE_BUDGET_BYTES >> 20} MB (a record is a few hundred bytes): replay stopped; remove the line or split the file before it`,
+  );
 }
 
 interface FileRead {
@@ -276,23 +286,27 @@ function inThread(shared: SharedSetup, buffers: ChunkBuffers): Executor {
 /**
  * V8 lets a heap grow to a multiple of what survived its last full collection before it
  * collects again, and the multiple follows the heap's limit: up to 4 under the default limit
- * of a machine with 16 GB or more, about 1.6 under 1 GB. A worker keeps its setup and throws
- * away everything else, so a bound near 1 GB keeps two workers of a 10,000-code project a
+ * of a machine with 16 GB or more, less the lower the limit. A worker keeps its setup and
+ * throws away everything else, so a low bound keeps two workers of a 10,000-code project a
  * hundred megabytes smaller, for a few more collections. The bound grows with the setup, so
- * that a registry of any size fits; `--max-old-space-size` overrides it (Node's rule).
+ * that a registry of any size fits.
  */
 function workerLimits(setup: SharedSetup): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
   return { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB + Math.ceil((16 * setup.bytes.byteLength) / 1048576) };
 }
 
+/** Should a worker still run out of heap (if chunk.ts's estimate fell short), and Node end it without aborting. */
+const outOfMemory = (e: Error): boolean => (e as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY";
+
 /** What the main thread asks a replay worker (each with an `id`): a chunk to replay, or, at the end, its tally. */
 export type WorkerRequest = ChunkJob | { finish: true };
 
-/** A replay worker's answer to request `id`: a chunk's buffer, the tally, or what failed. */
+/** A replay worker's answer to request `id`: a chunk's buffer, the tally, a line too heavy to parse (see HeavyLine), or what failed. */
 export interface WorkerAnswer {
   id: number;
   bytes?: Uint8Array;
   tally?: TallyData;
+  heavy?: { file: number; line: number; values: number };
   error?: string;
 }
 
@@ -318,10 +332,11 @@ class WorkerPool implements Executor {
         if (!request) return;
         this.waiting.delete(m.id);
         this.load[request.worker]--;
-        if (m.error === undefined) request.resolve(m);
+        if (m.heavy) request.reject(new HeavyLine(m.heavy.file, m.heavy.line, m.heavy.values));
+        else if (m.error === undefined) request.resolve(m);
         else request.reject(new Error(`a replay worker failed: ${m.error}`));
       });
-      worker.on("error", (e) => this.fail(e));
+      worker.on("error", (e) => this.fail(outOfMemory(e) ? new UsageError(`a replay worker ran out of memory (its heap is bounded at ${workerLimits(setup).maxOldGenerationSizeMb} MB): replay stopped; run it with --workers 1, or split the records`) : e));
       worker.on("exit", (code) => {
         if (code !== 0) this.fail(new Error(`a replay worker exited with status ${code}`));
       });
