@@ -64,7 +64,8 @@ failbook replay merge REPORT.json... adds their JSON reports up into the unshard
 Exit status: 0 clean; 1 an invalid line, or more than --max-changed percent of records
 changed (a record whose outcome becomes unknown counts as changed: the edit made it
 unknowable, and a gate must not pass on what it cannot tell); 2 replay could not run (a
-missing file, a bad --shard or flag, no config, a bad REF).
+missing file, a bad --shard or flag, no config, a bad REF, a line of millions of JSON values
+whose parse could outgrow a worker's memory).
 
 Examples:
   failbook replay records/2026-11.jsonl.gz
