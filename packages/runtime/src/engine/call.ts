@@ -23,9 +23,23 @@ export function isIdempotent(playbook: Playbook, call: Call): boolean {
   if (call.idempotent === false) return false;
   const tools = playbook.tools;
   if (tools === undefined) return true;
-  for (const glob in tools) if (Object.hasOwn(tools, glob) && tools[glob].idempotent === false && globMatches(glob, call.tool)) return false;
-  return true;
+  // What the `tools` entries say of a tool, kept per `tools` object: a dispatch asks at every call.
+  let known = toolIdempotence.get(tools);
+  if (known === undefined) toolIdempotence.set(tools, (known = new Map()));
+  let idempotent = known.get(call.tool);
+  if (idempotent === undefined) {
+    idempotent = true;
+    for (const glob in tools) if (Object.hasOwn(tools, glob) && tools[glob].idempotent === false && globMatches(glob, call.tool)) {
+        idempotent = false;
+        break;
+      }
+    if (known.size >= 4096) known.clear();
+    known.set(call.tool, idempotent);
+  }
+  return idempotent;
 }
+
+const toolIdempotence = new WeakMap<object, Map<string, boolean>>();
 
 /** The playbook's action for a verdict (own keys only: a code may be named `constructor`). */
 export function actionFor(playbook: Playbook, code: string): CompensationAction | undefined {
@@ -116,8 +130,9 @@ export interface RunContext {
 }
 
 /** The end of a turn's call chain. */
-export function endOf(turn: CallTurn, kind: FinalKind, more: Partial<End> = {}): End {
-  return { kind, call: turn.call, shown: turn.shown, key: turn.shownKey, idempotent: turn.idempotent, reason: null, queue: null, replan: false, exhausted: false, ...more };
+export function endOf(turn: CallTurn, kind: FinalKind, more?: Partial<End>): End {
+  const end: End = { kind, call: turn.call, shown: turn.shown, key: turn.shownKey, idempotent: turn.idempotent, reason: null, queue: null, replan: false, exhausted: false };
+  return more === undefined ? end : { ...end, ...more };
 }
 
 /** An action's answer: the call chain ends, or the next attempt is made. */

@@ -19,7 +19,7 @@ import { cryptoRandom, type Random } from "./random.js";
 import { createRedactor, redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
-import { DispatchRun } from "./run.js";
+import { DispatchRun, ledgerFrom } from "./run.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -128,6 +128,8 @@ export interface Dispatcher {
   deadLetter(entry: DeadLetterEntry): Promise<DeadLetterEntry>;
 }
 
+const NO_OPTIONS: DispatchOptions = Object.freeze({});
+
 export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatcher {
   const { registry, playbook, ownPatterns } = projectOf(dispatcherOptions);
   const options: DispatchSettings = { ...dispatcherOptions, registry, playbook, clock: dispatcherOptions.clock ?? realClock(), random: dispatcherOptions.random ?? cryptoRandom() };
@@ -140,10 +142,10 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     redact,
     quota: options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens),
     policies: createPolicies(options.playbook, options.clock.now(), options.state),
-    newLedger: () => ({ startedAt: options.clock.now(), retries: 0, backoffMs: 0, verdictCounts: new Map() }),
-    async dispatch(call, attempt, dispatchOptions = {}) {
-      const ledger = dispatchOptions.ledger ?? dispatcher.newLedger();
-      const run = new DispatchRun(options, shown, ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+    newLedger: () => ledgerFrom(options.clock.now()),
+    async dispatch(call, attempt, dispatchOptions = NO_OPTIONS) {
+      // A dispatch of its own (no shared ledger) makes its ledger only if a failure needs one.
+      const run = new DispatchRun(options, shown, dispatchOptions.ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
       const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
       const budget = dispatcher.policies.budget;
       budget?.callStarted();

@@ -26,6 +26,12 @@ type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null 
 const PLAIN_CONTEXT: AttemptContext = Object.freeze({ fallback: false });
 const FALLBACK_CONTEXT: AttemptContext = Object.freeze({ fallback: true });
 
+/** A budget ledger starting at `startedAt`, nothing spent. */
+export const ledgerFrom = (startedAt: number): BudgetLedger => ({ startedAt, retries: 0, backoffMs: 0, verdictCounts: new Map() });
+
+/** The `attempt` observation of an ok response: one object, never changed. */
+const OK: Observed = Object.freeze({ kind: "ok" });
+
 export class DispatchRun implements RunContext {
   private readonly events: DispatchEvent[] = [];
   private readonly errors: AttemptError[] = [];
@@ -37,19 +43,28 @@ export class DispatchRun implements RunContext {
   private error: AdapterError | null = null;
   private readonly startedAt: number;
   private attemptFn: AttemptFn | undefined;
+  /** The ledger of a dispatch of its own, made when first read: a call that succeeds at once never needs one. */
+  private ownLedger: BudgetLedger | undefined;
+  /** When the ledger started: what events' `t` counts from. */
+  private readonly ledgerStart: number;
   /** From the dispatch's first retry to its end: a retry in progress, for the retry budget. */
   retrying = false;
 
   constructor(
     private readonly o: DispatchSettings,
     readonly redact: Redactor,
-    readonly ledger: BudgetLedger,
+    private readonly sharedLedger: BudgetLedger | undefined,
     readonly quota: RetryQuotaBucket | undefined,
     readonly policies: SharedPolicies,
     private readonly runId: string,
     private readonly label: string | undefined,
   ) {
     this.startedAt = o.clock.now();
+    this.ledgerStart = sharedLedger === undefined ? this.startedAt : sharedLedger.startedAt;
+  }
+
+  get ledger(): BudgetLedger {
+    return this.sharedLedger ?? (this.ownLedger ??= ledgerFrom(this.startedAt));
   }
 
   get registry() {
@@ -73,9 +88,12 @@ export class DispatchRun implements RunContext {
 
   /** Stamp an event with the run's time and the call's label, and record it. */
   emit(body: UnstampedEvent): void {
-    const t = this.o.clock.now() - this.ledger.startedAt;
+    const t = this.o.clock.now() - this.ledgerStart;
     // Keys in the order outputs show them: t, type, the call's label, then the body's own.
-    const event = (this.label === undefined ? { t, ...body } : labelled(t, this.label, body)) as DispatchEvent;
+    this.record((this.label === undefined ? { t, ...body } : labelled(t, this.label, body)) as DispatchEvent);
+  }
+
+  private record(event: DispatchEvent): void {
     this.events.push(event);
     this.o.onEvent?.(event);
   }
@@ -192,7 +210,7 @@ export class DispatchRun implements RunContext {
     const error = circuitOpenError(breaker);
     this.error = error;
     this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true });
-    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: turn.shown.tool, error });
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: turn.shown.tool, error });
     return { kind: "failed", error };
   }
 
@@ -201,7 +219,9 @@ export class DispatchRun implements RunContext {
     const latency = this.o.clock.now() - before;
     const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
     if (observed.kind === "ok") {
-      this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      // The common event, stamped in place (emit's order: t, type, then the body).
+      if (this.label === undefined) this.record({ t: this.o.clock.now() - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      else this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
       return observed;
     }
     if (observed.kind === "needs_input") {
@@ -212,7 +232,7 @@ export class DispatchRun implements RunContext {
     const error = observed.error === null ? null : shownError(observed.error, this.redact);
     this.error = error;
     this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}) });
-    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: shown.tool, error });
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: shown.tool, error });
     return observed;
   }
 
@@ -268,7 +288,7 @@ export class DispatchRun implements RunContext {
           errors: this.errors,
           envelope,
           first_attempt_ms: this.errors[0]?.t ?? null,
-          dead_lettered_ms: this.o.clock.now() - this.ledger.startedAt,
+          dead_lettered_ms: this.o.clock.now() - this.ledgerStart,
         },
       ];
     }
@@ -309,7 +329,7 @@ function observe(response: Response, emptyIsFailure: boolean): Observed {
       if (emptyIsFailure && (response.value === undefined || response.value === null)) {
         return { kind: "failed", error: EMPTY_RESPONSE };
       }
-      return { kind: "ok" };
+      return OK;
     case "needs_input":
       return { kind: "needs_input", question: response.question ?? null };
     case "error":
