@@ -11,8 +11,8 @@ import { catalogue, randomErrors, SEED } from "./generate.mjs";
 const [which, json] = process.argv.slice(2);
 const opts = JSON.parse(json ?? "{}");
 const lib = await import(pathToFileURL(join(opts.root, "dist/index.js")).href);
-// The dispatcher as a service runs it: failbook-runtime's own build.
-const runtime = await import(pathToFileURL(join(opts.root, "packages/runtime/dist/index.js")).href);
+// The dispatcher as a service runs it: failbook-runtime's own build (`"runtime": FILE` times another build of it, to compare two).
+const runtime = await import(pathToFileURL(opts.runtime ?? join(opts.root, "packages/runtime/dist/index.js")).href);
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
 /** CPU time (user + system) of this process, µs: beside the wall clock on a shared machine. */
 const cpuNow = () => {

@@ -11,7 +11,7 @@ import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, RecoveryPac
 import type { Playbook } from "../model/playbook.js";
 import type { RecordSink } from "../model/record.js";
 import type { Registry } from "../model/registry.js";
-import type { ActionEffects } from "./call.js";
+import type { ActionEffects, End } from "./call.js";
 import { realClock, type AbortSignalOf, type Clock } from "./clock.js";
 import { createPolicies, type SharedPolicies } from "./policies/index.js";
 import { RetryQuotaBucket } from "./quota.js";
@@ -147,12 +147,17 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       // A dispatch of its own (no shared ledger) makes its ledger only if a failure needs one.
       const run = new DispatchRun(options, shown, dispatchOptions.ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
       const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
+      const fn = recording?.attempt ?? attempt;
       const budget = dispatcher.policies.budget;
       budget?.callStarted();
-      let end;
+      let end: End;
       try {
-        end = await run.call(call, recording?.attempt ?? attempt, 0);
+        // The first attempt is awaited here: a call that succeeds at once costs that one await.
+        const first = run.start(call, fn);
+        const failed = first.blocked ?? run.answer(first, await first.response!);
+        end = failed.kind === "failure" ? await run.call(call, fn, 0, { attempt: first, failed }) : failed;
       } finally {
+        run.abandon();
         budget?.callEnded(run.retrying);
       }
       const result = run.finish(end);
