@@ -47,8 +47,9 @@ function hexPrefix(key: string): "lower" | "mixed" | undefined {
   return lower ? "lower" : "mixed";
 }
 
-/** 48 bits of cyrb53 as 12 hex digits. */
-const hash48Hex = (text: string): string => new Cyrb53().text(text).hex48();
+/** 48 bits of cyrb53 as 12 hex digits (one hash object, reset for each text: a dispatch allocates none). */
+const hash48Hex = (text: string): string => TRACE_HASH.reset().text(text).hex48();
+const TRACE_HASH = new Cyrb53();
 
 /**
  * RFC 8785 canonical JSON: object keys sorted by UTF-16 code units, no insignificant
