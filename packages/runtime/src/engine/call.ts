@@ -23,23 +23,9 @@ export function isIdempotent(playbook: Playbook, call: Call): boolean {
   if (call.idempotent === false) return false;
   const tools = playbook.tools;
   if (tools === undefined) return true;
-  // What the `tools` entries say of a tool, kept per `tools` object: a dispatch asks at every call.
-  let known = toolIdempotence.get(tools);
-  if (known === undefined) toolIdempotence.set(tools, (known = new Map()));
-  let idempotent = known.get(call.tool);
-  if (idempotent === undefined) {
-    idempotent = true;
-    for (const glob in tools) if (Object.hasOwn(tools, glob) && tools[glob].idempotent === false && globMatches(glob, call.tool)) {
-        idempotent = false;
-        break;
-      }
-    if (known.size >= 4096) known.clear();
-    known.set(call.tool, idempotent);
-  }
-  return idempotent;
+  for (const glob in tools) if (Object.hasOwn(tools, glob) && tools[glob].idempotent === false && globMatches(glob, call.tool)) return false;
+  return true;
 }
-
-const toolIdempotence = new WeakMap<object, Map<string, boolean>>();
 
 /** The playbook's action for a verdict (own keys only: a code may be named `constructor`). */
 export function actionFor(playbook: Playbook, code: string): CompensationAction | undefined {

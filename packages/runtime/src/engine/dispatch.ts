@@ -19,7 +19,7 @@ import { cryptoRandom, type Random } from "./random.js";
 import { createRedactor, redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
-import { DispatchRun, ledgerFrom } from "./run.js";
+import { DispatchRun, ledgerFrom, type ToolFacts } from "./run.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -135,6 +135,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   const options: DispatchSettings = { ...dispatcherOptions, registry, playbook, clock: dispatcherOptions.clock ?? realClock(), random: dispatcherOptions.random ?? cryptoRandom() };
   const redact = dispatcherOptions.redact ?? createRedactor(ownPatterns);
   const shown = rememberRedactions(redact);
+  const tools = new Map<string, ToolFacts>();
   const dispatcher: Dispatcher = {
     registry: options.registry,
     playbook: options.playbook,
@@ -145,7 +146,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     newLedger: () => ledgerFrom(options.clock.now()),
     async dispatch(call, attempt, dispatchOptions = NO_OPTIONS) {
       // A dispatch of its own (no shared ledger) makes its ledger only if a failure needs one.
-      const run = new DispatchRun(options, shown, dispatchOptions.ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+      const run = new DispatchRun(options, shown, tools, dispatchOptions.ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
       const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
       const fn = recording?.attempt ?? attempt;
       const budget = dispatcher.policies.budget;

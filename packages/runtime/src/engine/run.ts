@@ -20,6 +20,13 @@ import type { RetryQuotaBucket } from "./quota.js";
 import { redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 
+/** What a dispatcher works out once per tool: its name as outputs show it, whether the playbook's `tools` let it be retried, its attempt timeout. */
+export interface ToolFacts {
+  readonly shown: string;
+  readonly idempotent: boolean;
+  readonly timeoutMs: number | undefined;
+}
+
 /** A failed attempt (`kind` is none of an outcome's: `answer` returns an End or this). */
 export type Failed = { kind: "failure"; error: AdapterError | null };
 type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null } | Failed;
@@ -84,6 +91,8 @@ export class DispatchRun implements RunContext {
   constructor(
     private readonly o: DispatchSettings,
     readonly redact: Redactor,
+    /** The dispatcher's facts per tool, filled in as tools appear. */
+    private readonly tools: Map<string, ToolFacts>,
     private readonly sharedLedger: BudgetLedger | undefined,
     readonly quota: RetryQuotaBucket | undefined,
     readonly policies: SharedPolicies,
@@ -207,12 +216,13 @@ export class DispatchRun implements RunContext {
   /** A call's turn: its key (as sent and as shown), whether it may be retried, its attempt timeout. */
   private turnOf(call: Call, attempt: AttemptFn, depth: number): Turn {
     const key = idempotencyKey(this.runId, call);
+    const tool = this.toolFacts(call.tool);
     return {
       call,
       // A derived key is hex: only a key the caller brought can hold a secret.
       shownKey: call.idempotency_key === undefined ? key : this.redact(key),
-      shown: { tool: this.redact(call.tool), id: this.redact(call.id) },
-      idempotent: isIdempotent(this.o.playbook, call),
+      shown: { tool: tool.shown, id: this.redact(call.id) },
+      idempotent: call.idempotent !== false && tool.idempotent,
       depth,
       retries: 0,
       lastDelay: undefined,
@@ -222,9 +232,19 @@ export class DispatchRun implements RunContext {
       rebuilt: undefined,
       key,
       attempt,
-      timeoutMs: this.policies.timeouts?.forTool(call.tool),
+      timeoutMs: tool.timeoutMs,
       sent: 0,
     };
+  }
+
+  private toolFacts(tool: string): ToolFacts {
+    let facts = this.tools.get(tool);
+    if (facts === undefined) {
+      facts = { shown: this.redact(tool), idempotent: isIdempotent(this.o.playbook, { id: "", tool }), timeoutMs: this.policies.timeouts?.forTool(tool) };
+      if (this.tools.size >= 4096) this.tools.clear();
+      this.tools.set(tool, facts);
+    }
+    return facts;
   }
 
   /** Attempt `n` of a turn: sent, once the breakers guarding its tool let it through, else failed at once, unsent. */
