@@ -310,11 +310,12 @@ export class DispatchRun implements RunContext {
 
   /** What an attempt's response means, recorded as its `attempt` event (and error). */
   private observed(n: number, shownKey: string, shown: ShownCall, response: Response, before: number): Observed {
-    const latency = this.o.clock.now() - before;
+    const now = this.o.clock.now();
+    const latency = now - before;
     const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
     if (observed.kind === "ok") {
       // The common event, stamped in place (emit's order: t, type, then the body).
-      if (this.label === undefined) this.record({ t: this.o.clock.now() - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      if (this.label === undefined) this.record({ t: now - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
       else this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
       return observed;
     }
