@@ -20,11 +20,52 @@ import type { RetryQuotaBucket } from "./quota.js";
 import { redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 
-type Failed = { kind: "failed"; error: AdapterError | null };
+/** What a dispatcher works out once per tool: its name as outputs show it, whether the playbook's `tools` let it be retried, its attempt timeout. */
+export interface ToolFacts {
+  readonly shown: string;
+  readonly idempotent: boolean;
+  readonly timeoutMs: number | undefined;
+}
+
+/** A failed attempt (`kind` is none of an outcome's: `answer` returns an End or this). */
+export type Failed = { kind: "failure"; error: AdapterError | null };
 type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null } | Failed;
+
+/** A call's turn as the run loop keeps it: what the actions read, and how its attempts are sent. */
+interface Turn extends CallTurn {
+  /** The idempotency key the attempt function is given. */
+  readonly key: string;
+  readonly attempt: AttemptFn;
+  readonly timeoutMs: number | undefined;
+  /** Attempts sent to the upstream: what the attempt function numbers (a short-circuited one is not sent). */
+  sent: number;
+}
+
+/** One attempt of a turn: sent (its `response` pending), or stopped by an open breaker (`blocked`). */
+export interface Attempt {
+  readonly turn: Turn;
+  readonly n: number;
+  /** The clock when it was sent. */
+  readonly before: number;
+  readonly admission: Admission | undefined;
+  readonly response: Promise<Response> | Response | undefined;
+  readonly blocked: Failed | undefined;
+}
+
+/** A first attempt that failed, for the run loop to go on from. */
+export interface Failing {
+  readonly attempt: Attempt;
+  readonly failed: Failed;
+}
 
 const PLAIN_CONTEXT: AttemptContext = Object.freeze({ fallback: false });
 const FALLBACK_CONTEXT: AttemptContext = Object.freeze({ fallback: true });
+
+/** A budget ledger starting at `startedAt`, nothing spent. */
+export const ledgerFrom = (startedAt: number): BudgetLedger => ({ startedAt, retries: 0, backoffMs: 0, verdictCounts: new Map() });
+
+/** The `attempt` observation of an ok response: one object, never changed. */
+const OK: Observed = Object.freeze({ kind: "ok" });
 
 export class DispatchRun implements RunContext {
   private readonly events: DispatchEvent[] = [];
@@ -37,19 +78,33 @@ export class DispatchRun implements RunContext {
   private error: AdapterError | null = null;
   private readonly startedAt: number;
   private attemptFn: AttemptFn | undefined;
+  /** The ledger of a dispatch of its own, made when first read: a call that succeeds at once never needs one. */
+  private ownLedger: BudgetLedger | undefined;
+  /** When the ledger started: what events' `t` counts from. */
+  private readonly ledgerStart: number;
+  /** The admission of the attempt awaiting its answer. */
+  private pending: Admission | undefined;
+  private emitterFn: ((event: UnstampedEvent) => void) | undefined;
   /** From the dispatch's first retry to its end: a retry in progress, for the retry budget. */
   retrying = false;
 
   constructor(
     private readonly o: DispatchSettings,
     readonly redact: Redactor,
-    readonly ledger: BudgetLedger,
+    /** The dispatcher's facts per tool, filled in as tools appear. */
+    private readonly tools: Map<string, ToolFacts>,
+    private readonly sharedLedger: BudgetLedger | undefined,
     readonly quota: RetryQuotaBucket | undefined,
     readonly policies: SharedPolicies,
     private readonly runId: string,
     private readonly label: string | undefined,
   ) {
     this.startedAt = o.clock.now();
+    this.ledgerStart = sharedLedger === undefined ? this.startedAt : sharedLedger.startedAt;
+  }
+
+  get ledger(): BudgetLedger {
+    return this.sharedLedger ?? (this.ownLedger ??= ledgerFrom(this.startedAt));
   }
 
   get registry() {
@@ -73,9 +128,12 @@ export class DispatchRun implements RunContext {
 
   /** Stamp an event with the run's time and the call's label, and record it. */
   emit(body: UnstampedEvent): void {
-    const t = this.o.clock.now() - this.ledger.startedAt;
+    const t = this.o.clock.now() - this.ledgerStart;
     // Keys in the order outputs show them: t, type, the call's label, then the body's own.
-    const event = (this.label === undefined ? { t, ...body } : labelled(t, this.label, body)) as DispatchEvent;
+    this.record((this.label === undefined ? { t, ...body } : labelled(t, this.label, body)) as DispatchEvent);
+  }
+
+  private record(event: DispatchEvent): void {
     this.events.push(event);
     this.o.onEvent?.(event);
   }
@@ -98,53 +156,38 @@ export class DispatchRun implements RunContext {
     return this.call(call, this.attemptFn!, depth);
   }
 
-  /** One call (and its fallback), attempt by attempt, until an action ends it. */
-  async call(call: Call, attempt: AttemptFn, depth: number): Promise<End> {
+  /**
+   * The dispatch's call, its first attempt sent: dispatch() awaits that attempt itself and
+   * hands it to `answer`, so a call that succeeds at once costs one await. A failed or
+   * short-circuited first attempt goes on in `call`.
+   */
+  start(call: Call, attempt: AttemptFn): Attempt {
     this.attemptFn = attempt;
-    const key = idempotencyKey(this.runId, call);
-    const turn: CallTurn = {
-      call,
-      // A derived key is hex: only a key the caller brought can hold a secret.
-      shownKey: call.idempotency_key === undefined ? key : this.redact(key),
-      shown: { tool: this.redact(call.tool), id: this.redact(call.id) },
-      idempotent: isIdempotent(this.o.playbook, call),
-      depth,
-      retries: 0,
-      lastDelay: undefined,
-      retriesOf: undefined,
-      previousDelay: undefined,
-      hint: undefined,
-      rebuilt: undefined,
-    };
+    return this.send(this.turnOf(call, attempt, 0), 1);
+  }
+
+  /**
+   * One call (and its fallback), attempt by attempt, until an action ends it; `first`, its
+   * first attempt when dispatch() sent and saw it fail (`start`, `answer`).
+   */
+  async call(call: Call, attempt: AttemptFn, depth: number, first?: Failing): Promise<End> {
+    this.attemptFn = attempt;
+    const turn = first?.attempt.turn ?? this.turnOf(call, attempt, depth);
     const { breakers, throttle } = this.policies;
-    const timeoutMs = this.policies.timeouts?.forTool(call.tool);
-    // Attempts sent to the upstream: what the attempt function numbers (a short-circuited one is not sent).
-    let sent = 0;
     for (let n = 1; ; n++) {
-      const before = this.o.clock.now();
-      const admission = breakers?.admit(call.tool, turn.shown.tool, before, this.emitter);
+      let sent: Attempt;
       let observed: Failed;
-      if (admission?.blockedBy !== undefined) observed = this.shortCircuited(n, turn, admission.blockedBy);
+      if (n === 1 && first !== undefined) ({ attempt: sent, failed: observed } = first);
       else {
-        this.attempts++;
-        const hint = turn.hint;
-        let context = depth > 0 ? (hint === undefined ? FALLBACK_CONTEXT : { fallback: true, hint }) : hint === undefined ? PLAIN_CONTEXT : { fallback: false, hint };
-        if (turn.rebuilt?.action === "refresh_credentials") context = { ...context, refreshed: "credentials" };
-        let response: Response;
-        try {
-          response = await this.send(call, ++sent, key, context, attempt, timeoutMs);
-        } catch (e) {
-          if (admission !== undefined) breakers!.abandon(admission, this.o.clock.now());
-          throw e;
+        sent = this.send(turn, n);
+        if (sent.blocked !== undefined) observed = sent.blocked;
+        else {
+          const answer = this.answer(sent, await sent.response!);
+          if (answer.kind !== "failure") return answer;
+          observed = answer;
         }
-        const answer = this.observed(n, turn.shownKey, turn.shown, response, before);
-        if (answer.kind !== "failed") {
-          this.answered(admission, turn, null);
-          if (answer.kind === "ok") return endOf(turn, n === 1 ? "succeeded" : "recovered");
-          return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
-        }
-        observed = answer;
       }
+      const admission = sent.admission;
 
       const { verdict: code } = classify(this.o.registry, observed.error ?? undefined, call.tool);
       const action = actionFor(this.o.playbook, code);
@@ -170,10 +213,79 @@ export class DispatchRun implements RunContext {
     }
   }
 
-  private readonly emitter = (event: UnstampedEvent): void => this.emit(event);
+  /** A call's turn: its key (as sent and as shown), whether it may be retried, its attempt timeout. */
+  private turnOf(call: Call, attempt: AttemptFn, depth: number): Turn {
+    const key = idempotencyKey(this.runId, call);
+    const tool = this.toolFacts(call.tool);
+    return {
+      call,
+      // A derived key is hex: only a key the caller brought can hold a secret.
+      shownKey: call.idempotency_key === undefined ? key : this.redact(key),
+      shown: { tool: tool.shown, id: this.redact(call.id) },
+      idempotent: call.idempotent !== false && tool.idempotent,
+      depth,
+      retries: 0,
+      lastDelay: undefined,
+      retriesOf: undefined,
+      previousDelay: undefined,
+      hint: undefined,
+      rebuilt: undefined,
+      key,
+      attempt,
+      timeoutMs: tool.timeoutMs,
+      sent: 0,
+    };
+  }
+
+  private toolFacts(tool: string): ToolFacts {
+    let facts = this.tools.get(tool);
+    if (facts === undefined) {
+      facts = { shown: this.redact(tool), idempotent: isIdempotent(this.o.playbook, { id: "", tool }), timeoutMs: this.policies.timeouts?.forTool(tool) };
+      if (this.tools.size >= 4096) this.tools.clear();
+      this.tools.set(tool, facts);
+    }
+    return facts;
+  }
+
+  /** Attempt `n` of a turn: sent, once the breakers guarding its tool let it through, else failed at once, unsent. */
+  private send(turn: Turn, n: number): Attempt {
+    const before = this.o.clock.now();
+    const admission = this.policies.breakers?.admit(turn.call.tool, turn.shown.tool, before, this.emitter);
+    if (admission?.blockedBy !== undefined) return { turn, n, before, admission, response: undefined, blocked: this.shortCircuited(n, turn, admission.blockedBy) };
+    this.attempts++;
+    const hint = turn.hint;
+    let context = turn.depth > 0 ? (hint === undefined ? FALLBACK_CONTEXT : { fallback: true, hint }) : hint === undefined ? PLAIN_CONTEXT : { fallback: false, hint };
+    if (turn.rebuilt?.action === "refresh_credentials") context = { ...context, refreshed: "credentials" };
+    // Until it answers, an attempt that throws gives back what its admission holds (`abandon`).
+    this.pending = admission;
+    return { turn, n, before, admission, response: this.sendWithin(turn, ++turn.sent, context), blocked: undefined };
+  }
+
+  /** What a sent attempt's answer means: the end of its call when it did not fail, else its failure. */
+  answer(sent: Attempt, response: Response): End | Failed {
+    this.pending = undefined;
+    const { turn, n } = sent;
+    const answer = this.observed(n, turn.shownKey, turn.shown, response, sent.before);
+    if (answer.kind === "failure") return answer;
+    this.answered(sent.admission, turn, null);
+    if (answer.kind === "ok") return endOf(turn, n === 1 ? "succeeded" : "recovered");
+    return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
+  }
+
+  /** The dispatch ended with an attempt unanswered (its function threw): give back any breaker probe it held. */
+  abandon(): void {
+    if (this.pending !== undefined) this.policies.breakers!.abandon(this.pending, this.o.clock.now());
+    this.pending = undefined;
+  }
+
+  /** The run's events as breakers emit them, made when a breaker first needs it. */
+  private get emitter(): (event: UnstampedEvent) => void {
+    return (this.emitterFn ??= (event) => this.emit(event));
+  }
 
   /** Send one attempt, within its timeout when one applies (SPEC 18). */
-  private send(call: Call, n: number, key: string, context: AttemptContext, attempt: AttemptFn, timeoutMs: number | undefined): Promise<Response> | Response {
+  private sendWithin(turn: Turn, n: number, context: AttemptContext): Promise<Response> | Response {
+    const { call, key, attempt, timeoutMs } = turn;
     if (timeoutMs === undefined) return attempt(call, n, key, context);
     return sendWithin(this.o.clock, timeoutMs, (signal) => attempt(call, n, key, { ...context, signal }));
   }
@@ -192,16 +304,19 @@ export class DispatchRun implements RunContext {
     const error = circuitOpenError(breaker);
     this.error = error;
     this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true });
-    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: turn.shown.tool, error });
-    return { kind: "failed", error };
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: turn.shown.tool, error });
+    return { kind: "failure", error };
   }
 
   /** What an attempt's response means, recorded as its `attempt` event (and error). */
   private observed(n: number, shownKey: string, shown: ShownCall, response: Response, before: number): Observed {
-    const latency = this.o.clock.now() - before;
+    const now = this.o.clock.now();
+    const latency = now - before;
     const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
     if (observed.kind === "ok") {
-      this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      // The common event, stamped in place (emit's order: t, type, then the body).
+      if (this.label === undefined) this.record({ t: now - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      else this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
       return observed;
     }
     if (observed.kind === "needs_input") {
@@ -212,7 +327,7 @@ export class DispatchRun implements RunContext {
     const error = observed.error === null ? null : shownError(observed.error, this.redact);
     this.error = error;
     this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}) });
-    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: shown.tool, error });
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: shown.tool, error });
     return observed;
   }
 
@@ -268,7 +383,7 @@ export class DispatchRun implements RunContext {
           errors: this.errors,
           envelope,
           first_attempt_ms: this.errors[0]?.t ?? null,
-          dead_lettered_ms: this.o.clock.now() - this.ledger.startedAt,
+          dead_lettered_ms: this.o.clock.now() - this.ledgerStart,
         },
       ];
     }
@@ -307,13 +422,13 @@ function observe(response: Response, emptyIsFailure: boolean): Observed {
   switch (response.status) {
     case "ok":
       if (emptyIsFailure && (response.value === undefined || response.value === null)) {
-        return { kind: "failed", error: EMPTY_RESPONSE };
+        return { kind: "failure", error: EMPTY_RESPONSE };
       }
-      return { kind: "ok" };
+      return OK;
     case "needs_input":
       return { kind: "needs_input", question: response.question ?? null };
     case "error":
-      return { kind: "failed", error: response.error ?? null };
+      return { kind: "failure", error: response.error ?? null };
     default: {
       const never: never = response;
       throw new Error(`unhandled response: ${JSON.stringify(never)}`);
