@@ -7,52 +7,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { failbook, tempProject } from "./helpers/cli.js";
+import { failbook } from "./helpers/cli.js";
+import { POLICIES_PLAYBOOK, policiesProject } from "./helpers/policies-project.js";
 import { PYTHON, pyright, python, writeModules } from "./helpers/python.js";
 import { STRICTEST, typeCheck, writeTree } from "./helpers/typescript.js";
 
-const REGISTRY = `apiVersion: failbook/v1
-kind: Registry
-name: payments
-revision: 1
-classes:
-  transient: { description: Temporary. }
-  auth: { description: Credentials. }
-  permanent: { description: Refused. }
-verdicts:
-  - { code: transient_timeout, class: transient, retryable: true, summary: Slow., match: [{ kind: timeout }, { kind: attempt_timeout }] }
-  - { code: token_expired, class: auth, retryable: true, summary: The token expired., match: [{ http_status: 401 }] }
-  - { code: circuit_open, class: permanent, retryable: false, side_effect: none, summary: Open., match: [{ kind: circuit_open }] }
-  - { code: unknown_error, class: permanent, retryable: false, summary: Nothing matched. }
-fallback: unknown_error
-`;
-const PLAYBOOK = `apiVersion: failbook/v1
-kind: Playbook
-name: payments
-attempt_timeout_ms: 3000
-tools:
-  "payments.*": { idempotent: true, attempt_timeout_ms: 2000 }
-circuit_breakers:
-  "payments</script>":
-    tools: ["payments.*"]
-    per: tool
-    failure_ratio: 0.5
-    minimum_throughput: 20
-    sampling_ms: 30000
-    break_ms: 5000
-    max_break_ms: 60000
-    counts: [transient]
-retry_budget: { percent: 20, min_concurrency: 3 }
-retry_throttling: { max_tokens: 10, token_ratio: 0.1 }
-hedging: { tools: "search.*", max_attempts: 3, delay_ms: 200, non_fatal: [transient] }
-verdicts:
-  transient_timeout: { action: retry_with_backoff, max_retries: 3, backoff: { strategy: exponential, base_ms: 100, jitter: { min: 0.8, max: 1.2 }, min_ms: 50 } }
-  token_expired: { action: refresh_credentials, then: retry }
-  circuit_open: { action: fallback, tool: ledger.charge }
-  unknown_error: { action: escalate_to_human, queue: oncall }
-`;
 
-const project = () => tempProject({ "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\n", "registry.yaml": REGISTRY, "playbook.yaml": PLAYBOOK });
+/** The breaker renamed to a name no identifier could be, one state per tool, counting one class. */
+const project = () => policiesProject(POLICIES_PLAYBOOK.replace('  payments:\n    tools: "payments.*"\n', '  "payments</script>":\n    tools: ["payments.*"]\n    per: tool\n    counts: [transient]\n'));
 
 /** What a consumer writes: each policy read through the types, and wrong uses that must stay errors. */
 const USE_TS = `import { PLAYBOOK, PROJECT, type CircuitBreakerPolicy, type Jitter, type PlaybookPolicies } from "./failbook.generated.ts";
@@ -121,8 +83,8 @@ describe("gen ts and gen py type the policies of SPEC 18", () => {
     const [policies, refresh, retry] = JSON.parse(values.stdout) as [Record<string, unknown>, unknown, { backoff: unknown }];
     expect(policies).toEqual({
       attempt_timeout_ms: 3000,
-      tools: { "payments.*": { idempotent: true, attempt_timeout_ms: 2000 } },
-      circuit_breakers: { "payments</script>": { tools: ["payments.*"], per: "tool", failure_ratio: 0.5, minimum_throughput: 20, sampling_ms: 30000, break_ms: 5000, max_break_ms: 60000, counts: ["transient"] } },
+      tools: { "payments.*": { attempt_timeout_ms: 2000 } },
+      circuit_breakers: { "payments</script>": { tools: ["payments.*"], per: "tool", counts: ["transient"], failure_ratio: 0.5, minimum_throughput: 20, sampling_ms: 10000, break_ms: 5000, max_break_ms: 60000 } },
       retry_budget: { percent: 20, min_concurrency: 3 },
       retry_throttling: { max_tokens: 10, token_ratio: 0.1 },
       hedging: { tools: "search.*", max_attempts: 3, delay_ms: 200, non_fatal: ["transient"] },
