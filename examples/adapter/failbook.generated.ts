@@ -189,14 +189,18 @@ export const VERDICT_INFO: { readonly [V in keyof VerdictFacts]: VerdictInfo<V> 
 "write_committed":{"code":"write_committed","class":"permanent","status":"active","retryable":false,"side_effect":"committed","boundary":"external","human_action_required":false,"summary":"The upstream committed the write, but the call still reported a failure.","cause":"The remote system applied the change (and said so through side_effect_state), then the call failed on the way back: a dropped acknowledgement, a proxy error, a late timeout.","recovery":"Do not repeat the call. Read the upstream state, confirm the write, and re-plan from it.","safe_next_actions":["read the record back from the upstream","reconcile the plan against what the upstream now holds"],"unsafe_next_actions":["repeat the write with a new idempotency key","issue a compensating write before confirming the first one landed"],"replaced_by":null}
 }`);
 
-export type Jitter = "none" | "full" | "equal";
+/**
+ * none, full, equal, a ratio r in (0, 1] (the delay is drawn from [d(1-r), d]), or a range:
+ * the delay times a uniform draw from [min, max] (whole milliseconds when integer).
+ */
+export type Jitter = "none" | "full" | "equal" | number | { readonly min: number; readonly max: number; readonly integer?: boolean };
 
-/** A retry delay formula (retry number n from 0). */
+/** A retry delay formula (retry number n from 0); min_ms is the least delay after jitter. */
 export type BackoffFormula =
-  | { readonly strategy: "exponential"; readonly base_ms: number; readonly factor?: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "linear"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "constant"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "decorrelated"; readonly base_ms: number; readonly cap_ms?: number };
+  | { readonly strategy: "exponential"; readonly base_ms: number; readonly factor?: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "linear"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "constant"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "decorrelated"; readonly base_ms: number; readonly cap_ms?: number; readonly min_ms?: number };
 
 /** The closed set of compensation actions, discriminated by action. */
 export type CompensationAction =
@@ -204,6 +208,7 @@ export type CompensationAction =
   | { readonly action: "retry_with_hint"; readonly max_retries: number; readonly hint: string; readonly backoff_ms?: readonly number[]; readonly backoff?: BackoffFormula }
   | { readonly action: "refresh_evidence"; readonly then: "retry" | "abort" }
   | { readonly action: "restore_checkpoint"; readonly then: "retry" | "abort" }
+  | { readonly action: "refresh_credentials"; readonly then: "retry" | "abort" }
   | { readonly action: "escalate_to_human"; readonly queue: string }
   | { readonly action: "issue_reversal"; readonly reason: string }
   | { readonly action: "deprecate_tool_call"; readonly reason: string; readonly replan: boolean }
@@ -215,6 +220,66 @@ export type ActionName = CompensationAction["action"];
 
 /** The action type of one action name. */
 export type ActionOf<A extends ActionName> = Extract<CompensationAction, { readonly action: A }>;
+
+/** A tool glob, or a list of them. */
+export type ToolGlobs = string | readonly string[];
+
+/** A circuit breaker: counts the attempts to the tools it guards; while open, fails them at once as circuit_open. */
+export interface CircuitBreakerPolicy {
+  readonly tools: ToolGlobs;
+  /** One state for all its tools (breaker, the default), or one per tool. */
+  readonly per?: "breaker" | "tool";
+  readonly failure_ratio?: number;
+  /** Counted attempts in the window before it may open. */
+  readonly minimum_throughput?: number;
+  readonly sampling_ms?: number;
+  readonly sampling_attempts?: number;
+  readonly buckets?: number;
+  readonly break_ms?: number;
+  /** Each reopening doubles the break, up to this. */
+  readonly max_break_ms?: number;
+  readonly half_open_probes?: number;
+  /** Failure classes that count (default: retryable verdicts and attempt timeouts). */
+  readonly counts?: readonly string[];
+}
+
+/** Envoy's retry budget: retries in progress below max(min_concurrency, percent % of the calls in progress). */
+export interface RetryBudgetPolicy {
+  readonly percent?: number;
+  readonly min_concurrency?: number;
+}
+
+/** gRPC's retryThrottling: retries only while the tokens are above max_tokens / 2. */
+export interface RetryThrottlingPolicy {
+  readonly max_tokens: number;
+  readonly token_ratio: number;
+}
+
+/** gRPC's hedgingPolicy: up to max_attempts in flight, one every delay_ms. */
+export interface HedgingPolicy {
+  readonly tools: ToolGlobs;
+  readonly max_attempts: number;
+  readonly delay_ms?: number;
+  readonly non_fatal?: readonly string[];
+}
+
+/** What the playbook declares about the tools a glob matches. */
+export interface ToolDeclaration {
+  readonly idempotent?: boolean;
+  /** This tool's own attempt timeout. */
+  readonly attempt_timeout_ms?: number;
+}
+
+/** The playbook's policies that every dispatch of a dispatcher shares, as PROJECT.playbook holds them. */
+export interface PlaybookPolicies {
+  /** How long one attempt may take; a tools: entry may set its own. */
+  readonly attempt_timeout_ms?: number;
+  readonly tools?: { readonly [glob: string]: ToolDeclaration };
+  readonly circuit_breakers?: { readonly [name: string]: CircuitBreakerPolicy };
+  readonly retry_budget?: RetryBudgetPolicy;
+  readonly retry_throttling?: RetryThrottlingPolicy;
+  readonly hedging?: HedgingPolicy;
+}
 
 /** The playbook "default": the one compensation action for each verdict. */
 export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = JSON.parse(`{
@@ -1535,7 +1600,7 @@ export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
 }
 
 /** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */
-export const PROJECT: { readonly format: "failbook.project/1"; readonly registry: object; readonly playbook: object; readonly redact: readonly string[] } = JSON.parse(`{
+export const PROJECT: { readonly format: "failbook.project/1"; readonly registry: object; readonly playbook: PlaybookPolicies & { readonly [key: string]: unknown }; readonly redact: readonly string[] } = JSON.parse(`{
 "format":"failbook.project/1",
 "registry":{"apiVersion":"failbook/v1","kind":"Registry","name":"agent-tools","revision":3,"classes":{"transient":{"description":"Temporary fault; the same call, with the same idempotency key, may succeed later.","max_retries":3},"permanent":{"description":"The request was understood and refused, or already done; retrying cannot help.","max_retries":0},"semantic":{"description":"The call returned, but its content is wrong for the plan; re-plan, do not retry.","max_retries":0},"state":{"description":"The context the call was built from is stale; refresh it, then try once more.","max_retries":0},"policy":{"description":"A gateway or external policy refused the call; this is not the agent's to decide.","max_retries":0},"unknown":{"description":"Nothing recognised the failure; a human looks before anything is repeated.","max_retries":0}},"verdicts":[{"retryable":false,"side_effect":"committed","boundary":"external","adr":"ADR-0002","human_action_required":false,"summary":"The upstream committed the write, but the call still reported a failure.","cause":"The remote system applied the change (and said so through side_effect_state), then the call failed on the way back: a dropped acknowledgement, a proxy error, a late timeout.","recovery":"Do not repeat the call. Read the upstream state, confirm the write, and re-plan from it.","safe_next_actions":["read the record back from the upstream","reconcile the plan against what the upstream now holds"],"unsafe_next_actions":["repeat the write with a new idempotency key","issue a compensating write before confirming the first one landed"],"examples":[{"kind":"timeout","message":"response lost after the charge was captured","side_effect_state":"committed"}],"code":"write_committed","class":"permanent","match":[{"side_effect_state":"committed"}]},{"retryable":true,"side_effect":"none","boundary":"external","adr":"ADR-0002","summary":"The request never reached the server (DNS, connection refused, TLS).","cause":"The outbound connection failed before any byte of the request was accepted upstream.","recovery":"Retry with backoff and the same idempotency key; nothing happened upstream.","safe_next_actions":["retry with the same idempotency key"],"unsafe_next_actions":["switch to a different endpoint that skips idempotency checks"],"examples":[{"kind":"connection_refused","message":"connect ECONNREFUSED 10.0.0.7:443"},{"kind":"dns_failure","message":"getaddrinfo ENOTFOUND api.example.com"}],"code":"network_unreachable","class":"transient","match":[{"kind":["connection_refused","dns_failure","tls_handshake_failed","network_error"]}]},{"retryable":true,"side_effect":"unknown","boundary":"external","adr":"ADR-0001","summary":"Network blip or slow upstream; the call may or may not have happened.","cause":"The upstream did not answer in time. The write may have been applied without an acknowledgement.","recovery":"Retry with the same idempotency key so the upstream can deduplicate; verify before anything else.","safe_next_actions":["verify whether the record already exists","retry with the same idempotency key"],"unsafe_next_actions":["retry with a new idempotency key","create a second record"],"examples":[{"kind":"timeout","message":"upstream took 30s"}],"code":"transient_timeout","class":"transient","match":[{"kind":"timeout"}]},{"retryable":true,"side_effect":"none","boundary":"external","adr":"ADR-0002","summary":"The upstream is throttling this client (HTTP 429).","cause":"Too many calls in a window; the upstream refused this one before doing anything.","recovery":"Wait for Retry-After (or the backoff, whichever is longer) and retry with the same idempotency key.","safe_next_actions":["wait for retry_after_ms before the next call","retry with the same idempotency key"],"unsafe_next_actions":["retry immediately in a loop","fan out the same call to parallel workers"],"examples":[{"kind":"429_rate_limited","http_status":429,"retry_after_ms":2000},{"kind":"http_error","http_status":429,"headers":{"retry-after":"2"}}],"code":"rate_limited","class":"transient","match":[{"kind":"429_rate_limited"},{"http_status":429}]},{"retryable":true,"side_effect":"unknown","boundary":"external","adr":"ADR-0001","summary":"The upstream answered with a server error.","cause":"The upstream failed while handling the request; it may have applied part of it.","recovery":"Retry a small number of times with the same idempotency key, then hand over.","safe_next_actions":["retry with the same idempotency key"],"unsafe_next_actions":["retry with a new idempotency key"],"examples":[{"kind":"5xx","http_status":503},{"kind":"http_error","http_status":502,"message":"bad gateway"}],"code":"server_error_5xx","class":"transient","match":[{"kind":"5xx"},{"http_status":"5xx"}]},{"retryable":false,"side_effect":"committed","boundary":"external","adr":"ADR-0001","summary":"The upstream already processed this idempotency key.","cause":"A request with the same idempotency key was processed before, typically a retry of a call whose first attempt succeeded but whose acknowledgement was lost.","recovery":"Treat the call as done; read the upstream state and re-plan. Never retry it.","safe_next_actions":["read the upstream state for this idempotency key","finalize the decision record as completed"],"unsafe_next_actions":["retry the call","issue the refund again with a new idempotency key"],"examples":[{"kind":"409_conflict","http_status":409,"provider_code":"idempotency_key_in_use","message":"Keys for idempotent requests can only be used with the same parameters"}],"code":"idempotency_conflict","class":"permanent","match":[{"kind":"idempotency_conflict"},{"kind":"409_conflict","provider_code":"idempotency_key_in_use"}]},{"retryable":false,"side_effect":"none","boundary":"runtime","adr":"ADR-0001","summary":"The evidence snapshot disagrees with the current world.","cause":"The gateway refused because the evidence hash the call was built from has drifted.","recovery":"Re-retrieve the evidence, recompile the context, then try once more.","safe_next_actions":["re-retrieve the evidence and rebuild the context"],"unsafe_next_actions":["retry the call with the old evidence"],"examples":[{"kind":"412_precondition","http_status":412,"provider_code":"evidence_hash_mismatch"}],"code":"evidence_stale","class":"state","match":[{"kind":"evidence_stale"},{"kind":"412_precondition","provider_code":"evidence_hash_mismatch"}]},{"retryable":false,"side_effect":"none","boundary":"external","adr":"ADR-0002","human_action_required":true,"summary":"The credential is valid but lacks the scope or role this call needs.","cause":"The upstream refused the call for missing permissions (insufficient scope, role, or resource access).","recovery":"Ask a human to grant the permission, then re-run the step.","safe_next_actions":["tell the user which scope is missing"],"unsafe_next_actions":["retry with another user's credential"],"examples":[{"kind":"403_forbidden","http_status":403,"provider_code":"insufficient_scope","message":"the token lacks refunds:write"}],"code":"permission_denied","class":"permanent","match":[{"kind":"permission_denied"},{"kind":"403_forbidden","provider_code":["insufficient_scope","missing_permission"]}]},{"retryable":false,"side_effect":"none","boundary":"runtime","adr":"ADR-0002","human_action_required":true,"summary":"The bound credential is expired, revoked or malformed (HTTP 401).","cause":"The token or key the call was signed with is no longer accepted upstream.","recovery":"Ask the user to re-bind the credential; retrying with the same one cannot help.","safe_next_actions":["ask the user to re-authenticate the binding"],"unsafe_next_actions":["retry with the same credential"],"examples":[{"kind":"401_unauthorized","http_status":401,"message":"token expired"}],"code":"credential_invalid","class":"permanent","match":[{"kind":["401_unauthorized","credential_expired","credential_revoked"]},{"http_status":401}]},{"retryable":false,"side_effect":"none","boundary":"gateway","adr":"ADR-0001","human_action_required":true,"summary":"A gateway or external policy refused execution.","cause":"The call was evaluated against a policy and denied. This is not for the agent to decide.","recovery":"Escalate to a human reviewer; the model must not rephrase and try again.","safe_next_actions":["explain to the user that the action needs a reviewer"],"unsafe_next_actions":["rephrase the request to get past the policy"],"examples":[{"kind":"403_forbidden","http_status":403,"message":"blocked by the outbound data policy"}],"code":"policy_denied","class":"policy","match":[{"kind":["policy_denied","403_forbidden"]}]},{"retryable":false,"side_effect":"unknown","boundary":"adapter","adr":"ADR-0001","summary":"The response shape did not match the tool's declared schema.","cause":"An adapter contract violation; the upstream may have changed its response format.","recovery":"Deprecate the call, re-plan without it, and file a ticket against the adapter.","safe_next_actions":["file a ticket against the adapter"],"unsafe_next_actions":["parse the response by guesswork"],"examples":[{"kind":"schema_validation","message":"response.items[0].amount: expected integer"}],"code":"schema_mismatch","class":"semantic","match":[{"kind":"schema_validation"}]},{"retryable":false,"side_effect":"unknown","boundary":"external","adr":"ADR-0001","human_action_required":true,"summary":"No rule recognised the failure.","cause":"The adapter reported an error kind the registry does not know, or no error at all.","recovery":"A human triages it; if it recurs, add a verdict for it through change control.","safe_next_actions":["attach the trace id and the raw error kind to the triage ticket"],"unsafe_next_actions":["retry the call blindly"],"examples":[{"kind":"socket_hang_up","message":"the adapter saw an error no rule names"}],"code":"unknown_error","class":"unknown"},{"retryable":false,"side_effect":"none","boundary":"user","summary":"The user denied the approval request for this call.","recovery":"Tell the user the action was not taken.","code":"approval_denied","class":"policy","status":"reserved"},{"retryable":false,"side_effect":"none","boundary":"user","summary":"The user did not answer the approval request in time.","recovery":"Ask again later or tell the user the action was not taken.","code":"approval_timeout","class":"policy","status":"reserved"}],"fallback":"unknown_error"},
 "playbook":{"apiVersion":"failbook/v1","kind":"Playbook","name":"default","honor_retry_after":true,"escalation_queue":"oncall","empty_response_is_failure":true,"budgets":{"retries":5,"retry_seconds":60,"wall_ms":120000,"same_verdict_ceiling":3},"on_exhausted":{"action":"escalate_to_human","queue":"oncall"},"on_unknown_side_effect":{"queue":"oncall"},"saga":{"compensate_on_failure":false},"throttle":{"class":"transient","min_failures":2,"factor":0.5},"tools":{"legacy_payment_rail.*":{"idempotent":false}},"verdicts":{"network_unreachable":{"action":"retry_with_backoff","max_retries":3,"backoff":{"strategy":"exponential","base_ms":250,"factor":2,"cap_ms":30000,"jitter":"full"}},"transient_timeout":{"action":"retry_with_backoff","max_retries":3,"backoff_ms":[200,600,1800]},"rate_limited":{"action":"retry_with_backoff","max_retries":3,"backoff":{"strategy":"exponential","base_ms":1000,"factor":2,"cap_ms":30000,"jitter":"full"}},"server_error_5xx":{"action":"retry_with_backoff","max_retries":2,"backoff_ms":[500,2000]},"idempotency_conflict":{"action":"deprecate_tool_call","reason":"upstream already processed this idempotency_key","replan":true},"write_committed":{"action":"deprecate_tool_call","reason":"the upstream committed the write; verify and reconcile instead of repeating it","replan":true},"evidence_stale":{"action":"refresh_evidence","then":"retry"},"policy_denied":{"action":"escalate_to_human","queue":"policy_review"},"permission_denied":{"action":"escalate_to_human","queue":"access_requests"},"credential_invalid":{"action":"escalate_to_human","queue":"credentials"},"schema_mismatch":{"action":"deprecate_tool_call","reason":"adapter response failed schema validation","replan":true},"unknown_error":{"action":"escalate_to_human","queue":"triage"}}},

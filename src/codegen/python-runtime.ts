@@ -20,7 +20,8 @@ export const PYTHON_FIXED_NAMES: ReadonlySet<string> = new Set([
   "BackoffFormula", "CompensationAction", "PLAYBOOK", "classify", "is_failure_verdict", "is_error_kind", "CAUSE_DEPTH",
   "EnvelopeOptions", "FailureEnvelope", "make_envelope", "EnvelopeError", "Envelope", "RecoveryPacket", "OutcomeKind",
   "RetryWithBackoff", "RetryWithHint", "RefreshEvidence", "RestoreCheckpoint", "EscalateToHuman", "IssueReversal",
-  "DeprecateToolCall", "Fallback", "Fail", "DeadLetter",
+  "DeprecateToolCall", "Fallback", "Fail", "DeadLetter", "JitterRange", "RefreshCredentials", "ToolGlobs", "CircuitBreakerPolicy",
+  "RetryBudgetPolicy", "RetryThrottlingPolicy", "HedgingPolicy", "ToolDeclaration", "PlaybookPolicies", "POLICIES",
 ]);
 
 /** The optional fields of AdapterErrorLike and AdapterError (which differ only in kind): written once for both. */
@@ -53,7 +54,18 @@ ${ADAPTER_ERROR_FIELDS}
 `;
 
 export const PY_ACTION_TYPES = String.raw`
-Jitter = Union[Literal["none", "full", "equal"], float]
+class _JitterRangeRequired(TypedDict):
+    min: float
+    max: float
+
+
+class JitterRange(_JitterRangeRequired, total=False):
+    """The delay times a uniform draw from [min, max]; whole milliseconds when integer."""
+
+    integer: bool
+
+
+Jitter = Union[Literal["none", "full", "equal"], float, JitterRange]
 
 
 class _BackoffRequired(TypedDict):
@@ -67,6 +79,7 @@ class BackoffFormula(_BackoffRequired, total=False):
     factor: float
     cap_ms: float
     jitter: Jitter
+    min_ms: float
 
 
 class _RetryWithBackoffRequired(TypedDict):
@@ -97,6 +110,11 @@ class RefreshEvidence(TypedDict):
 
 class RestoreCheckpoint(TypedDict):
     action: Literal["restore_checkpoint"]
+    then: Literal["retry", "abort"]
+
+
+class RefreshCredentials(TypedDict):
+    action: Literal["refresh_credentials"]
     then: Literal["retry", "abort"]
 
 
@@ -135,10 +153,76 @@ class DeadLetter(TypedDict):
 
 
 CompensationAction = Union[
-    RetryWithBackoff, RetryWithHint, RefreshEvidence, RestoreCheckpoint, EscalateToHuman,
-    IssueReversal, DeprecateToolCall, Fallback, Fail, DeadLetter,
+    RetryWithBackoff, RetryWithHint, RefreshEvidence, RestoreCheckpoint, RefreshCredentials,
+    EscalateToHuman, IssueReversal, DeprecateToolCall, Fallback, Fail, DeadLetter,
 ]
 """The closed set of compensation actions, discriminated by "action"."""
+
+
+ToolGlobs = Union[str, Sequence[str]]
+
+
+class _CircuitBreakerRequired(TypedDict):
+    tools: ToolGlobs
+
+
+class CircuitBreakerPolicy(_CircuitBreakerRequired, total=False):
+    """A circuit breaker: counts the attempts to the tools it guards; while open, fails them at once as circuit_open."""
+
+    per: Literal["breaker", "tool"]
+    failure_ratio: float
+    minimum_throughput: int
+    sampling_ms: float
+    sampling_attempts: int
+    buckets: int
+    break_ms: float
+    max_break_ms: float
+    half_open_probes: int
+    counts: Sequence[str]
+
+
+class RetryBudgetPolicy(TypedDict, total=False):
+    """Envoy's retry budget: retries in progress below max(min_concurrency, percent % of the calls in progress)."""
+
+    percent: float
+    min_concurrency: int
+
+
+class RetryThrottlingPolicy(TypedDict):
+    """gRPC's retryThrottling: retries only while the tokens are above max_tokens / 2."""
+
+    max_tokens: float
+    token_ratio: float
+
+
+class _HedgingRequired(TypedDict):
+    tools: ToolGlobs
+    max_attempts: int
+
+
+class HedgingPolicy(_HedgingRequired, total=False):
+    """gRPC's hedgingPolicy: up to max_attempts in flight, one every delay_ms."""
+
+    delay_ms: float
+    non_fatal: Sequence[str]
+
+
+class ToolDeclaration(TypedDict, total=False):
+    """What the playbook declares about the tools a glob matches."""
+
+    idempotent: bool
+    attempt_timeout_ms: float
+
+
+class PlaybookPolicies(TypedDict, total=False):
+    """The playbook's policies that every dispatch of a dispatcher shares."""
+
+    attempt_timeout_ms: float
+    tools: Mapping[str, ToolDeclaration]
+    circuit_breakers: Mapping[str, CircuitBreakerPolicy]
+    retry_budget: RetryBudgetPolicy
+    retry_throttling: RetryThrottlingPolicy
+    hedging: HedgingPolicy
 `;
 
 /** The classifier's table types; the tables follow them, then PY_CLASSIFY. */
