@@ -54,7 +54,7 @@ export interface Classified {
 
 /** `nowMs` dates a Retry-After given as an HTTP date. */
 export function classificationReport(registry: Loaded<Registry>, playbook: Playbook, error: AdapterError | undefined, tool: string | undefined, nowMs: number): Classified {
-  const result = classify(registry.value, error, tool);
+  const result = classify(registry.value, error, tool, playbook);
   const verdict = verdictByCode(registry.value, result.verdict);
   const action = actionFor(playbook, result.verdict) ?? null;
   const idempotent = tool === undefined || isIdempotent(playbook, { id: "classify", tool });
