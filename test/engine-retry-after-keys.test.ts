@@ -1,6 +1,6 @@
 /** SPEC 18: the retry_after keys that model what real SDKs read (fields, exact, invalid, parse, zero, order, clock). */
 import { describe, expect, it } from "vitest";
-import { applyRetryAfter, parseHint, readRetryAfter } from "failbook-runtime/engine/retry-after.js";
+import { applyRetryAfter, parseHint, parseHttpDate, readRetryAfter } from "failbook-runtime/engine/retry-after.js";
 import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import type { RetryAfterPolicy } from "failbook-runtime/model/playbook.js";
 import type { DispatchEvent } from "failbook-runtime/model/outcome.js";
@@ -138,5 +138,24 @@ describe("in a dispatch", () => {
       responses: [err("timeout", { fields: { next_retry_delay: 250 } }), ok()],
     });
     expect(delays(events)).toEqual([250]);
+  });
+});
+
+describe("HTTP dates are read field by field", () => {
+  it("as Date.parse reads every date that exists, in each of the three forms", () => {
+    for (let i = 0; i < 2000; i++) {
+      const ms = Math.floor((i * 7919.123 * 86_400_000) % 4_000_000_000_000);
+      const d = new Date(ms - (ms % 1000));
+      const imf = d.toUTCString();
+      expect(parseHttpDate(imf), imf).toBe(d.getTime());
+      const [wd, day, mon, year, time] = imf.split(" ");
+      expect(parseHttpDate(`${wd.slice(0, 3)} ${mon} ${day.startsWith("0") ? " " + day[1] : day} ${time} ${year}`)).toBe(d.getTime());
+    }
+  });
+  it("refuses a date that does not exist, where Date.parse rolls it over", () => {
+    expect(parseHttpDate("Tue, 31 Feb 2026 00:00:00 GMT")).toBeNull();
+    expect(parseHttpDate("Sun, 29 Feb 2026 00:00:00 GMT")).toBeNull();
+    expect(parseHttpDate("Thu, 29 Feb 2024 00:00:00 GMT")).toBe(Date.parse("Thu, 29 Feb 2024 00:00:00 GMT"));
+    expect(parseHttpDate("Mon, 01 Jan 2026 24:00:00 GMT")).toBeNull();
   });
 });

@@ -813,19 +813,38 @@ function decimalHint(numeral: string, shift: number): HintValue {
   return { kind: "delay", ms: Math.min(MAX_HINT_MS, integer), zero: false };
 }
 
-// RFC 9110 section 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms.
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-const RFC_850 = /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT$/;
-const ASCTIME = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
+// RFC 9110 section 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms. Read
+// field by field, not by Date.parse, whose leniency is the engine's own (V8 takes 31 Feb).
+const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
+const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC_850 = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
-/** Milliseconds since the epoch of an HTTP date, or null. */
+/** Milliseconds since the epoch of an HTTP date, or null (a date that does not exist, such as 31 Feb, included). */
 export function parseHttpDate(value: string): number | null {
   const text = value.trim();
-  let ms: number;
-  if (IMF_FIXDATE.test(text) || RFC_850.test(text)) ms = Date.parse(text);
-  else if (ASCTIME.test(text)) ms = Date.parse(text + " GMT");
-  else return null;
-  return isFinite(ms) ? ms : null;
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null) return utcMs(Number(m[3]), m[2] as string, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  m = RFC_850.exec(text);
+  // A two-digit year is 2000-2049 or 1950-1999, as JavaScript engines read it.
+  if (m !== null) return utcMs(Number(m[3]) + (Number(m[3]) < 50 ? 2000 : 1900), m[2] as string, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  m = ASCTIME.exec(text);
+  if (m !== null) return utcMs(Number(m[6]), m[1] as string, Number((m[2] as string).trim()), Number(m[3]), Number(m[4]), Number(m[5]));
+  return null;
+}
+
+/** A UTC time as milliseconds since the epoch (days from the civil date, proleptic Gregorian), or null when out of range. */
+function utcMs(year: number, monthName: string, day: number, hour: number, minute: number, second: number): number | null {
+  const month = MONTHS.indexOf(monthName) / 3 + 1;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day < 1 || day > days || hour > 23 || minute > 59 || second > 60) return null;
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
+  const epochDays = era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
+  return ((epochDays * 24 + hour) * 60 + minute) * 60000 + second * 1000;
 }
 
 // ---------------------------------------------------------------------------------------
