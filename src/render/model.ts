@@ -280,6 +280,8 @@ export function matchText(rule: MatchRule): string {
     ...Object.entries(rule.headers ?? {}).map(([name, v]) => (v === "*" || (Array.isArray(v) && v.includes("*")) ? `header ${name} present` : field(`header ${name}`, v))),
     ...Object.entries(rule.fields ?? {}).map(([name, v]) => field(`field ${name}`, v)),
     rule.cause === undefined ? undefined : `a cause with ${matchText(rule.cause)}`,
+    rule.retry_after === undefined ? undefined : "a valid Retry-After hint present",
+    rule.not === undefined ? undefined : `not (${matchText(rule.not)})`,
   ]
     .filter((s): s is string => s !== undefined);
   return parts.length === 0 ? "any error" : parts.join(" and ");
