@@ -83,6 +83,7 @@ export function classificationReport(registry: Loaded<Registry>, playbook: Playb
 function firstFailure(registry: Registry, playbook: Playbook, code: string, verdict: Verdict | undefined, action: RetryAction, error: AdapterError | null, idempotent: boolean, nowMs: number): FirstFailure {
   const honor = honorsRetryAfter(playbook);
   const policy = retryAfterPolicyOf(playbook, action);
+  const reading = honor ? readRetryAfter(error, policy, nowMs) : undefined;
   const decision = decideRetry({
     action,
     verdict,
@@ -97,7 +98,8 @@ function firstFailure(registry: Registry, playbook: Playbook, code: string, verd
     elapsedMs: 0,
     budgets: playbook.budgets ?? {},
     retryAfter: honor ? policy : false,
-    hintMs: honor ? readRetryAfter(error, policy, nowMs).hintMs : undefined,
+    hintMs: reading?.hintMs,
+    hintInvalid: reading?.invalid !== undefined,
     quota: playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(playbook.retry_quota),
     // A call's first failure, against a fresh retry budget and a full throttling bucket: neither refuses it.
     budget: undefined,
