@@ -173,7 +173,7 @@ export function bindingTables(registry: Registry, playbook: Playbook): BindingTa
     setOwn(info, v.code, verdictInfo(v));
     setOwn(actions, v.code, actionData(playbook.verdicts[v.code] as CompensationAction));
   }
-  const { rules } = classifierRules(registry);
+  const { rules } = classifierRules(registry, false, playbook);
   return {
     registry,
     playbook,

@@ -390,10 +390,16 @@ function retryAfterWorst(r: NonNullable<WorstCaseView["retry_after"]>): string {
 export function retryAfterText(policy: RetryAfterPolicy): string {
   const ms = new Set((policy.ms_headers ?? []).map((h) => h.toLowerCase()));
   const headers = (policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => (ms.has(h.toLowerCase()) ? `${h} (ms)` : h));
-  const parts = [headers.join(", then ") + ", then the error's retry_after_ms"];
-  parts.push(policy.mode === "replace" ? "the hint replaces the backoff" : "the longer of hint and backoff");
-  if (policy.max_over_backoff_ms !== undefined) parts.push(`hint at most backoff + ${duration(policy.max_over_backoff_ms)}`);
-  if (policy.max_ms !== undefined) parts.push(`at most ${duration(policy.max_ms)}, above it ${policy.above_max === "give_up" ? "give up" : policy.above_max === "ignore" ? "ignore the hint" : "wait the maximum"}`);
+  const sources = [headers.join(", then ") + (policy.order === "response" ? " (the first in the response)" : ""), ...(policy.fields ?? []).map((f) => `field ${f} (ms)`), "the error's retry_after_ms"];
+  const parts = [sources.join(", then ")];
+  if (policy.parse === "number") parts.push("values read as JavaScript's Number");
+  if (policy.parse === "float") parts.push("values read as parseFloat");
+  if (policy.zero === "absent") parts.push("a 0 hint is none");
+  if (policy.clock === "local") parts.push("dates against the local clock");
+  if (policy.invalid === "give_up") parts.push("a negative or unreadable hint gives up");
+  parts.push(policy.mode === "exact" ? "the hint exactly, neither raised to the backoff nor capped" : policy.mode === "replace" ? "the hint replaces the backoff" : "the longer of hint and backoff");
+  if (policy.mode !== "exact" && policy.max_over_backoff_ms !== undefined) parts.push(`hint at most backoff + ${duration(policy.max_over_backoff_ms)}`);
+  if (policy.mode !== "exact" && policy.max_ms !== undefined) parts.push(`at most ${duration(policy.max_ms)}, above it ${policy.above_max === "give_up" ? "give up" : policy.above_max === "ignore" ? "ignore the hint" : "wait the maximum"}`);
   return parts.join("; ");
 }
 
@@ -421,6 +427,8 @@ export function matchText(rule: MatchRule): string {
     ...Object.entries(rule.headers ?? {}).map(([name, v]) => (v === "*" || (Array.isArray(v) && v.includes("*")) ? `header ${name} present` : field(`header ${name}`, v))),
     ...Object.entries(rule.fields ?? {}).map(([name, v]) => field(`field ${name}`, v)),
     rule.cause === undefined ? undefined : `a cause with ${matchText(rule.cause)}`,
+    rule.retry_after === undefined ? undefined : "a valid Retry-After hint present",
+    rule.not === undefined ? undefined : `not (${matchText(rule.not)})`,
   ]
     .filter((s): s is string => s !== undefined);
   return parts.length === 0 ? "any error" : parts.join(" and ");

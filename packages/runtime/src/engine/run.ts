@@ -189,7 +189,7 @@ export class DispatchRun implements RunContext {
       }
       const admission = sent.admission;
 
-      const { verdict: code } = classify(this.o.registry, observed.error ?? undefined, call.tool);
+      const { verdict: code } = classify(this.o.registry, observed.error ?? undefined, call.tool, this.o.playbook);
       const action = actionFor(this.o.playbook, code);
       this.verdict = code;
       this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
