@@ -56,6 +56,9 @@ export function refusal(pattern: string): string | undefined {
   return why;
 }
 
+/** What recheck may take for one distinct pattern before it is refused as unproven. */
+const CHECK_TIMEOUT_MS = 10_000;
+
 function judge(pattern: string): string | undefined {
   const literal = /^\/([\s\S]*)\/([a-z]*)$/.exec(pattern);
   const source = literal ? (literal[1] as string) : pattern;
@@ -67,7 +70,10 @@ function judge(pattern: string): string | undefined {
     return `is not a valid regular expression: ${(e as Error).message.replace(/^.*: /, "")}`;
   }
   if (source.length > 1000) return "is longer than 1000 characters; split it into several rules";
-  const result = recheck().checkSync(source, flags, { timeout: 2000, randomSeed: 0 });
+  // recheck picks its automaton checker (exact, deterministic) for any pattern of this size
+  // but a huge one, which it fuzzes. Its clock only bounds that work: 10 s, so that a loaded
+  // machine (a simple pattern can take 1 s there) never refuses a pattern an idle one accepts.
+  const result = recheck().checkSync(source, flags, { timeout: CHECK_TIMEOUT_MS, randomSeed: 0 });
   switch (result.status) {
     case "safe":
       return undefined;
