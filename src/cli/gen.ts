@@ -96,6 +96,9 @@ It exports:
                                        boundary, status, summary...
   PLAYBOOK, type CompensationAction    the playbook's action per verdict (a discriminated union),
     type ActionName, ActionOf, BackoffFormula, Jitter
+  type PlaybookPolicies                the playbook's shared policies, as PROJECT.playbook holds them:
+    type CircuitBreakerPolicy, RetryBudgetPolicy, RetryThrottlingPolicy, HedgingPolicy,
+    type ToolDeclaration, ToolGlobs
   MATCH_RULES, classify(error, call?)  the registry's classifier (first matching rule in file order
                                        wins), with the types of its tables: ClassifierRule,
                                        ClassifierInput, ClassifierIndex, RuleConditions, FieldValue,

@@ -86,7 +86,7 @@ verdicts:
     cause: ${q(`${t.summary}\n${t.recovery}`)}
     recovery: ${q(t.recovery)}
     match:
-      - kind: [refused, ${q(t.kind)}]
+      - kind: [refused, circuit_open, ${q(t.kind)}]
   - code: needs_human
     class: policy
     retryable: false
@@ -105,17 +105,17 @@ fallback: unknown_error
     "playbook.yaml": `apiVersion: failbook/v1
 kind: Playbook
 name: hostile
+attempt_timeout_ms: 3000
+tools:
+  ${q(`pay.${t.kind}*`)}: { attempt_timeout_ms: 2000 }
+circuit_breakers:
+  ${q(`breaker ${t.label}`)}: { tools: ${q(`pay.${t.kind}*`)}, failure_ratio: 0.5, minimum_throughput: 20, break_ms: 5000 }
 verdicts:
   transient_timeout: { action: retry_with_backoff, max_retries: 1, backoff_ms: [100] }
   upstream_refused: { action: deprecate_tool_call, reason: ${q(t.reason)}, replan: true }
   needs_human: { action: escalate_to_human, queue: ${q(`oncall ${t.label}`)} }
   unknown_error: { action: fail, message: ${q(t.reason)} }
   ${q(t.playbookKey)}: { action: fail }
-attempt_timeout_ms: 3000
-tools:
-  ${q(`pay.${t.kind}*`)}: { attempt_timeout_ms: 2000 }
-circuit_breakers:
-  ${q(`breaker ${t.label}`)}: { tools: ${q(`pay.${t.kind}*`)}, failure_ratio: 0.5, minimum_throughput: 20, break_ms: 5000 }
 `,
     "fixtures/f.yaml": [
       fixture(`refused ${t.label}`, t, [`{ status: error, error: { kind: refused, message: ${q(t.message)} } }`], "  outcome: succeeded\n  envelope: {}\n  packet: { summary: x }\n  events: []"),

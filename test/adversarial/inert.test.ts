@@ -218,6 +218,6 @@ describe("positions in every format", () => {
     const positions = async (dir: string) => JSON.parse((await run(dir, ["lint", "--format", "json"])).stdout).findings.map((f: Finding) => `${f.rule} ${f.line}:${f.column}`);
     expect(await positions(crlf)).toEqual(await positions(plain));
     const sarif = JSON.parse((await run(crlf, ["lint", "--format", "sarif"])).stdout);
-    expect(sarif.runs[0].results.find((r: { level: string }) => r.level === "error").locations[0].physicalLocation.region).toEqual({ startLine: 9, startColumn: 3 });
+    expect(sarif.runs[0].results.find((r: { level: string }) => r.level === "error").locations[0].physicalLocation.region).toEqual({ startLine: 14, startColumn: 3 });
   });
 });
