@@ -30,7 +30,7 @@ export interface Ticket<T> {
   /** The coroutine's span when it parked on this promise. */
   readonly span: number;
   readonly resolve: (value: T) => void;
-  /** The dispatcher's signal for an attempt: aborted when it stopped waiting for the answer. */
+  /** The dispatcher's signal for an attempt or a timer: aborted when it stopped waiting for it. */
   readonly signal: AbortSignal | undefined;
 }
 
@@ -61,13 +61,15 @@ export class Scheduler {
   /** The clock every dispatcher of the storm is given. */
   readonly clock: Clock = {
     now: () => this.now,
-    sleep: (ms) => {
+    // A wait with a signal (an attempt's timeout, a hedge's delay) wakes its dispatch unless
+    // the signal aborted first; one of Infinity only parks it (a hedged call awaiting its attempts).
+    sleep: (ms, signal) => {
       if (!(ms > 0)) {
         this.touch();
         return Promise.resolve();
       }
-      const { promise, ticket } = this.park<void>();
-      this.at(this.now + ms, this.wakeLater, ticket, undefined);
+      const { promise, ticket } = this.park<void>(signal as AbortSignal | undefined);
+      if (ms !== Number.POSITIVE_INFINITY) this.at(this.now + ms, this.wakeLater, ticket, undefined);
       return promise;
     },
   };

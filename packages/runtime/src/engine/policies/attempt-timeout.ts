@@ -47,10 +47,20 @@ export class AttemptTimeouts {
 
 /**
  * Send one attempt, waiting at most `timeoutMs`: its answer, or the `attempt_timeout`
- * error when it took longer. `send` receives the signal that aborts when the wait ends.
+ * error when it took longer. `send` receives the signal that aborts when the wait ends, or
+ * when `cancel` aborts (a hedge cancelled, SPEC 18): then nobody waits for the answer.
  */
-export async function sendWithin(clock: Clock, timeoutMs: number, send: (signal: AbortSignalOf) => Promise<Response> | Response): Promise<Response> {
+export async function sendWithin(clock: Clock, timeoutMs: number, send: (signal: AbortSignalOf) => Promise<Response> | Response, cancel?: AbortSignalOf): Promise<Response> {
   const controller = new AbortController();
+  const answered = new AbortController();
+  cancel?.addEventListener(
+    "abort",
+    () => {
+      controller.abort((cancel as { reason?: unknown }).reason);
+      answered.abort();
+    },
+    { once: true },
+  );
   if (clock.hold !== undefined) {
     const release = clock.hold(clock.now() + timeoutMs);
     let response: Response;
@@ -61,7 +71,6 @@ export async function sendWithin(clock: Clock, timeoutMs: number, send: (signal:
     }
     return controller.signal.aborted ? TIMED_OUT : response;
   }
-  const answered = new AbortController();
   const timer = clock.sleep(timeoutMs, answered.signal).then(() => TIMED_OUT);
   const answer = Promise.resolve(send(controller.signal));
   try {
