@@ -275,3 +275,30 @@ describe("circuit breakers in a storm (SPEC 18 inside SPEC 19)", () => {
     expect(Math.max(...r.buckets.map((b) => b.breakers_open + b.breakers_half_open))).toBe(1);
   });
 });
+
+describe("hedging in a storm (SPEC 18 inside SPEC 19)", () => {
+  // Log-normal latency, median 20 ms, p99 400 ms: mean exp(mu + sigma^2 / 2), about 45.8 ms.
+  const tail = storm({ upstream: { latency_ms: { median: 20, p99: 400 } } }, 400, 30000);
+  const sigma = (Math.log(400) - Math.log(20)) / 2.3263478740408408;
+  const meanLatency = 20 * Math.exp((sigma * sigma) / 2);
+  const hedging = (max_attempts: number): StormRules => ({ registry: REGISTRY, playbook: playbook({ timeout: retry(0) }, { hedging: { tools: "svc.*", max_attempts, delay_ms: 50 } }), redact: [] });
+
+  it("each hedge is an upstream attempt, and a cancelled one keeps the upstream busy until its latency has passed (Little's law over every attempt sent)", async () => {
+    const plain = await runStorm(tail, rules(0));
+    const hedged = await runStorm(tail, hedging(3));
+    expect(plain.summary.amplification).toBe(1);
+    const hedges = hedged.buckets.reduce((a, b) => a + b.hedges, 0);
+    // Every hedge is an attempt sent beyond the call's first; none of them is a retry.
+    expect(hedges).toBe(hedged.buckets.reduce((a, b) => a + b.sent, 0) - hedged.summary.calls);
+    expect(hedged.buckets.reduce((a, b) => a + b.retries, 0)).toBe(0);
+    // About a fifth of first attempts take longer than 50 ms, so hedges add load...
+    expect(hedged.summary.amplification).toBeGreaterThan(1.2);
+    // ...the whole of it: the upstream works on every attempt sent for its full latency, cancelled or not.
+    const expected = 400 * (meanLatency / 1000) * hedged.summary.amplification;
+    expect(Math.abs(hedged.summary.mean_in_progress - expected) / expected).toBeLessThan(0.06);
+    expect(hedged.summary.mean_in_progress).toBeGreaterThan(plain.summary.mean_in_progress * 1.15);
+    // And the calls' tail is cut: a slow first attempt no longer sets the call's latency.
+    expect(hedged.summary.latency_ms.p99).toBeLessThan(plain.summary.latency_ms.p99 / 2);
+    expect(hedged.summary.success_ratio).toBe(1);
+  });
+});

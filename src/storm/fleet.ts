@@ -85,7 +85,11 @@ export class Fleet {
   }
 
   // The dispatcher's AbortSignal (an attempt timeout's, a hedge's: SPEC 18) tells the scheduler which answers are still awaited.
-  private readonly attempt: AttemptFn = (_call, _n, _key, context) => this.upstream.send((context as { signal?: AbortSignal }).signal);
+  // A hedge is counted as it is sent: an upstream attempt like any other.
+  private readonly attempt: AttemptFn = (_call, _n, _key, context) => {
+    if (context.hedge === true) this.series.count("hedges", this.scheduler.now);
+    return this.upstream.send(context.signal as AbortSignal | undefined);
+  };
 
   /** The next Poisson arrival after `t`, at the rate in force (redrawn at each phase boundary: exact for a piecewise-constant rate). */
   private scheduleArrival(t: number): void {
@@ -177,12 +181,8 @@ export class Fleet {
     if (type === "retry_scheduled") this.series.count("retries", now);
     else if (event.type === "attempt") {
       if (event.short_circuited === true) this.series.count("short_circuited", now);
-      // A hedge after a call's first attempt, counted when it answers or is cancelled.
-      if (event.hedge === true) this.series.count("hedges", now);
       // The upstream counts the errors it answers with; a timeout is the client's own.
       if (event.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
-    } else if (event.type === "hedge_cancelled") {
-      if (event.hedge === true) this.series.count("hedges", now);
     } else if (type in BREAKER_STATE) {
       // One state per dispatcher and breaker (and tool, for a breaker `per: tool`).
       const e = event as { breaker?: unknown; tool?: unknown };

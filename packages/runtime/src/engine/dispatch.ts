@@ -34,6 +34,8 @@ export interface AttemptContext {
   signal?: AbortSignalOf;
   /** Set on the attempt after `refresh_credentials` (SPEC 18). */
   refreshed?: "credentials";
+  /** A hedge after the call's first attempt (SPEC 18); its `signal` aborts when another attempt wins. */
+  hedge?: true;
 }
 
 /**

@@ -231,7 +231,8 @@ export class DispatchRun implements RunContext {
           throw e;
         };
         try {
-          const response = this.send(call, nextSent(), key, contextOf(turn), attempt, timeoutMs, signal);
+          const context = i > 1 ? { ...contextOf(turn), hedge: true as const } : contextOf(turn);
+          const response = this.send(call, nextSent(), key, context, attempt, timeoutMs, signal);
           return response instanceof Promise ? response.catch(abandon) : response;
         } catch (e) {
           return abandon(e);
