@@ -39,6 +39,8 @@ export interface WorstCaseView {
   retry_after: { honored: boolean; max_wait_ms: number | null; mode: "max" | "replace" | "exact"; above_max: "ignore" | "cap" | "give_up"; over_backoff_ms: number | null } | null;
   /** For a retry action under the playbook's retry_quota: what a full bucket pays for. */
   quota: { capacity: number; cost: number; retries: number } | null;
+  /** When the playbook hedges (SPEC 18): a hedged call's attempts (its hedges; it never retries). */
+  hedged?: { tools: string[]; max_attempts: number; attempts: number };
 }
 
 export interface CodeRow {
@@ -153,6 +155,7 @@ export function codeRow(v: Verdict, registry: Registry, playbook: Playbook): Cod
             ? { honored: worst.retryAfter.honored, max_wait_ms: worst.retryAfter.maxWaitMs, mode: worst.retryAfter.mode, above_max: worst.retryAfter.aboveMax, over_backoff_ms: worst.retryAfter.overBackoffMs }
             : null,
           quota: worst.quota ? { capacity: worst.quota.capacity, cost: worst.quota.cost, retries: worst.quota.retries } : null,
+          ...(worst.hedged ? { hedged: { tools: worst.hedged.tools, max_attempts: worst.hedged.maxAttempts, attempts: worst.hedged.attempts } } : {}),
         }
       : null,
   };
@@ -234,6 +237,7 @@ export function worstCaseText(row: CodeRow): string {
   }
   for (const e of w.exceeds) parts.push(`exceeds budgets.${e.budget} (${duration(e.limit_ms)}), which cuts the dispatch short`);
   if (w.retries > 0 && w.retry_after) parts.push(retryAfterWorst(w.retry_after));
+  if (w.hedged) parts.push(`a hedged call (${w.hedged.tools.join(", ")}) sends up to ${plural(w.hedged.attempts, "attempt")} (at most ${w.hedged.max_attempts} in flight) and never retries`);
   if (w.quota) parts.push(`each retry takes ${plural(w.quota.cost, "token")} of a shared quota of ${w.quota.capacity}, enough for ${w.quota.retries >= Number.MAX_SAFE_INTEGER ? "any number of" : w.quota.retries} retries when nothing refills it`);
   return parts.join("; ");
 }

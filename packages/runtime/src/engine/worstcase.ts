@@ -49,9 +49,30 @@ export interface WorstCase {
   retryAfter?: RetryAfterBound;
   /** For a retry action under a playbook retry_quota. */
   quota?: QuotaBound;
+  /** When the playbook hedges (SPEC 18): what a hedged call can send before this verdict ends it. */
+  hedged?: HedgedBound;
+}
+
+/** A hedged call's worst case: every hedge sent (a rebuild that retries runs a second race), and no retry. */
+export interface HedgedBound {
+  tools: string[];
+  maxAttempts: number;
+  /** Upstream attempts of one hedged call with this verdict's action. */
+  attempts: number;
 }
 
 export function worstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
+  const worst = unhedgedWorstCase(registry, playbook, code);
+  const hedging = playbook.hedging;
+  if (worst === undefined || hedging === undefined) return worst;
+  // A hedged call's retries are its hedges; the worst case is the worse of a hedged call and another.
+  const action = playbook.verdicts[code];
+  const races = "then" in action && action.then === "retry" ? 2 : 1;
+  const hedged: HedgedBound = { tools: typeof hedging.tools === "string" ? [hedging.tools] : hedging.tools, maxAttempts: hedging.max_attempts, attempts: races * hedging.max_attempts };
+  return { ...worst, attempts: Math.max(worst.attempts, hedged.attempts), hedged };
+}
+
+function unhedgedWorstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
   const action = playbook.verdicts[code];
   if (!action) return undefined;
   const base: WorstCase = { verdict: code, action: action.action, attempts: 1, retries: 0, delays: [], totalBackoffMs: 0, exceeds: [] };
