@@ -301,4 +301,20 @@ describe("hedging in a storm (SPEC 18 inside SPEC 19)", () => {
     expect(hedged.summary.latency_ms.p99).toBeLessThan(plain.summary.latency_ms.p99 / 2);
     expect(hedged.summary.success_ratio).toBe(1);
   });
+
+  it("takes a hedge turned away at once (a full upstream) before it waits, under an attempt timeout: every attempt is accounted for", async () => {
+    const full = storm({ upstream: { latency_ms: { median: 20, p99: 400 }, capacity: { concurrency: 8, queue: 0 } } }, 300, 10000);
+    const r = await runStorm(full, {
+      registry: REGISTRY,
+      playbook: playbook({ timeout: retry(0), server: retry(0) }, { attempt_timeout_ms: 150, hedging: { tools: "svc.*", max_attempts: 3, delay_ms: 30, non_fatal: ["transient"] } }),
+      redact: [],
+    });
+    const sum = (k: "sent" | "hedges" | "offered" | "retries") => r.buckets.reduce((a, b) => a + b[k], 0);
+    expect(r.summary.unfinished).toBe(0);
+    // Turned away at once (503) and timed out hedges are non-fatal: the next goes at once, so hedges abound.
+    expect(Object.keys(r.buckets.reduce((a, b) => ({ ...a, ...b.attempt_errors }), {}))).toEqual(["attempt_timeout", "http 503"]);
+    expect(sum("retries")).toBe(0);
+    expect(sum("sent")).toBe(sum("offered") + sum("hedges"));
+    expect(sum("hedges")).toBeGreaterThan(sum("offered") / 10);
+  });
 });

@@ -85,6 +85,8 @@ interface Flight<A> {
   /** Virtual clock: when it answers. */
   answerAt: number;
   value: A | undefined;
+  /** Real clock: it answered at once (a breaker stopped it, the upstream turned it away). */
+  ready: boolean;
   /** Real clock: settles with this flight when it answers. */
   done: Promise<Flight<A>> | undefined;
 }
@@ -112,7 +114,8 @@ export async function race<A>(clock: Clock, hedging: Hedging, hooks: HedgeHooks<
         dueAt = sent < hedging.maxAttempts ? clock.now() + hedging.delayMs : undefined;
       }
       if (flying.length === 0) return { answer: last!.value as A, i: last!.i, how: "non_fatal", sent, throttled: refused };
-      const next = await nextAnswer(clock, flying, dueAt);
+      // An answer given at once is taken before any wait: a storm's scheduler must not see this call park first.
+      const next = flying.find((f) => f.ready) ?? (await nextAnswer(clock, flying, dueAt));
       if (next === undefined) continue;
       flying.splice(flying.indexOf(next), 1);
       const how = hooks.judge(next.value as A, next.i, next.sentAt);
@@ -137,10 +140,15 @@ function launch<A>(clock: Clock, hooks: HedgeHooks<A>, i: number): Flight<A> | P
   const controller = new AbortController();
   const sentAt = clock.now();
   if (clock.measure !== undefined) {
-    return clock.measure(() => hooks.send(i, controller.signal)).then(({ value, ms }): Flight<A> => ({ i, sentAt, controller, answerAt: sentAt + ms, value, done: undefined }));
+    return clock.measure(() => hooks.send(i, controller.signal)).then(({ value, ms }): Flight<A> => ({ i, sentAt, controller, answerAt: sentAt + ms, value, ready: false, done: undefined }));
   }
-  const flight: Flight<A> = { i, sentAt, controller, answerAt: Number.NaN, value: undefined, done: undefined };
-  flight.done = Promise.resolve(hooks.send(i, controller.signal)).then((value) => {
+  const flight: Flight<A> = { i, sentAt, controller, answerAt: Number.NaN, value: undefined, ready: false, done: undefined };
+  const answer = hooks.send(i, controller.signal);
+  if (typeof (answer as { then?: unknown } | null)?.then !== "function") {
+    flight.value = answer as A;
+    flight.ready = true;
+  }
+  flight.done = Promise.resolve(answer).then((value) => {
     flight.value = value;
     return flight;
   });
