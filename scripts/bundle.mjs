@@ -48,10 +48,12 @@ for (const [format, file] of [["esm", "index.js"], ["cjs", "index.cjs"]]) {
   await bundle({ entryPoints: [join(root, "packages/runtime/src/index.ts")], outfile: join(runtimeDist, file), format });
 }
 
-// The ES module entries: the workers, and the views of single commands. Ink is an ES module
-// graph with top-level await, which CommonJS cannot require.
+// The ES module entries: the workers (replay's, the thread that loads a replay's project,
+// storm's), and the views of single commands. Ink is an ES module graph with top-level await,
+// which CommonJS cannot require.
 const ESM_ENTRIES = {
   "replay-worker": "src/replay/replay-worker.ts",
+  "setup-worker": "src/replay/setup-worker.ts",
   "tui-progress": "src/tui/progress.tsx",
   "tui-explore": "src/tui/explore.tsx",
   "mcp-server": "src/mcp/server.ts",

@@ -213,7 +213,7 @@ export const action: CompensationAction = PLAYBOOK.tagged;
 export function nextStep(a: CompensationAction): string {
   switch (a.action) {
     case "retry_with_backoff": case "retry_with_hint": return String(a.max_retries);
-    case "refresh_evidence": case "restore_checkpoint": return a.then;
+    case "refresh_evidence": case "restore_checkpoint": case "refresh_credentials": return a.then;
     case "escalate_to_human": case "dead_letter": return a.queue;
     case "issue_reversal": case "deprecate_tool_call": return a.reason;
     case "fallback": return a.tool;

@@ -1,7 +1,7 @@
 /** SPEC 18: the circuit breaker, one circuit on a virtual clock, and the dispatcher that shares it. */
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
-import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
+import { createDispatcher, type AttemptFn } from "failbook-runtime/engine/dispatch.js";
 import { Circuit, type CircuitOutcome, type CircuitTransition } from "failbook-runtime/engine/policies/circuit.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { BreakerState, Response } from "failbook-runtime/model/fixture.js";
@@ -149,6 +149,30 @@ describe("a dispatcher's breakers", () => {
     expect(byDefault.dispatcher.policies.breakers?.stateOf("payments", byDefault.clock.now())).toBe("closed");
     await byDefault.run([err("timeout")], [ok()]);
     expect(byDefault.dispatcher.policies.breakers?.stateOf("payments", byDefault.clock.now())).toBe("open");
+  });
+
+  it("gives back the probe of an attempt whose function throws, first attempt or retry: the next call is let through", async () => {
+    for (const failFirst of [false, true]) {
+      const clock = new VirtualClock();
+      const dispatcher = createDispatcher({
+        registry: BREAKER_REGISTRY,
+        // The first attempt's timeout is not counted: its probe comes back and the retry takes it.
+        playbook: playbook({ timeout: retry(1), circuit_open: { action: "fail" } }, { circuit_breakers: { payments: { ...PAYMENTS, counts: ["permanent"] } } }),
+        clock,
+        random: seededRandom(0),
+        state: { breakers: { payments: "open" } },
+      });
+      clock.advance(PAYMENTS.break_ms ?? 5000);
+      // Half open: one probe. The attempt holding it throws (after a failed first attempt when failFirst).
+      let n = 0;
+      const throws: AttemptFn = () => {
+        if (failFirst && n++ === 0) return err("timeout");
+        throw new Error("adapter bug");
+      };
+      await expect(dispatcher.dispatch(CALL, throws)).rejects.toThrow("adapter bug");
+      const next = await dispatcher.dispatch(CALL, replay(clock, [ok()]));
+      expect(next.outcome.kind, failFirst ? "after a retry threw" : "after a first attempt threw").toBe("succeeded");
+    }
   });
 
   it("starts in a fixture's state", async () => {

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyIndex, compileClassifier, compileConditions, compileGlob, globHolds, type ClassifierInput, type ClassifierRule } from "failbook-runtime/engine/classifier.js";
+import { classifyIndex, compileClassifier, compileConditions, compileGlob, globHolds, type ClassifierInput, type ClassifierRule, type HintSource } from "failbook-runtime/engine/classifier.js";
 import { conditionsCover } from "failbook-runtime/engine/match.js";
 import { firstCovering } from "../src/lint/rules/matcher-shadowed.js";
 
@@ -15,7 +15,9 @@ const CODES = ["E1", "E2", "ThrottlingException"];
 const STATES = ["none", "unknown", "committed"];
 const STATUS_MATCHERS: (number | string)[] = [408, 429, 500, 503, 599, 600, 999, "5xx", "4xx", "9xx", "500-503", "400-599", "599-500", "503"];
 const HEADERS = ["x-should-retry", "Retry-After", "stripe-should-retry"];
-const HEADER_VALUES = ["true", "false", "1"];
+const HEADER_VALUES = ["true", "false", "1", "0"];
+/** What `retry_after: present` reads: OpenAI's headers, a field, a 0 hint as none. */
+const HINTS: HintSource = { headers: [["retry-after-ms", true], ["retry-after", false]], fields: ["errno"], parse: "strict", zeroAbsent: true };
 const FIELD_VALUES: (string | number | boolean)[] = ["insufficient_funds", "ECONNRESET", 1, 0, true, false, "1"];
 
 const oneOrMore = <T>(arb: fc.Arbitrary<T>) => fc.array(arb, { minLength: 1, maxLength: 3 });
@@ -23,7 +25,7 @@ const text = (chars: string[], maxLength: number) => fc.array(fc.constantFrom(..
 
 /** A rule of one to three fields, so that random rules and errors meet. */
 const conditionsArb = (depth: number): fc.Arbitrary<Omit<ClassifierRule, "verdict">> =>
-  fc.tuple(allConditionsArb(depth), fc.shuffledSubarray(["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause"], { minLength: 1, maxLength: 3 })).map(
+  fc.tuple(allConditionsArb(depth), fc.shuffledSubarray(["kind", "http_status", "provider_code", "message_contains", "message_matches", "tool", "side_effect_state", "headers", "fields", "cause", "not", "retry_after"], { minLength: 1, maxLength: 3 })).map(
     ([all, keys]) => Object.fromEntries(keys.filter((k) => k in all).map((k) => [k, all[k as keyof typeof all]])),
   );
 
@@ -39,7 +41,9 @@ const allConditionsArb = (depth: number): fc.Arbitrary<Omit<ClassifierRule, "ver
       side_effect_state: oneOrMore(fc.constantFrom(...STATES)),
       headers: fc.dictionary(fc.constantFrom(...HEADERS), oneOrMore(fc.constantFrom(...HEADER_VALUES, "*")), { minKeys: 1, maxKeys: 2 }),
       fields: fc.dictionary(fc.constantFrom("decline_code", "errno", "retryable"), oneOrMore(fc.constantFrom(...FIELD_VALUES)), { minKeys: 1, maxKeys: 2 }),
+      retry_after: fc.constant(HINTS),
       ...(depth < 2 ? { cause: conditionsArb(depth + 1) } : {}),
+      ...(depth < 1 ? { not: conditionsArb(2) } : {}),
     },
     { requiredKeys: [] },
   );
@@ -136,6 +140,29 @@ describe("the classifier index", () => {
     const cyclic: { kind: string; cause?: unknown } = { kind: "loop" };
     cyclic.cause = cyclic;
     expect(classifyIndex(index, cyclic as ClassifierInput, undefined)).toBe(null);
+  });
+
+  it("not: holds when the inner rule does not, inner causes included (the AWS SDK stops at an AbortError)", () => {
+    const index = compileClassifier([{ verdict: "transient", kind: ["network"], not: { cause: { kind: ["AbortError"] } } }]);
+    expect(classifyIndex(index, { kind: "network" }, undefined)?.source.verdict).toBe("transient");
+    expect(classifyIndex(index, { kind: "network", cause: { kind: "socket", cause: { kind: "AbortError" } } }, undefined)).toBe(null);
+    expect(classifyIndex(index, { kind: "network", cause: { kind: "socket" } }, undefined)?.source.verdict).toBe("transient");
+  });
+
+  it.each<[string, ClassifierInput, boolean]>([
+    ["a seconds header", { kind: "k", headers: { "Retry-After": "2" } }, true],
+    ["an HTTP date, whatever the time", { kind: "k", headers: { "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" } }, true],
+    ["a 0 hint under zero: absent", { kind: "k", headers: { "retry-after-ms": "0" } }, false],
+    ["a 0 hint, then a readable header", { kind: "k", headers: { "retry-after-ms": "0", "retry-after": "1" } }, true],
+    ["an unparseable value", { kind: "k", headers: { "retry-after": "soon" } }, false],
+    ["a negative value", { kind: "k", headers: { "retry-after": "-1" } }, false],
+    ["a header the policy does not list", { kind: "k", headers: { "x-ms-retry-after-ms": "100" } }, false],
+    ["a listed numeric field", { kind: "k", fields: { errno: 250 } }, true],
+    ["a listed field that is no number", { kind: "k", fields: { errno: "250" } }, false],
+    ["no hint at all", { kind: "k" }, false],
+  ])("retry_after: present with %s: %s", (_what, error, holds) => {
+    const index = compileClassifier([{ verdict: "throttled", retry_after: HINTS }]);
+    expect(classifyIndex(index, error, undefined) !== null).toBe(holds);
   });
 
   it("treats field values by type: 1 is not '1', true is not 'true'", () => {

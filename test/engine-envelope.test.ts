@@ -39,6 +39,9 @@ describe("idempotency keys (SPEC 4)", () => {
   it("the trace id is fb_ and the key's first 12 hex digits", () => {
     expect(traceId("b303e6f337d1484e719b7f0f1bd9e386")).toBe("fb_b303e6f337d1");
     expect(traceId("idem_7")).toMatch(/^fb_[0-9a-f]{12}$/);
+    // Pinned: a trace id correlates across releases, so its hash and its hex case never change.
+    expect(traceId("B303E6F337D1-x")).toBe("fb_b303e6f337d1");
+    expect(["idem_7", "order-42-update", "b303e6f337d"].map(traceId)).toEqual(["fb_381e673874bf", "fb_78aa032f60d5", "fb_bfd37cd75de2"]);
   });
 });
 

@@ -87,6 +87,20 @@ describe("examples", () => {
     });
   });
 
+  it("payments-breaker: the breaker opens at the sixth timed-out attempt of a waves run and the next charge goes to the ledger unsent; an open start does the same", () => {
+    const { report } = simulate("payments-breaker");
+    type Run = { fixture: string; outcome: { kind: string; calls?: { id: string; kind: string }[] }; events: { type: string; call?: string; short_circuited?: boolean; error_kind?: string; breaker?: string }[] };
+    const results = report.results as unknown as Run[];
+    const waves = results.find((r) => r.fixture === "timeouts-open-the-breaker-and-the-ledger-takes-over")!;
+    expect(waves.events.filter((e) => e.type === "attempt" && e.error_kind === "attempt_timeout")).toHaveLength(6);
+    expect(waves.events.filter((e) => e.type === "breaker_opened")).toEqual([expect.objectContaining({ breaker: "payments", call: "charge-2" })]);
+    expect(waves.events.find((e) => e.call === "charge-3" && e.type === "attempt")).toMatchObject({ short_circuited: true });
+    expect(waves.outcome.calls?.find((c) => c.id === "charge-3")).toMatchObject({ kind: "recovered" });
+    const open = results.find((r) => r.fixture === "open-breaker-queues-the-charge-in-the-ledger")!;
+    expect(open.events.map((e) => e.type)).toEqual(["attempt", "failure_classified", "fallback_started", "attempt"]);
+    expect(open.outcome.kind).toBe("recovered");
+  });
+
   it("tool-envelopes: the secrets in a fixture's error never reach the simulate output", () => {
     const fixture = readFileSync(join(EXAMPLES, "tool-envelopes/fixtures/escalations.yaml"), "utf8");
     const secrets = ["dXNlcjpodW50ZXIy", "dpl_tok_Q7hZr2Kp9WmX4vTb8LcN1sYe"];

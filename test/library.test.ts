@@ -41,6 +41,29 @@ describe("import { ... } from 'failbook'", () => {
     expect(keys[0]).toBe(lib.idempotencyKey("run_9", { id: "call_1", tool: "crm.create_contact", args: { email: "a@example.com" } }));
   });
 
+  it("refresh_credentials: effects.refreshCredentials(call) runs after credentials_refreshed and before the retry, whose context says refreshed: credentials (SPEC 18)", async () => {
+    const registry = {
+      apiVersion: "failbook/v1", kind: "Registry", name: "auth", revision: 1, classes: { auth: {}, unknown: {} }, fallback: "unknown_error",
+      verdicts: [{ code: "token_expired", class: "auth", retryable: true, match: [{ http_status: 401 }] }, { code: "unknown_error", class: "unknown", retryable: false }],
+    };
+    const playbook = { apiVersion: "failbook/v1", kind: "Playbook", name: "auth", verdicts: { token_expired: { action: "refresh_credentials", then: "retry" }, unknown_error: { action: "fail" } } };
+    const steps: string[] = [];
+    const dispatcher = lib.createDispatcher({
+      registry,
+      playbook,
+      clock: lib.virtualClock(),
+      random: lib.seededRandom(1),
+      onEvent: (e: { type: string }) => steps.push(`event ${e.type}`),
+      effects: { refreshCredentials: (call: { id: string }) => void steps.push(`refreshCredentials ${call.id}`) },
+    });
+    const { outcome } = await dispatcher.dispatch({ id: "c1", tool: "crm.read", args: {} }, (_call: unknown, n: number, _key: string, context: { refreshed?: string }) => {
+      steps.push(`attempt ${n} refreshed=${context.refreshed ?? "-"}`);
+      return n === 1 ? { status: "error", error: { kind: "http", http_status: 401 } } : { status: "ok", value: {} };
+    });
+    expect(outcome.kind).toBe("recovered");
+    expect(steps.filter((s) => !s.startsWith("event ") || s === "event credentials_refreshed")).toEqual(["attempt 1 refreshed=-", "event credentials_refreshed", "refreshCredentials c1", "attempt 2 refreshed=credentials"]);
+  });
+
   it("simulates, generates bindings and renders the registry", async () => {
     const sim = await lib.simulateProject(project, {});
     expect(sim.failed).toBe(0);

@@ -121,3 +121,34 @@ describe("failbook lint on breakers", () => {
     expect(findings).toEqual([expect.objectContaining({ file: "playbook.yaml", line: 6, column: 3, message: expect.stringContaining("breaker 'payments' fails the attempts it stops as the adapter error circuit_open") })]);
   });
 });
+
+describe("failbook simulate with refresh_credentials", () => {
+  const registry = REGISTRY.replace("verdicts:\n", "verdicts:\n  - { code: token_expired, class: permanent, retryable: true, summary: The token expired., recovery: Refresh it., match: [{ http_status: 401 }] }\n");
+  const playbook = PLAYBOOK.replace("verdicts:\n", "verdicts:\n  token_expired: { action: refresh_credentials, then: retry }\n");
+  const fixtures = `apiVersion: failbook/v1
+kind: Fixture
+name: token-refreshed
+call: { id: e, tool: crm.read }
+responses: [{ status: error, error: { kind: http, http_status: 401 } }, { status: ok }]
+expect: { outcome: recovered, verdict: token_expired, attempts: 2 }
+---
+apiVersion: failbook/v1
+kind: Fixture
+name: token-still-refused
+call: { id: f, tool: crm.read }
+responses: [{ status: error, error: { kind: http, http_status: 401 } }, { status: error, error: { kind: http, http_status: 401 } }]
+expect: { outcome: deprecated, attempts: 2 }
+`;
+  const dir = () => tempProject({ "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\nfixtures: [fixtures]\n", "registry.yaml": registry, "playbook.yaml": playbook, "fixtures/auth.yaml": fixtures });
+
+  it("refreshes the credentials between the failed attempt and the one retry; a second refusal deprecates the call", () => {
+    const r = failbook(["simulate", "--format", "json"], { cwd: dir() });
+    expect(r.stderr).toBe("");
+    const [refreshed, refused] = (JSON.parse(r.stdout) as { results: (Result & { passed: boolean })[] }).results;
+    expect(refreshed.passed).toBe(true);
+    expect(refreshed.events.map((e) => e.type)).toEqual(["attempt", "failure_classified", "credentials_refreshed", "attempt"]);
+    expect(refused.passed).toBe(true);
+    expect(refused.outcome).toMatchObject({ kind: "deprecated", reason: "post-refresh retry still failing", replan: true });
+    expect(r.code).toBe(0);
+  });
+});

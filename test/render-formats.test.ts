@@ -103,6 +103,11 @@ describe("escaping", () => {
     expect(md).toContain("[``evil\\|code`<b>``](#evil%7Ccode%60%3Cb%3E)");
     // The details schema sits in a fence that its own ``` cannot close.
     expect(md).toMatch(/````json\n[\s\S]*```[\s\S]*\n````/);
+    // The policies: a breaker's name in a code span its backtick cannot close, its tools and counts escaped.
+    expect(md).toContain("### Breaker `` <script>window.__pwned = 'breaker'</script> | `brk` ``");
+    expect(md).toContain("guards pay.&lt;b&gt;\\|\\`\\*\\`");
+    expect(md).toContain("**Attempt timeout:** 1.5 s for pay.&lt;b&gt;\\|\\`\\*\\`; 3 s for any other tool");
+    expect(md).toContain("a failure of &lt;nf&gt;\\| sends the next at once");
   });
 
   it("html escapes every text and attribute", () => {
@@ -111,7 +116,9 @@ describe("escaping", () => {
     expect(html).toContain("Closes &lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;script&gt;window.__pwned = &#39;summary&#39;&lt;/script&gt;");
     expect(html).toContain(`id="evil|code&#96;&lt;b&gt;"`);
     expect(html).toContain(`href="#evil%7Ccode%60%3Cb%3E"`);
-    expect(html).not.toMatch(/<img|<i>|<b>bold|<u>gone/);
+    expect(html).not.toMatch(/<img|<i>|<b>bold|<u>gone|<b>\||<cls>|<nf>/);
+    expect(html).toContain("<h3>Breaker <code>&lt;script&gt;window.__pwned = &#39;breaker&#39;&lt;/script&gt; | &#96;brk&#96;</code></h3>");
+    expect(html).toContain("a failure counts when its class is &lt;cls&gt;|");
   });
 
   it("redacts secrets, with the config's own patterns too, in every format", () => {

@@ -165,6 +165,46 @@ describe("failbook replay", () => {
     expect(out).toMatchObject({ records: 2, invalid: 1, invalid_lines: [{ location: "long.jsonl:2", message: "longer than 64 MB: skipped" }] });
   });
 
+  it("locates lines deep in a chunk and past a line longer than the 32 KB a chunk is decoded by", () => {
+    // 400 records (about 70 KB), a line of 100 KB (its message), then bad lines after both.
+    const long = record("r1", "long", [{ status: "error", error: { kind: "timeout", message: "x".repeat(100_000) }, latency_ms: 1 }, { status: "ok", value: true }], { kind: "escalated", verdict: "timeout" });
+    const text = [corpus(400).trimEnd(), "{not json", JSON.stringify(long), "{not json either", ""].join("\n");
+    const dir = project({ "r.jsonl": text });
+    for (const workers of ["1", "2"]) {
+      const out = json(failbook(["replay", "r.jsonl", "--format", "json", "--workers", workers], { cwd: dir }));
+      expect(out.invalid_lines.map((l) => l.location)).toEqual(["r.jsonl:401", "r.jsonl:403"]);
+      expect(out.transitions.find((t) => t.from === "escalated")?.examples).toContain("r.jsonl:402");
+    }
+  });
+
+  it("ends with one line saying where when a line's parse could outgrow a worker's heap (exit 2), and replays a long line of few values", () => {
+    // 4.5 million `{}` in one 13 MB line (within the 64 MB line limit): parsed, about 300 MB
+    // of objects, past what a worker parses in (its heap is bounded); the bound once aborted the process.
+    const hostile = `{"apiVersion":"failbook/v1","kind":"Record","call":{"id":"h","tool":"t","args":[${"{},".repeat(4_500_000)}{}]}}`;
+    const big = record("r1", "big", [{ status: "error", error: { kind: "timeout", message: "x".repeat(9_000_000) }, latency_ms: 1 }, { status: "ok", value: true }], { kind: "escalated", verdict: "timeout" });
+    const dir = project({ "r.jsonl": [corpus(2).trimEnd(), hostile, corpus(1)].join("\n"), "big.jsonl": lines(big) });
+    for (const workers of ["1", "2"]) {
+      const r = failbook(["replay", "r.jsonl", "--format", "json", "--workers", workers], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^failbook: r\.jsonl:3: this line may hold 4,500,0\d\d JSON values, more than a replay parses in \d+ MB .*remove the line or split the file/)]);
+      const ok = failbook(["replay", "big.jsonl", "--format", "json", "--workers", workers], { cwd: dir });
+      expect(ok.code).toBe(0);
+      expect(json(ok).records).toBe(1);
+    }
+  });
+
+  it("says why the registry does not load, at its place, and replays nothing (exit 1)", () => {
+    const dir = project({ "r.jsonl": corpus(10) }, (p) => {
+      p.registry.verdicts[0].retryable = "sometimes";
+    });
+    const r = failbook(["replay", "r.jsonl"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/playbooks\/registry\.yaml:\d+:\d+/);
+    expect(r.stderr).toContain("cannot replay until the registry and playbook load");
+  });
+
   it.each([
     { args: ["replay", "nope.jsonl"], says: "nope.jsonl: no such file" },
     { args: ["replay", "r.jsonl", "--shard", "0/4"], says: "--shard takes I/N" },
@@ -173,6 +213,7 @@ describe("failbook replay", () => {
     { args: ["replay", "r.jsonl", "--workers", "0"], says: "--workers takes 1 to" },
     { args: ["replay", "r.jsonl", "--max-changed", "lots"], says: "--max-changed takes a percentage" },
     { args: ["replay"], says: "replay needs record files" },
+    { args: ["replay", "r.jsonl", "--against", "nowhere"], says: "cannot compare with nowhere: no such file or directory" },
   ])("$args.1 $args.2 $args.3: one line, exit 2", ({ args, says }) => {
     const dir = project({ "r.jsonl": corpus(10) });
     const r = failbook(args, { cwd: dir });

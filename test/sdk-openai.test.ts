@@ -93,7 +93,7 @@ describe("the example pins the installed SDK's numbers", () => {
     const sdk = internals(client);
     expect(playbook.budgets?.retries_per_call).toBe(sdk.maxRetries);
     expect(playbook.backoff_index).toBe("per_call");
-    expect(playbook.retry_after).toEqual({ headers: ["retry-after-ms", "retry-after"], mode: "replace" });
+    expect(playbook.retry_after).toEqual({ headers: ["retry-after-ms", "retry-after"], mode: "replace", parse: "float", clock: "local" });
     // The backoff at both ends of the jitter, for every retry up to the cap.
     const random = vi.spyOn(Math, "random");
     try {

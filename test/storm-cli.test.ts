@@ -181,6 +181,7 @@ describe("failbook storm", () => {
     { args: ["--sweep", "arrival=1..2:0.5"], text: "--sweep takes NAME=FROM..TO:STEP (e.g. arrival_x=1..3:0.25), NAME one of arrival_x, capacity_x" },
     { args: ["--sweep", "capacity_x=1..2:0.5"], text: "--sweep capacity_x: no phase of storm small-spike sets capacity_x" },
     { args: ["--sweep", "arrival_x=1..2000:0.1"], text: "a sweep runs at most 10000 cells" },
+    { args: ["--sweep", "ratio=0.5..1.5:0.5"], text: "--sweep ratio=0.5..1.5:0.5: an error ratio is a share of attempts, at most 1" },
     { args: ["--shard", "3/2"], text: "--shard takes I/N with 1 <= I <= N" },
     { args: ["missing.yaml"], text: "storm file not found: missing.yaml" },
   ])("refuses $args with one line and exit 2", ({ args, text }) => {

@@ -97,6 +97,14 @@ describe("determinism", () => {
   });
 });
 
+/** A dispatch that starts at 0 ms and runs `body` on the scheduler, ending when it returns. */
+function startAt0(s: Scheduler, body: () => Promise<void>): void {
+  s.at(0, () => {
+    s.begin({ span: 0 });
+    void body().then(() => s.end());
+  }, undefined, undefined);
+}
+
 describe("the scheduler", () => {
   it("takes events in time order, and events at the same time in the order they were scheduled", async () => {
     const s = new Scheduler();
@@ -109,20 +117,15 @@ describe("the scheduler", () => {
   it("wakes a dispatch with the first of two promises it waits on; the other, resolved later, wakes nothing", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    const co = { span: 0 };
-    s.at(0, () => {
-      s.begin(co);
-      void (async () => {
-        // An attempt raced against a timeout on the clock: the timeout (10 ms) wins.
-        const attempt = s.park<string>();
-        s.at(50, () => s.wake(attempt.ticket, "late answer"), undefined, undefined);
-        const winner = await Promise.race([attempt.promise, s.clock.sleep(10).then(() => "timeout")]);
-        log.push(`${s.now}:${winner}`);
-        await s.clock.sleep(100);
-        log.push(`${s.now}:slept`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      // An attempt raced against a timeout on the clock: the timeout (10 ms) wins.
+      const attempt = s.park<string>();
+      s.at(50, () => s.wake(attempt.ticket, "late answer"), undefined, undefined);
+      const winner = await Promise.race([attempt.promise, s.clock.sleep(10).then(() => "timeout")]);
+      log.push(`${s.now}:${winner}`);
+      await s.clock.sleep(100);
+      log.push(`${s.now}:slept`);
+    });
     await s.run(Infinity, () => false);
     expect(log).toEqual(["10:timeout", "110:slept"]);
     expect(s.stalls).toBe(0);
@@ -131,20 +134,15 @@ describe("the scheduler", () => {
   it("lets a woken dispatch run to its next wait before time moves on", async () => {
     const s = new Scheduler();
     const times: number[] = [];
-    const co = { span: 0 };
-    s.at(0, () => {
-      s.begin(co);
-      void (async () => {
-        for (let i = 0; i < 3; i++) {
-          await s.clock.sleep(10);
-          // Several awaits deep before the next sleep: time must not have moved meanwhile.
-          await Promise.resolve();
-          await Promise.resolve();
-          times.push(s.now);
-        }
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      for (let i = 0; i < 3; i++) {
+        await s.clock.sleep(10);
+        // Several awaits deep before the next sleep: time must not have moved meanwhile.
+        await Promise.resolve();
+        await Promise.resolve();
+        times.push(s.now);
+      }
+    });
     s.at(15, () => times.push(-15), undefined, undefined);
     await s.run(Infinity, () => false);
     expect(times).toEqual([10, -15, 20, 30]);
@@ -163,17 +161,13 @@ describe("the scheduler and the dispatcher's AbortSignal", () => {
   it("lets a dispatch go on when an attempt is answered at once right after it parked on a timeout", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    s.at(0, () => {
-      s.begin({ span: 0 });
-      void (async () => {
-        const timer = s.clock.sleep(1000);
-        s.touch(); // the upstream turned the attempt away at once
-        await Promise.race([Promise.resolve("turned away"), timer]);
-        await Promise.resolve();
-        log.push(`${s.now}:answered`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      const timer = s.clock.sleep(1000);
+      s.touch(); // the upstream turned the attempt away at once
+      await Promise.race([Promise.resolve("turned away"), timer]);
+      await Promise.resolve();
+      log.push(`${s.now}:answered`);
+    });
     s.at(0.5, () => log.push(`${s.now}:next event`), undefined, undefined);
     await s.run(Infinity, () => false);
     expect(log.slice(0, 2)).toEqual(["0:answered", "0.5:next event"]);
@@ -182,27 +176,22 @@ describe("the scheduler and the dispatcher's AbortSignal", () => {
   it("wakes a dispatch with an answer it still awaits though it woke since (a hedge), and not with one it aborted", async () => {
     const s = new Scheduler();
     const log: string[] = [];
-    const co = { span: 0 };
-    s.at(0, () => {
-      s.begin(co);
-      void (async () => {
-        const first = new AbortController();
-        const a1 = s.park<string>(first.signal);
-        s.at(30, () => s.wake(a1.ticket, "first"), undefined, undefined);
-        // No answer after 10 ms: a second attempt (a hedge), both awaited.
-        await Promise.race([a1.promise, s.clock.sleep(10)]);
-        const second = new AbortController();
-        const a2 = s.park<string>(second.signal);
-        s.at(50, () => s.wake(a2.ticket, "second"), undefined, undefined);
-        const winner = await Promise.race([a1.promise, a2.promise]);
-        await Promise.resolve();
-        log.push(`${s.now}:${winner}`);
-        second.abort(); // the loser is cancelled: its answer at 50 wakes nothing
-        await s.clock.sleep(100);
-        log.push(`${s.now}:slept`);
-        s.end();
-      })();
-    }, undefined, undefined);
+    startAt0(s, async () => {
+      const first = new AbortController();
+      const a1 = s.park<string>(first.signal);
+      s.at(30, () => s.wake(a1.ticket, "first"), undefined, undefined);
+      // No answer after 10 ms: a second attempt (a hedge), both awaited.
+      await Promise.race([a1.promise, s.clock.sleep(10)]);
+      const second = new AbortController();
+      const a2 = s.park<string>(second.signal);
+      s.at(50, () => s.wake(a2.ticket, "second"), undefined, undefined);
+      const winner = await Promise.race([a1.promise, a2.promise]);
+      await Promise.resolve();
+      log.push(`${s.now}:${winner}`);
+      second.abort(); // the loser is cancelled: its answer at 50 wakes nothing
+      await s.clock.sleep(100);
+      log.push(`${s.now}:slept`);
+    });
     s.at(31, () => log.push(`${s.now}:next event`), undefined, undefined);
     await s.run(Infinity, () => false);
     expect(log).toEqual(["30:first", "31:next event", "130:slept"]);
@@ -316,5 +305,150 @@ describe("hedging in a storm (SPEC 18 inside SPEC 19)", () => {
     expect(sum("retries")).toBe(0);
     expect(sum("sent")).toBe(sum("offered") + sum("hedges"));
     expect(sum("hedges")).toBeGreaterThan(sum("offered") / 10);
+  });
+});
+
+describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's attempt timeout, raced on a clock without hold)", () => {
+  it("ends a sleep whose signal aborts: it wakes nothing later and does not move time", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    startAt0(s, async () => {
+      // An attempt raced against a 100 ms timeout, turned away at once; then a backoff of 300 ms.
+      const answered = new AbortController();
+      const timer = s.clock.sleep(100, answered.signal);
+      s.touch();
+      await Promise.race([Promise.resolve("turned away"), timer]);
+      answered.abort();
+      await s.clock.sleep(300);
+      log.push(`${s.now}:slept`);
+    });
+    s.at(200, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["200:next event", "300:slept"]);
+    expect(s.stalls).toBe(0);
+    // The cancelled timeout at 100 ms moved nothing; nothing is left after the backoff.
+    expect(s.now).toBe(300);
+  });
+
+  it("ends a sleep its dispatch waits on alone when another event aborts its signal: it wakes then, in its own turn", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    const stop = new AbortController();
+    startAt0(s, async () => {
+      await s.clock.sleep(1000, stop.signal);
+      log.push(`${s.now}:woke`);
+      await s.clock.sleep(50);
+      log.push(`${s.now}:slept`);
+    });
+    s.at(200, () => stop.abort(), undefined, undefined);
+    s.at(220, () => log.push(`${s.now}:next event`), undefined, undefined);
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["200:woke", "220:next event", "250:slept"]);
+    expect(s.stalls).toBe(0);
+    expect(s.now).toBe(250);
+  });
+
+  it("ends a sleep at once when its signal aborted before it began", async () => {
+    const s = new Scheduler();
+    const log: string[] = [];
+    startAt0(s, async () => {
+      await s.clock.sleep(500, AbortSignal.abort());
+      log.push(`${s.now}:woke`);
+    });
+    await s.run(Infinity, () => false);
+    expect(log).toEqual(["0:woke"]);
+    expect(s.stalls).toBe(0);
+  });
+
+  it("a storm whose attempts are turned away at once, with an attempt timeout shorter than the backoff: every retry at its backoff, every call ends", async () => {
+    const TIMEOUT_REGISTRY: Registry = { ...REGISTRY, verdicts: [{ code: "attempt_timed_out", class: "transient", retryable: true, match: [{ kind: "attempt_timeout" }] }, ...REGISTRY.verdicts] };
+    // No slot for the first 5 s (capacity_x 0, no queue): each attempt is a 503 at once; three retries 300 ms apart.
+    const closed = storm(
+      {
+        clients: { count: 5, arrival: { serial: { think_ms: 1000, calls: 1 } }, calls: [{ tool: "svc.call" }] },
+        upstream: { latency_ms: { base: 10 }, capacity: { concurrency: 1, queue: 0 } },
+        phases: [{ from_ms: 0, to_ms: 5000, capacity_x: 0 }],
+      },
+      0,
+      6000,
+    );
+    const r = await runStorm(closed, { registry: TIMEOUT_REGISTRY, playbook: playbook({ server: retry(3, [300, 300, 300]) }, { attempt_timeout_ms: 100 }), redact: [] });
+    expect(r.summary.unfinished).toBe(0);
+    expect(r.summary.calls).toBe(5);
+    expect(r.summary.amplification).toBe(4);
+    // Each call: attempts at 0, 300, 600 and 900 ms after it was offered, all turned away; it ends at 900 ms.
+    expect(r.summary.latency_ms.max).toBe(900);
+    expect(r.summary.latency_ms.p50).toBe(900);
+  });
+});
+
+describe("the upstream model (SPEC 19)", () => {
+  /** Totals of the report's per-attempt error counts. */
+  const errorsOf = (r: Awaited<ReturnType<typeof runStorm>>) => {
+    const out: Record<string, number> = {};
+    for (const b of r.buckets) for (const [k, n] of Object.entries(b.attempt_errors)) out[k] = (out[k] ?? 0) + n;
+    return out;
+  };
+  // 20,000 calls, no load dependence: the call latencies are the model's draws. Tolerance: 4
+  // standard deviations of a sample quantile, sqrt(q(1 − q)/n) / density, as a share of it.
+  it.each([
+    { name: "log-normal from median 40 and p99 400", latency: { median: 40, p99: 400 }, p50: 40, p99: 400, p50tol: 0.05, p99tol: 0.12 },
+    { name: "exponential of mean 25 (median 25 ln 2, p99 25 ln 100)", latency: { mean: 25 }, p50: 25 * Math.LN2, p99: 25 * Math.log(100), p50tol: 0.05, p99tol: 0.1 },
+  ])("draws each attempt's latency $name", async ({ latency, p50, p99, p50tol, p99tol }) => {
+    const r = await runStorm(storm({ upstream: { latency_ms: latency } }, 500, 40000), rules(0));
+    expect(r.summary.calls).toBeGreaterThan(19000);
+    expect(Math.abs(r.summary.latency_ms.p50 - p50) / p50).toBeLessThan(p50tol);
+    expect(Math.abs(r.summary.latency_ms.p99 - p99) / p99).toBeLessThan(p99tol);
+  });
+
+  it("holds a FIFO capacity: the concurrency in progress, the queue waiting, the rest turned away at once with overload_error", async () => {
+    // 10 calls at one instant for 2 slots and a queue of 3, each attempt 1 s.
+    const herd = storm({ clients: { count: 10, arrival: { serial: { think_ms: 0, calls: 1 } }, calls: [{ tool: "svc.call" }] }, upstream: { latency_ms: { base: 1000 }, capacity: { concurrency: 2, queue: 3 }, overload_error: { kind: "http", http_status: 429 } } }, 0, 5000);
+    const r = await runStorm(herd, rules(0));
+    expect(errorsOf(r)).toEqual({ "http 429": 5 });
+    expect(r.summary.succeeded).toBe(5);
+    // Served two at a time, in arrival order: 1 s, 1 s, 2 s, 2 s, 3 s; the five turned away end at 0.
+    expect(r.summary.latency_ms.max).toBe(3000);
+    expect(r.buckets.map((b) => b.in_progress)).toEqual([2, 2, 1, 0, 0]);
+    expect(r.buckets.map((b) => b.queued)).toEqual([3, 1, 0, 0, 0]);
+  });
+
+  it("draws an error mix per attempt, independent of load: each error at its ratio", async () => {
+    const mix = { latency_ms: { mean: 20 }, errors: [{ ratio: 0.1, error: { kind: "timeout" } }, { ratio: 0.25, error: { kind: "http", http_status: 500 } }] };
+    const r = await runStorm(storm({ upstream: mix }), rules(0));
+    const errors = errorsOf(r);
+    const n = r.summary.attempts;
+    for (const [kind, ratio] of [["timeout", 0.1], ["http 500", 0.25]] as const) expect(Math.abs(errors[kind] / n - ratio)).toBeLessThan(4 * Math.sqrt((ratio * (1 - ratio)) / n));
+  });
+
+  it("multiplies arrival, latency and the error ratio in a phase, and only there", async () => {
+    const phased = storm(
+      { upstream: { latency_ms: { base: 20 }, errors: [{ ratio: 0.1, error: { kind: "timeout" } }] }, phases: [{ from_ms: 10000, to_ms: 20000, arrival_x: 3, latency_x: 5, error_x: 4 }] },
+      200,
+      30000,
+    );
+    const r = await runStorm(phased, rules(0));
+    const window = (from: number, to: number) => r.buckets.filter((b) => b.from_ms >= from && b.from_ms < to);
+    const sum = (bs: typeof r.buckets, f: (b: (typeof bs)[number]) => number) => bs.reduce((a, b) => a + f(b), 0);
+    const [before, during] = [window(0, 10000), window(10000, 20000)];
+    const rate = (bs: typeof before) => sum(bs, (b) => b.offered) / bs.length;
+    const errorShare = (bs: typeof before) => sum(bs, (b) => b.attempt_errors.timeout ?? 0) / sum(bs, (b) => b.sent);
+    expect(Math.abs(rate(before) - 200) / 200).toBeLessThan(0.1);
+    expect(Math.abs(rate(during) - 600) / 600).toBeLessThan(0.06);
+    expect(Math.abs(errorShare(before) - 0.1)).toBeLessThan(0.03);
+    expect(Math.abs(errorShare(during) - 0.4)).toBeLessThan(0.03);
+    // Little's law per window: 0.2 calls a ms × 20 ms, then 0.6 × 100 ms.
+    expect(Math.abs(sum(before, (b) => b.in_progress) / before.length - 4)).toBeLessThan(0.4);
+    expect(Math.abs(sum(during, (b) => b.in_progress) / during.length - 60)).toBeLessThan(4);
+  });
+
+  it("keeps an abandoned attempt at the upstream until its latency has passed: the client's timeout frees no slot", async () => {
+    // One slot, each attempt 1 s; the client gives up after 100 ms, thinks 400 ms and calls again: the slot is still taken.
+    const abandoned = storm({ clients: { count: 1, arrival: { serial: { think_ms: 400, calls: 2 } }, calls: [{ tool: "svc.call" }] }, upstream: { latency_ms: { base: 1000 }, capacity: { concurrency: 1, queue: 0 } } }, 0, 3000);
+    const r = await runStorm(abandoned, { registry: REGISTRY, playbook: playbook({}, { attempt_timeout_ms: 100 }), redact: [] });
+    expect(errorsOf(r)).toEqual({ attempt_timeout: 1, "http 503": 1 });
+    expect(r.summary.latency_ms.max).toBe(100);
+    // The upstream worked a full second for a call that ended after 100 ms.
+    expect(r.summary.mean_in_progress * 3).toBeCloseTo(1, 1);
   });
 });

@@ -189,14 +189,18 @@ export const VERDICT_INFO: { readonly [V in keyof VerdictFacts]: VerdictInfo<V> 
 "write_committed":{"code":"write_committed","class":"permanent","status":"active","retryable":false,"side_effect":"committed","boundary":"external","human_action_required":false,"summary":"The upstream committed the write, but the call still reported a failure.","cause":"The remote system applied the change (and said so through side_effect_state), then the call failed on the way back: a dropped acknowledgement, a proxy error, a late timeout.","recovery":"Do not repeat the call. Read the upstream state, confirm the write, and re-plan from it.","safe_next_actions":["read the record back from the upstream","reconcile the plan against what the upstream now holds"],"unsafe_next_actions":["repeat the write with a new idempotency key","issue a compensating write before confirming the first one landed"],"replaced_by":null}
 }`);
 
-export type Jitter = "none" | "full" | "equal";
+/**
+ * none, full, equal, a ratio r in (0, 1] (the delay is drawn from [d(1-r), d]), or a range:
+ * the delay times a uniform draw from [min, max] (whole milliseconds when integer).
+ */
+export type Jitter = "none" | "full" | "equal" | number | { readonly min: number; readonly max: number; readonly integer?: boolean };
 
-/** A retry delay formula (retry number n from 0). */
+/** A retry delay formula (retry number n from 0); min_ms is the least delay after jitter. */
 export type BackoffFormula =
-  | { readonly strategy: "exponential"; readonly base_ms: number; readonly factor?: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "linear"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "constant"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "decorrelated"; readonly base_ms: number; readonly cap_ms?: number };
+  | { readonly strategy: "exponential"; readonly base_ms: number; readonly factor?: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "linear"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "constant"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "decorrelated"; readonly base_ms: number; readonly cap_ms?: number; readonly min_ms?: number };
 
 /** The closed set of compensation actions, discriminated by action. */
 export type CompensationAction =
@@ -204,6 +208,7 @@ export type CompensationAction =
   | { readonly action: "retry_with_hint"; readonly max_retries: number; readonly hint: string; readonly backoff_ms?: readonly number[]; readonly backoff?: BackoffFormula }
   | { readonly action: "refresh_evidence"; readonly then: "retry" | "abort" }
   | { readonly action: "restore_checkpoint"; readonly then: "retry" | "abort" }
+  | { readonly action: "refresh_credentials"; readonly then: "retry" | "abort" }
   | { readonly action: "escalate_to_human"; readonly queue: string }
   | { readonly action: "issue_reversal"; readonly reason: string }
   | { readonly action: "deprecate_tool_call"; readonly reason: string; readonly replan: boolean }
@@ -215,6 +220,66 @@ export type ActionName = CompensationAction["action"];
 
 /** The action type of one action name. */
 export type ActionOf<A extends ActionName> = Extract<CompensationAction, { readonly action: A }>;
+
+/** A tool glob, or a list of them. */
+export type ToolGlobs = string | readonly string[];
+
+/** A circuit breaker: counts the attempts to the tools it guards; while open, fails them at once as circuit_open. */
+export interface CircuitBreakerPolicy {
+  readonly tools: ToolGlobs;
+  /** One state for all its tools (breaker, the default), or one per tool. */
+  readonly per?: "breaker" | "tool";
+  readonly failure_ratio?: number;
+  /** Counted attempts in the window before it may open. */
+  readonly minimum_throughput?: number;
+  readonly sampling_ms?: number;
+  readonly sampling_attempts?: number;
+  readonly buckets?: number;
+  readonly break_ms?: number;
+  /** Each reopening doubles the break, up to this. */
+  readonly max_break_ms?: number;
+  readonly half_open_probes?: number;
+  /** Failure classes that count (default: retryable verdicts and attempt timeouts). */
+  readonly counts?: readonly string[];
+}
+
+/** Envoy's retry budget: retries in progress below max(min_concurrency, percent % of the calls in progress). */
+export interface RetryBudgetPolicy {
+  readonly percent?: number;
+  readonly min_concurrency?: number;
+}
+
+/** gRPC's retryThrottling: retries only while the tokens are above max_tokens / 2. */
+export interface RetryThrottlingPolicy {
+  readonly max_tokens: number;
+  readonly token_ratio: number;
+}
+
+/** gRPC's hedgingPolicy: up to max_attempts in flight, one every delay_ms. */
+export interface HedgingPolicy {
+  readonly tools: ToolGlobs;
+  readonly max_attempts: number;
+  readonly delay_ms?: number;
+  readonly non_fatal?: readonly string[];
+}
+
+/** What the playbook declares about the tools a glob matches. */
+export interface ToolDeclaration {
+  readonly idempotent?: boolean;
+  /** This tool's own attempt timeout. */
+  readonly attempt_timeout_ms?: number;
+}
+
+/** The playbook's policies that every dispatch of a dispatcher shares, as PROJECT.playbook holds them. */
+export interface PlaybookPolicies {
+  /** How long one attempt may take; a tools: entry may set its own. */
+  readonly attempt_timeout_ms?: number;
+  readonly tools?: { readonly [glob: string]: ToolDeclaration };
+  readonly circuit_breakers?: { readonly [name: string]: CircuitBreakerPolicy };
+  readonly retry_budget?: RetryBudgetPolicy;
+  readonly retry_throttling?: RetryThrottlingPolicy;
+  readonly hedging?: HedgingPolicy;
+}
 
 /** The playbook "default": the one compensation action for each verdict. */
 export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = JSON.parse(`{
@@ -258,6 +323,10 @@ export interface RuleConditions {
   readonly fields?: { readonly [name: string]: readonly FieldValue[] };
   /** Holds when the error's cause, or its cause, and so on, satisfies it. */
   readonly cause?: RuleConditions;
+  /** Holds when this inner rule does not (SPEC 18). */
+  readonly not?: RuleConditions;
+  /** `retry_after: present`: a header or field of this source yields a valid hint (SPEC 18). */
+  readonly retry_after?: HintSource;
 }
 
 /** A match rule and the verdict it gives, in registry order. */
@@ -302,6 +371,8 @@ export interface CompiledConditions {
   readonly headers: readonly (readonly [string, readonly string[] | null])[] | null;
   readonly fields: readonly (readonly [string, readonly FieldValue[]])[] | null;
   readonly cause: CompiledConditions | null;
+  readonly not: CompiledConditions | null;
+  readonly hint: HintSource | null;
 }
 
 export interface CompiledRule {
@@ -471,7 +542,7 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
 
 /** Write what is left to test of a candidate into `quick` at `at` (see QUICK_STRIDE). */
 function quickTest(c: CompiledConditions, quick: Int32Array, at: number): void {
-  const statusOnly = c.kinds === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null;
+  const statusOnly = c.kinds === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null && c.not === null && c.hint === null;
   if (!statusOnly) {
     quick[at] = QUICK_TEST;
     return;
@@ -541,6 +612,8 @@ function conditions(c: CompiledConditions): CompiledConditions {
     headers: c.headers,
     fields: c.fields,
     cause: c.cause,
+    not: c.not,
+    hint: c.hint,
   };
 }
 
@@ -712,6 +785,9 @@ function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions 
     headers,
     fields,
     cause: rule.cause === undefined || depth >= CAUSE_DEPTH ? null : compileConditions(rule.cause, depth + 1),
+    // The inner rule tests the same error: it is at the same cause depth.
+    not: rule.not === undefined ? null : compileConditions(rule.not, depth),
+    hint: rule.retry_after === undefined ? null : rule.retry_after,
   });
 }
 
@@ -924,7 +1000,139 @@ function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean
     }
     if (!found) return false;
   }
+  if (c.hint !== null && !hintPresent(c.hint, p)) return false;
+  if (c.not !== null && conditionsHold(c.not, p, depth)) return false;
   return true;
+}
+
+/** Does a header or field of the source yield a valid hint? An HTTP date does, whatever the time: classifying reads no clock. */
+function hintPresent(source: HintSource, p: Probe): boolean {
+  if (p.headers !== null) {
+    const headers = headersOf(p);
+    for (let i = 0; i < source.headers.length; i++) {
+      const [name, ms] = source.headers[i] as readonly [string, boolean];
+      const value = headers.get(name);
+      if (value === undefined) continue;
+      const hint = hintValue(value, ms, source.parse);
+      if (hint !== null && hint.kind !== "negative" && !(hint.kind === "delay" && hint.zero && source.zeroAbsent)) return true;
+    }
+  }
+  for (let i = 0; i < source.fields.length; i++) {
+    const value = fieldOf(p, source.fields[i] as string);
+    if (value === undefined) continue;
+    const hint = fieldHintValue(value);
+    if (hint !== null && hint.kind === "delay" && !(hint.zero && source.zeroAbsent)) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Server hints (SPEC 12, 18): what one header or field says about the delay. Here, not in
+// engine/retry-after.ts (which reads through it), because a rule may test
+// `retry_after: present` and the generated bindings carry this file alone.
+// ---------------------------------------------------------------------------------------
+
+/** How hint values parse: failbook's grammar, JavaScript's `Number`, or `parseFloat`'s numeric prefix. */
+export type HintParse = "strict" | "number" | "float";
+
+/** The retry_after policy a `retry_after: present` test reads, compiled. */
+export interface HintSource {
+  /** Lower-case header names in the policy's order, each with whether it is read as milliseconds. */
+  readonly headers: readonly (readonly [string, boolean])[];
+  /** Declared numeric error fields holding milliseconds. */
+  readonly fields: readonly string[];
+  readonly parse: HintParse;
+  /** `zero: absent`: a 0 hint is none (the OpenAI SDK). */
+  readonly zeroAbsent: boolean;
+}
+
+/**
+ * One value as a hint: a delay in whole milliseconds (floored, at most MAX_HINT_MS; `zero`
+ * when the value is exactly 0, not merely below 1 ms), an HTTP date (ms since the epoch),
+ * a negative number, or null when it is neither a number nor a date.
+ */
+export type HintValue = { readonly kind: "delay"; readonly ms: number; readonly zero: boolean } | { readonly kind: "date"; readonly at: number } | { readonly kind: "negative" } | null;
+
+/** Longest hint a value may give: 30 days, the schema's ceiling on any delay. */
+const MAX_HINT_MS = 2592000000;
+
+const STRICT_NUMBER = /^\s*([-+]?(\d+(\.\d*)?|\.\d+))\s*$/;
+
+/** A header's value as a hint: a number of milliseconds when `ms`, else of seconds or an HTTP date. */
+function hintValue(value: string, ms: boolean, parse: HintParse): HintValue {
+  if (value.length > 100) return null;
+  let numeral: string | null = null;
+  if (parse === "strict") {
+    const match = STRICT_NUMBER.exec(value);
+    if (match !== null) numeral = match[1] as string;
+  } else {
+    const n = parse === "number" ? Number(value) : parseFloat(value);
+    // Number("") is 0, as the SDK that reads this way finds; a non-finite value is no number.
+    if (isFinite(n)) numeral = String(n);
+  }
+  if (numeral !== null) return decimalHint(numeral, ms ? 0 : 3);
+  if (ms) return null;
+  const at = parseHttpDate(value);
+  return at === null ? null : { kind: "date", at };
+}
+
+/** A declared field's value as a hint in milliseconds: a finite number, else null. */
+function fieldHintValue(value: FieldValue): HintValue {
+  return typeof value === "number" && isFinite(value) ? decimalHint(String(value), 0) : null;
+}
+
+const DECIMAL = /^([-+]?)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?$/i;
+
+/**
+ * A decimal numeral times 10^shift, floored, computed on its digits: "2.03" seconds is
+ * 2030 ms exactly, where 2.03 * 1000 in binary floating point is 2029.9999999999998.
+ */
+function decimalHint(numeral: string, shift: number): HintValue {
+  const match = DECIMAL.exec(numeral);
+  if (match === null) return null;
+  const fraction = match[3] || "";
+  const digits = ((match[2] as string) + fraction).replace(/^0+/, "");
+  if (digits === "") return { kind: "delay", ms: 0, zero: true };
+  if (match[1] === "-") return { kind: "negative" };
+  // How many of the digits stand before the point once it has moved by the exponent and the shift.
+  const whole = digits.length - fraction.length + shift + (match[4] === undefined ? 0 : Number(match[4]));
+  if (whole > 16) return { kind: "delay", ms: MAX_HINT_MS, zero: false };
+  const integer = whole <= 0 ? 0 : Number(digits.length >= whole ? digits.slice(0, whole) : digits + "0".repeat(whole - digits.length));
+  return { kind: "delay", ms: Math.min(MAX_HINT_MS, integer), zero: false };
+}
+
+// RFC 9110 section 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms. Read
+// field by field, not by Date.parse, whose leniency is the engine's own (V8 takes 31 Feb).
+const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
+const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC_850 = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/** Milliseconds since the epoch of an HTTP date, or null (a date that does not exist, such as 31 Feb, included). */
+function parseHttpDate(value: string): number | null {
+  const text = value.trim();
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null) return utcMs(Number(m[3]), m[2] as string, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  m = RFC_850.exec(text);
+  // A two-digit year is 2000-2049 or 1950-1999, as JavaScript engines read it.
+  if (m !== null) return utcMs(Number(m[3]) + (Number(m[3]) < 50 ? 2000 : 1900), m[2] as string, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  m = ASCTIME.exec(text);
+  if (m !== null) return utcMs(Number(m[6]), m[1] as string, Number((m[2] as string).trim()), Number(m[3]), Number(m[4]), Number(m[5]));
+  return null;
+}
+
+/** A UTC time as milliseconds since the epoch (days from the civil date, proleptic Gregorian), or null when out of range. */
+function utcMs(year: number, monthName: string, day: number, hour: number, minute: number, second: number): number | null {
+  const month = MONTHS.indexOf(monthName) / 3 + 1;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day < 1 || day > days || hour > 23 || minute > 59 || second > 60) return null;
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
+  const epochDays = era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
+  return ((epochDays * 24 + hour) * 60 + minute) * 60000 + second * 1000;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1535,7 +1743,7 @@ export function toMcpToolResult(envelope: FailureEnvelope): McpToolResult {
 }
 
 /** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */
-export const PROJECT: { readonly format: "failbook.project/1"; readonly registry: object; readonly playbook: object; readonly redact: readonly string[] } = JSON.parse(`{
+export const PROJECT: { readonly format: "failbook.project/1"; readonly registry: object; readonly playbook: PlaybookPolicies & { readonly [key: string]: unknown }; readonly redact: readonly string[] } = JSON.parse(`{
 "format":"failbook.project/1",
 "registry":{"apiVersion":"failbook/v1","kind":"Registry","name":"agent-tools","revision":3,"classes":{"transient":{"description":"Temporary fault; the same call, with the same idempotency key, may succeed later.","max_retries":3},"permanent":{"description":"The request was understood and refused, or already done; retrying cannot help.","max_retries":0},"semantic":{"description":"The call returned, but its content is wrong for the plan; re-plan, do not retry.","max_retries":0},"state":{"description":"The context the call was built from is stale; refresh it, then try once more.","max_retries":0},"policy":{"description":"A gateway or external policy refused the call; this is not the agent's to decide.","max_retries":0},"unknown":{"description":"Nothing recognised the failure; a human looks before anything is repeated.","max_retries":0}},"verdicts":[{"retryable":false,"side_effect":"committed","boundary":"external","adr":"ADR-0002","human_action_required":false,"summary":"The upstream committed the write, but the call still reported a failure.","cause":"The remote system applied the change (and said so through side_effect_state), then the call failed on the way back: a dropped acknowledgement, a proxy error, a late timeout.","recovery":"Do not repeat the call. Read the upstream state, confirm the write, and re-plan from it.","safe_next_actions":["read the record back from the upstream","reconcile the plan against what the upstream now holds"],"unsafe_next_actions":["repeat the write with a new idempotency key","issue a compensating write before confirming the first one landed"],"examples":[{"kind":"timeout","message":"response lost after the charge was captured","side_effect_state":"committed"}],"code":"write_committed","class":"permanent","match":[{"side_effect_state":"committed"}]},{"retryable":true,"side_effect":"none","boundary":"external","adr":"ADR-0002","summary":"The request never reached the server (DNS, connection refused, TLS).","cause":"The outbound connection failed before any byte of the request was accepted upstream.","recovery":"Retry with backoff and the same idempotency key; nothing happened upstream.","safe_next_actions":["retry with the same idempotency key"],"unsafe_next_actions":["switch to a different endpoint that skips idempotency checks"],"examples":[{"kind":"connection_refused","message":"connect ECONNREFUSED 10.0.0.7:443"},{"kind":"dns_failure","message":"getaddrinfo ENOTFOUND api.example.com"}],"code":"network_unreachable","class":"transient","match":[{"kind":["connection_refused","dns_failure","tls_handshake_failed","network_error"]}]},{"retryable":true,"side_effect":"unknown","boundary":"external","adr":"ADR-0001","summary":"Network blip or slow upstream; the call may or may not have happened.","cause":"The upstream did not answer in time. The write may have been applied without an acknowledgement.","recovery":"Retry with the same idempotency key so the upstream can deduplicate; verify before anything else.","safe_next_actions":["verify whether the record already exists","retry with the same idempotency key"],"unsafe_next_actions":["retry with a new idempotency key","create a second record"],"examples":[{"kind":"timeout","message":"upstream took 30s"}],"code":"transient_timeout","class":"transient","match":[{"kind":"timeout"}]},{"retryable":true,"side_effect":"none","boundary":"external","adr":"ADR-0002","summary":"The upstream is throttling this client (HTTP 429).","cause":"Too many calls in a window; the upstream refused this one before doing anything.","recovery":"Wait for Retry-After (or the backoff, whichever is longer) and retry with the same idempotency key.","safe_next_actions":["wait for retry_after_ms before the next call","retry with the same idempotency key"],"unsafe_next_actions":["retry immediately in a loop","fan out the same call to parallel workers"],"examples":[{"kind":"429_rate_limited","http_status":429,"retry_after_ms":2000},{"kind":"http_error","http_status":429,"headers":{"retry-after":"2"}}],"code":"rate_limited","class":"transient","match":[{"kind":"429_rate_limited"},{"http_status":429}]},{"retryable":true,"side_effect":"unknown","boundary":"external","adr":"ADR-0001","summary":"The upstream answered with a server error.","cause":"The upstream failed while handling the request; it may have applied part of it.","recovery":"Retry a small number of times with the same idempotency key, then hand over.","safe_next_actions":["retry with the same idempotency key"],"unsafe_next_actions":["retry with a new idempotency key"],"examples":[{"kind":"5xx","http_status":503},{"kind":"http_error","http_status":502,"message":"bad gateway"}],"code":"server_error_5xx","class":"transient","match":[{"kind":"5xx"},{"http_status":"5xx"}]},{"retryable":false,"side_effect":"committed","boundary":"external","adr":"ADR-0001","summary":"The upstream already processed this idempotency key.","cause":"A request with the same idempotency key was processed before, typically a retry of a call whose first attempt succeeded but whose acknowledgement was lost.","recovery":"Treat the call as done; read the upstream state and re-plan. Never retry it.","safe_next_actions":["read the upstream state for this idempotency key","finalize the decision record as completed"],"unsafe_next_actions":["retry the call","issue the refund again with a new idempotency key"],"examples":[{"kind":"409_conflict","http_status":409,"provider_code":"idempotency_key_in_use","message":"Keys for idempotent requests can only be used with the same parameters"}],"code":"idempotency_conflict","class":"permanent","match":[{"kind":"idempotency_conflict"},{"kind":"409_conflict","provider_code":"idempotency_key_in_use"}]},{"retryable":false,"side_effect":"none","boundary":"runtime","adr":"ADR-0001","summary":"The evidence snapshot disagrees with the current world.","cause":"The gateway refused because the evidence hash the call was built from has drifted.","recovery":"Re-retrieve the evidence, recompile the context, then try once more.","safe_next_actions":["re-retrieve the evidence and rebuild the context"],"unsafe_next_actions":["retry the call with the old evidence"],"examples":[{"kind":"412_precondition","http_status":412,"provider_code":"evidence_hash_mismatch"}],"code":"evidence_stale","class":"state","match":[{"kind":"evidence_stale"},{"kind":"412_precondition","provider_code":"evidence_hash_mismatch"}]},{"retryable":false,"side_effect":"none","boundary":"external","adr":"ADR-0002","human_action_required":true,"summary":"The credential is valid but lacks the scope or role this call needs.","cause":"The upstream refused the call for missing permissions (insufficient scope, role, or resource access).","recovery":"Ask a human to grant the permission, then re-run the step.","safe_next_actions":["tell the user which scope is missing"],"unsafe_next_actions":["retry with another user's credential"],"examples":[{"kind":"403_forbidden","http_status":403,"provider_code":"insufficient_scope","message":"the token lacks refunds:write"}],"code":"permission_denied","class":"permanent","match":[{"kind":"permission_denied"},{"kind":"403_forbidden","provider_code":["insufficient_scope","missing_permission"]}]},{"retryable":false,"side_effect":"none","boundary":"runtime","adr":"ADR-0002","human_action_required":true,"summary":"The bound credential is expired, revoked or malformed (HTTP 401).","cause":"The token or key the call was signed with is no longer accepted upstream.","recovery":"Ask the user to re-bind the credential; retrying with the same one cannot help.","safe_next_actions":["ask the user to re-authenticate the binding"],"unsafe_next_actions":["retry with the same credential"],"examples":[{"kind":"401_unauthorized","http_status":401,"message":"token expired"}],"code":"credential_invalid","class":"permanent","match":[{"kind":["401_unauthorized","credential_expired","credential_revoked"]},{"http_status":401}]},{"retryable":false,"side_effect":"none","boundary":"gateway","adr":"ADR-0001","human_action_required":true,"summary":"A gateway or external policy refused execution.","cause":"The call was evaluated against a policy and denied. This is not for the agent to decide.","recovery":"Escalate to a human reviewer; the model must not rephrase and try again.","safe_next_actions":["explain to the user that the action needs a reviewer"],"unsafe_next_actions":["rephrase the request to get past the policy"],"examples":[{"kind":"403_forbidden","http_status":403,"message":"blocked by the outbound data policy"}],"code":"policy_denied","class":"policy","match":[{"kind":["policy_denied","403_forbidden"]}]},{"retryable":false,"side_effect":"unknown","boundary":"adapter","adr":"ADR-0001","summary":"The response shape did not match the tool's declared schema.","cause":"An adapter contract violation; the upstream may have changed its response format.","recovery":"Deprecate the call, re-plan without it, and file a ticket against the adapter.","safe_next_actions":["file a ticket against the adapter"],"unsafe_next_actions":["parse the response by guesswork"],"examples":[{"kind":"schema_validation","message":"response.items[0].amount: expected integer"}],"code":"schema_mismatch","class":"semantic","match":[{"kind":"schema_validation"}]},{"retryable":false,"side_effect":"unknown","boundary":"external","adr":"ADR-0001","human_action_required":true,"summary":"No rule recognised the failure.","cause":"The adapter reported an error kind the registry does not know, or no error at all.","recovery":"A human triages it; if it recurs, add a verdict for it through change control.","safe_next_actions":["attach the trace id and the raw error kind to the triage ticket"],"unsafe_next_actions":["retry the call blindly"],"examples":[{"kind":"socket_hang_up","message":"the adapter saw an error no rule names"}],"code":"unknown_error","class":"unknown"},{"retryable":false,"side_effect":"none","boundary":"user","summary":"The user denied the approval request for this call.","recovery":"Tell the user the action was not taken.","code":"approval_denied","class":"policy","status":"reserved"},{"retryable":false,"side_effect":"none","boundary":"user","summary":"The user did not answer the approval request in time.","recovery":"Ask again later or tell the user the action was not taken.","code":"approval_timeout","class":"policy","status":"reserved"}],"fallback":"unknown_error"},
 "playbook":{"apiVersion":"failbook/v1","kind":"Playbook","name":"default","honor_retry_after":true,"escalation_queue":"oncall","empty_response_is_failure":true,"budgets":{"retries":5,"retry_seconds":60,"wall_ms":120000,"same_verdict_ceiling":3},"on_exhausted":{"action":"escalate_to_human","queue":"oncall"},"on_unknown_side_effect":{"queue":"oncall"},"saga":{"compensate_on_failure":false},"throttle":{"class":"transient","min_failures":2,"factor":0.5},"tools":{"legacy_payment_rail.*":{"idempotent":false}},"verdicts":{"network_unreachable":{"action":"retry_with_backoff","max_retries":3,"backoff":{"strategy":"exponential","base_ms":250,"factor":2,"cap_ms":30000,"jitter":"full"}},"transient_timeout":{"action":"retry_with_backoff","max_retries":3,"backoff_ms":[200,600,1800]},"rate_limited":{"action":"retry_with_backoff","max_retries":3,"backoff":{"strategy":"exponential","base_ms":1000,"factor":2,"cap_ms":30000,"jitter":"full"}},"server_error_5xx":{"action":"retry_with_backoff","max_retries":2,"backoff_ms":[500,2000]},"idempotency_conflict":{"action":"deprecate_tool_call","reason":"upstream already processed this idempotency_key","replan":true},"write_committed":{"action":"deprecate_tool_call","reason":"the upstream committed the write; verify and reconcile instead of repeating it","replan":true},"evidence_stale":{"action":"refresh_evidence","then":"retry"},"policy_denied":{"action":"escalate_to_human","queue":"policy_review"},"permission_denied":{"action":"escalate_to_human","queue":"access_requests"},"credential_invalid":{"action":"escalate_to_human","queue":"credentials"},"schema_mismatch":{"action":"deprecate_tool_call","reason":"adapter response failed schema validation","replan":true},"unknown_error":{"action":"escalate_to_human","queue":"triage"}}},

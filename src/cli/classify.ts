@@ -119,7 +119,8 @@ async function classifyCommand(io: Io, globals: Globals, flags: ClassifyFlags): 
   if (report.dispatch !== null) lines.push(`${"dispatch".padEnd(9)} ${dispatchText(report.dispatch, flags.tool, playbook.value)}`);
   if (hint !== null) {
     const unreadable = hint.unreadable.map((u) => `${inert(u.header)}: ${flow(u.value)} is neither a number nor an HTTP date (counted as absent)`);
-    const read = hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms${hint.gives_up ? ", above max_ms with above_max: give_up, so the dispatch ends exhausted (retry_after_too_long) instead of retrying" : ""}`;
+    const invalid = hint.invalid === null ? [] : [`${inert(hint.invalid.source)}: ${flow(hint.invalid.value)} is negative or unreadable, and invalid: give_up ends the dispatch exhausted (retry_after_invalid) instead of retrying`];
+    const read = hint.invalid !== null ? invalid[0] : hint.hint_ms === null ? "no hint" : `the server asks for ${hint.hint_ms} ms${hint.gives_up ? ", above max_ms with above_max: give_up, so the dispatch ends exhausted (retry_after_too_long) instead of retrying" : ""}`;
     const policy = hint.honored ? inert(retryAfterText(hint.policy)) : "honor_retry_after: false, so hints are ignored";
     lines.push(`${"hint".padEnd(9)} ${[read, ...unreadable].join("; ")}  ${c.dim(`(${policy})`)}`);
   }
@@ -150,6 +151,8 @@ interface HintReport {
   /** The hint is above the policy's max_ms with above_max: give_up: no retry is made. */
   gives_up: boolean;
   unreadable: { header: string; value: string }[];
+  /** A negative or unreadable hint under invalid: give_up: no retry is made. */
+  invalid: { source: string; value: string } | null;
   honored: boolean;
   policy: RetryAfterPolicy;
 }
@@ -160,10 +163,10 @@ function retryAfterHint(playbook: Playbook, action: CompensationAction | null, e
   const policy = retryAfterPolicyOf(playbook, action);
   const reading = readRetryAfter(error, policy, Date.now());
   const honored = honorsRetryAfter(playbook);
-  if (reading.hintMs === undefined && reading.unreadable.length === 0) return null;
+  if (reading.hintMs === undefined && reading.unreadable.length === 0 && reading.invalid === undefined) return null;
   // What the hint does to the first retry, as the engine decides it (the schedule's first delay, jitter at its top).
   const gives_up = honored && applyRetryAfter(retryDelay(action, 0, undefined, maxRandom), reading.hintMs, policy).kind === "give_up";
-  return { hint_ms: reading.hintMs ?? null, gives_up, unreadable: reading.unreadable, honored, policy };
+  return { hint_ms: reading.hintMs ?? null, gives_up, unreadable: reading.unreadable, invalid: reading.invalid ?? null, honored, policy };
 }
 
 const located = (p: Position) => ({ file: p.file, line: p.line, column: p.column });

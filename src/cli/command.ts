@@ -3,11 +3,10 @@ import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Finding } from "failbook-runtime/model/finding.js";
-import { InvalidProject, loadProject, type LoadOptions, type LoadResult, type Project } from "../load/project.js";
+import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "../load/project.js";
 import { ConfigNotFound } from "../load/config.js";
 import { projectRedactor } from "../load/redaction.js";
 import { formatText } from "../lint/report/text.js";
-import type { RulesData } from "../replay/setup.js";
 import type { Io } from "./io.js";
 
 export interface Globals {
@@ -68,11 +67,8 @@ export function choiceFlag<T extends string>(name: string, value: string | undef
   throw new UsageError(`${name} must be one of ${choices.join(", ")}, not '${value}'`);
 }
 
-/** The rules a replay or a storm runs under, as plain data (it crosses into worker threads); undefined until both files load. */
-export function rulesData(project: Project): RulesData | undefined {
-  if (!project.registry || !project.playbook) return undefined;
-  return { registry: project.registry.value, playbook: project.playbook.value, redact: project.config.redact ?? [] };
-}
+// The rules a replay or a storm runs under (beside them: the thread that loads a replay's project uses it too).
+export { rulesData } from "../replay/setup.js";
 
 /** The JSON reports of a sharded run's shards, for `replay merge` and `storm merge`: each read and parsed, or a usage error naming it. */
 export function readShardReports<T>(files: readonly string[], command: "replay" | "storm", parse: (text: string, file: string) => T): { file: string; report: T }[] {

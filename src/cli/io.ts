@@ -5,7 +5,7 @@
  * ("every output is inert") here, whatever printer made it.
  */
 import { Chalk, type ChalkInstance } from "chalk";
-import { allRuleMeta } from "../lint/lint.js";
+import { ruleCatalogue } from "../lint/rule.js";
 import { keepingVocabulary } from "../load/redaction.js";
 import { createRedactor, type Redactor } from "failbook-runtime/engine/redact.js";
 import { writeFileAtomic, type WriteOptions } from "../util/fs.js";
@@ -21,8 +21,13 @@ export interface IoOptions extends OutputStreams {
   env?: NodeJS.ProcessEnv;
 }
 
-/** failbook's rule ids are vocabulary too: `secret-in-project: warning` is a rule's severity, not a secret's key and value. */
-const keepingRuleIds = (redactor: Redactor): Redactor => keepingVocabulary(redactor, () => new Set(allRuleMeta().map((rule) => rule.id)));
+/**
+ * failbook's rule ids are vocabulary too: `secret-in-project: warning` is a rule's severity,
+ * not a secret's key and value. The ids are those of the rule families the command loaded,
+ * read at the first redaction: the output layer does not load (and initialise) every lint
+ * rule at the start of every command; a command that prints findings has loaded their rules.
+ */
+const keepingRuleIds = (redactor: Redactor): Redactor => keepingVocabulary(redactor, () => new Set(ruleCatalogue().map((rule) => rule.id)));
 
 export class Io {
   readonly color: boolean;

@@ -4,13 +4,14 @@
  * adds up the JSON reports of shards.
  */
 import { type Command, Option } from "commander";
-import { loadBaseline } from "../change/baseline.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
+import { keepingVocabulary, patternRedactor } from "../load/redaction.js";
+import { loadSetupApart, type Redaction } from "../replay/load-setup.js";
 import { buildReport, changedPercent, formatReplayJson, formatReplayMarkdown, formatReplayText, mergeReports, parseReport, type ReplayReport } from "../replay/report.js";
 import { defaultWorkers, replayFiles, type ReplayProgress } from "../replay/run.js";
-import { sharedPolicy, type SetupData } from "../replay/setup.js";
-import { parseShard } from "../replay/shard.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData } from "./command.js";
+import type { SharedSetup } from "../replay/setup.js";
+import { parseShard, type Shard } from "../replay/shard.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, readShardReports } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "md"] as const;
@@ -63,7 +64,8 @@ failbook replay merge REPORT.json... adds their JSON reports up into the unshard
 Exit status: 0 clean; 1 an invalid line, or more than --max-changed percent of records
 changed (a record whose outcome becomes unknown counts as changed: the edit made it
 unknowable, and a gate must not pass on what it cannot tell); 2 replay could not run (a
-missing file, a bad --shard or flag, no config, a bad REF).
+missing file, a bad --shard or flag, no config, a bad REF, a line of millions of JSON values
+whose parse could outgrow a worker's memory).
 
 Examples:
   failbook replay records/2026-11.jsonl.gz
@@ -129,16 +131,9 @@ async function replayCommand(io: Io, globals: Globals, files: string[], flags: R
   const seed = intFlag("--seed", flags.seed) ?? 0;
   if (seed > 0xffffffff) throw new UsageError(`--seed takes a 32-bit unsigned integer, not ${seed}`);
 
-  const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
-  const current = rulesData(project);
-  if (!current) {
-    io.err(findingsText(io, findings, project.sources));
-    io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
-    return 1;
-  }
-  const baseline = flags.against === undefined ? undefined : rulesData(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
-  const setup: SetupData = { current, baseline, seed, shard, examples };
-  const shared = sharedPolicy(setup);
+  const setup = await loadSetup(io, globals, flags.against, { seed, shard, examples });
+  if (!setup) return 1;
+  const shared = setup.sharedPolicy;
   if (shared !== undefined) {
     if (shard) throw new UsageError(`--shard cannot split this replay: the playbook's ${shared} is shared by every record in order, so a shard would replay with another state than the whole corpus; replay unsharded`);
     if (workers !== undefined && workers > 1) io.err(`failbook: note: the playbook's ${shared} is shared by every record in order, so the replay runs on one thread\n`);
@@ -178,6 +173,35 @@ function print(io: Io, report: ReplayReport, format: (typeof FORMATS)[number], m
   if (tooMany) io.err(`failbook: ${changedPercent(report)} % of records changed, more than --max-changed ${maxChanged}\n`);
   return report.invalid > 0 || tooMany ? 1 : 0;
 }
+
+/**
+ * The replay's setup, loaded in a thread of its own (see loadSetupApart), and what the
+ * loading found said here as every command says it. Undefined (the findings printed) when
+ * the registry or playbook does not load.
+ */
+async function loadSetup(io: Io, globals: Globals, against: string | undefined, options: { seed: number; shard: Shard | undefined; examples: number }): Promise<SharedSetup | undefined> {
+  const answer = await loadSetupApart({ config: globals.config, against, ...options });
+  switch (answer.kind) {
+    case "loaded":
+      io.useRedactor(projectRedactor(answer.redaction));
+      return answer.setup;
+    case "unloaded":
+      io.useRedactor(projectRedactor(answer.redaction));
+      io.err(findingsText(io, answer.findings, answer.sources));
+      io.err("failbook: cannot replay until the registry and playbook load; fix the errors above\n");
+      return undefined;
+    case "invalid":
+      io.err(findingsText(io, answer.findings, answer.sources));
+      return undefined;
+    case "usage":
+      throw new UsageError(answer.message);
+    case "internal":
+      throw Object.assign(new Error(answer.message), { stack: answer.stack });
+  }
+}
+
+/** The project's redactor, as load/redaction.ts's projectRedactor makes it, from what the loading thread sent. */
+const projectRedactor = (redaction: Redaction) => keepingVocabulary(patternRedactor(redaction.patterns), () => new Set(redaction.vocabulary));
 
 function percentFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -20,7 +20,8 @@ export const PYTHON_FIXED_NAMES: ReadonlySet<string> = new Set([
   "BackoffFormula", "CompensationAction", "PLAYBOOK", "classify", "is_failure_verdict", "is_error_kind", "CAUSE_DEPTH",
   "EnvelopeOptions", "FailureEnvelope", "make_envelope", "EnvelopeError", "Envelope", "RecoveryPacket", "OutcomeKind",
   "RetryWithBackoff", "RetryWithHint", "RefreshEvidence", "RestoreCheckpoint", "EscalateToHuman", "IssueReversal",
-  "DeprecateToolCall", "Fallback", "Fail", "DeadLetter",
+  "DeprecateToolCall", "Fallback", "Fail", "DeadLetter", "JitterRange", "RefreshCredentials", "ToolGlobs", "CircuitBreakerPolicy",
+  "RetryBudgetPolicy", "RetryThrottlingPolicy", "HedgingPolicy", "ToolDeclaration", "PlaybookPolicies", "POLICIES",
 ]);
 
 /** The optional fields of AdapterErrorLike and AdapterError (which differ only in kind): written once for both. */
@@ -53,7 +54,18 @@ ${ADAPTER_ERROR_FIELDS}
 `;
 
 export const PY_ACTION_TYPES = String.raw`
-Jitter = Union[Literal["none", "full", "equal"], float]
+class _JitterRangeRequired(TypedDict):
+    min: float
+    max: float
+
+
+class JitterRange(_JitterRangeRequired, total=False):
+    """The delay times a uniform draw from [min, max]; whole milliseconds when integer."""
+
+    integer: bool
+
+
+Jitter = Union[Literal["none", "full", "equal"], float, JitterRange]
 
 
 class _BackoffRequired(TypedDict):
@@ -67,6 +79,7 @@ class BackoffFormula(_BackoffRequired, total=False):
     factor: float
     cap_ms: float
     jitter: Jitter
+    min_ms: float
 
 
 class _RetryWithBackoffRequired(TypedDict):
@@ -97,6 +110,11 @@ class RefreshEvidence(TypedDict):
 
 class RestoreCheckpoint(TypedDict):
     action: Literal["restore_checkpoint"]
+    then: Literal["retry", "abort"]
+
+
+class RefreshCredentials(TypedDict):
+    action: Literal["refresh_credentials"]
     then: Literal["retry", "abort"]
 
 
@@ -135,10 +153,76 @@ class DeadLetter(TypedDict):
 
 
 CompensationAction = Union[
-    RetryWithBackoff, RetryWithHint, RefreshEvidence, RestoreCheckpoint, EscalateToHuman,
-    IssueReversal, DeprecateToolCall, Fallback, Fail, DeadLetter,
+    RetryWithBackoff, RetryWithHint, RefreshEvidence, RestoreCheckpoint, RefreshCredentials,
+    EscalateToHuman, IssueReversal, DeprecateToolCall, Fallback, Fail, DeadLetter,
 ]
 """The closed set of compensation actions, discriminated by "action"."""
+
+
+ToolGlobs = Union[str, Sequence[str]]
+
+
+class _CircuitBreakerRequired(TypedDict):
+    tools: ToolGlobs
+
+
+class CircuitBreakerPolicy(_CircuitBreakerRequired, total=False):
+    """A circuit breaker: counts the attempts to the tools it guards; while open, fails them at once as circuit_open."""
+
+    per: Literal["breaker", "tool"]
+    failure_ratio: float
+    minimum_throughput: int
+    sampling_ms: float
+    sampling_attempts: int
+    buckets: int
+    break_ms: float
+    max_break_ms: float
+    half_open_probes: int
+    counts: Sequence[str]
+
+
+class RetryBudgetPolicy(TypedDict, total=False):
+    """Envoy's retry budget: retries in progress below max(min_concurrency, percent % of the calls in progress)."""
+
+    percent: float
+    min_concurrency: int
+
+
+class RetryThrottlingPolicy(TypedDict):
+    """gRPC's retryThrottling: retries only while the tokens are above max_tokens / 2."""
+
+    max_tokens: float
+    token_ratio: float
+
+
+class _HedgingRequired(TypedDict):
+    tools: ToolGlobs
+    max_attempts: int
+
+
+class HedgingPolicy(_HedgingRequired, total=False):
+    """gRPC's hedgingPolicy: up to max_attempts in flight, one every delay_ms."""
+
+    delay_ms: float
+    non_fatal: Sequence[str]
+
+
+class ToolDeclaration(TypedDict, total=False):
+    """What the playbook declares about the tools a glob matches."""
+
+    idempotent: bool
+    attempt_timeout_ms: float
+
+
+class PlaybookPolicies(TypedDict, total=False):
+    """The playbook's policies that every dispatch of a dispatcher shares."""
+
+    attempt_timeout_ms: float
+    tools: Mapping[str, ToolDeclaration]
+    circuit_breakers: Mapping[str, CircuitBreakerPolicy]
+    retry_budget: RetryBudgetPolicy
+    retry_throttling: RetryThrottlingPolicy
+    hedging: HedgingPolicy
 `;
 
 /** The classifier's table types; the tables follow them, then PY_CLASSIFY. */
@@ -168,6 +252,15 @@ class _Pattern(NamedTuple):
     """False: the pattern runs over the message's UTF-16 code units, as JavaScript's does without u."""
 
 
+class _Hint(NamedTuple):
+    headers: Tuple[Tuple[str, bool], ...]
+    """Lower-case header names in the policy's order, each with whether it is read as milliseconds."""
+    fields: Tuple[str, ...]
+    parse: str
+    """strict, number (JavaScript's Number) or float (parseFloat's numeric prefix)."""
+    zero_absent: bool
+
+
 class _Conditions(NamedTuple):
     kinds: Optional[Tuple[str, ...]] = None
     statuses: Optional[Tuple[int, ...]] = None
@@ -180,6 +273,10 @@ class _Conditions(NamedTuple):
     headers: Optional[Tuple[Tuple[str, Optional[Tuple[str, ...]]], ...]] = None
     fields: Optional[Tuple[Tuple[str, Tuple[_FieldKey, ...]], ...]] = None
     cause: Optional[_Conditions] = None
+    not_: Optional[_Conditions] = None
+    """Holds when this inner rule does not."""
+    hint: Optional[_Hint] = None
+    """retry_after: present, with the retry_after policy it reads."""
 
 
 class _Rule(NamedTuple):
@@ -189,6 +286,7 @@ class _Rule(NamedTuple):
 
 _C = _Conditions
 _G = _Glob
+_H = _Hint
 `;
 
 /** Emitted only when a rule has a pattern: pyright --strict reports an unused private function. */
@@ -433,7 +531,147 @@ def _holds(c: _Conditions, p: _Probe, depth: int) -> bool:
             d += 1
         if not found:
             return False
+    if c.hint is not None and not _hint_present(c.hint, p):
+        return False
+    if c.not_ is not None and _holds(c.not_, p, depth):
+        return False
     return True
+
+
+# Server hints, read as failbook's hintValue reads them (JavaScript's whitespace, Number and
+# parseFloat; decimals moved by their digits, never through binary floating point).
+_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_WS = "[" + _JS_SPACE + "]*"
+_STRICT_NUMBER: Final = re.compile(_WS + r"([-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))" + _WS)
+_JS_DECIMAL = r"[-+]?(?:Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)"
+_JS_NUMBER: Final = re.compile(_JS_DECIMAL + r"|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+")
+_JS_FLOAT: Final = re.compile(_JS_DECIMAL)
+_DECIMAL: Final = re.compile(r"([-+]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?")
+_MAX_HINT_MS: Final = 2592000000
+_HintValue = Optional[Tuple[str, int, bool]]
+"""("delay", ms, exactly zero), ("date", ms since the epoch, False), ("negative", 0, False), or None."""
+_MONTHS: Final = "JanFebMarAprMayJunJulAugSepOctNovDec"
+_IMF_FIXDATE: Final = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([0-9]{4}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) GMT")
+_RFC_850: Final = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), ([0-9]{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-([0-9]{2}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) GMT")
+_ASCTIME: Final = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ 0-9][0-9]) ([0-9]{2}):([0-9]{2}):([0-9]{2}) ([0-9]{4})")
+
+
+def _finite(n: float) -> Optional[float]:
+    return None if n in (float("inf"), float("-inf")) or n != n else n
+
+
+def _js_number(value: str) -> Optional[float]:
+    text = value.strip(_JS_SPACE)
+    if text == "":
+        return 0.0
+    if _JS_NUMBER.fullmatch(text) is None:
+        return None
+    try:
+        return _finite(float(int(text, 0)) if text[:2].lower() in ("0x", "0o", "0b") else float(text))
+    except OverflowError:
+        return None
+
+
+def _js_float(value: str) -> Optional[float]:
+    m = _JS_FLOAT.match(value.lstrip(_JS_SPACE))
+    return None if m is None else _finite(float(m.group(0)))
+
+
+def _decimal_hint(numeral: str, shift: int) -> _HintValue:
+    m = _DECIMAL.fullmatch(numeral)
+    if m is None:
+        return None
+    fraction = m.group(3) or ""
+    digits = (m.group(2) + fraction).lstrip("0")
+    if digits == "":
+        return ("delay", 0, True)
+    if m.group(1) == "-":
+        return ("negative", 0, False)
+    whole = len(digits) - len(fraction) + shift + (0 if m.group(4) is None else int(m.group(4)))
+    if whole > 16:
+        return ("delay", _MAX_HINT_MS, False)
+    integer = 0 if whole <= 0 else int(digits[:whole] if len(digits) >= whole else digits + "0" * (whole - len(digits)))
+    return ("delay", min(_MAX_HINT_MS, integer), False)
+
+
+def _utc_ms(year: int, month_name: str, day: int, hour: int, minute: int, second: int) -> Optional[int]:
+    month = _MONTHS.index(month_name) // 3 + 1
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (29 if leap else 28) if month == 2 else 30 if month in (4, 6, 9, 11) else 31
+    if day < 1 or day > days or hour > 23 or minute > 59 or second > 60:
+        return None
+    y = year - 1 if month <= 2 else year
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    epoch_days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return ((epoch_days * 24 + hour) * 60 + minute) * 60000 + second * 1000
+
+
+def _http_date(value: str) -> Optional[int]:
+    text = value.strip(_JS_SPACE)
+    m = _IMF_FIXDATE.fullmatch(text)
+    if m is not None:
+        return _utc_ms(int(m.group(3)), m.group(2), int(m.group(1)), int(m.group(4)), int(m.group(5)), int(m.group(6)))
+    m = _RFC_850.fullmatch(text)
+    if m is not None:
+        year = int(m.group(3))
+        return _utc_ms(year + (2000 if year < 50 else 1900), m.group(2), int(m.group(1)), int(m.group(4)), int(m.group(5)), int(m.group(6)))
+    m = _ASCTIME.fullmatch(text)
+    if m is not None:
+        return _utc_ms(int(m.group(6)), m.group(1), int(m.group(2).strip()), int(m.group(3)), int(m.group(4)), int(m.group(5)))
+    return None
+
+
+def _hint_value(value: str, ms: bool, parse: str) -> _HintValue:
+    if len(_utf16(value)) > 100:
+        return None
+    numeral: Optional[str] = None
+    if parse == "strict":
+        m = _STRICT_NUMBER.fullmatch(value)
+        if m is not None:
+            numeral = m.group(1)
+    else:
+        n = _js_number(value) if parse == "number" else _js_float(value)
+        if n is not None:
+            numeral = repr(n)
+    if numeral is not None:
+        return _decimal_hint(numeral, 0 if ms else 3)
+    if ms:
+        return None
+    at = _http_date(value)
+    return None if at is None else ("date", at, False)
+
+
+def _field_hint(value: object) -> _HintValue:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        n = float(value)
+    except OverflowError:
+        return None
+    return None if _finite(n) is None else _decimal_hint(repr(value), 0)
+
+
+def _hint_present(h: _Hint, p: _Probe) -> bool:
+    """Does a header or field of the policy yield a valid hint? An HTTP date does, whatever the time."""
+    if p.headers is not None:
+        headers = p.lower_headers()
+        for name, ms in h.headers:
+            value = headers.get(name)
+            if value is None:
+                continue
+            hint = _hint_value(value, ms, h.parse)
+            if hint is not None and hint[0] != "negative" and not (hint[0] == "delay" and hint[2] and h.zero_absent):
+                return True
+    fields = p.fields
+    for name in h.fields:
+        if fields is None or name not in fields:
+            continue
+        hint = _field_hint(fields[name])
+        if hint is not None and hint[0] == "delay" and not (hint[2] and h.zero_absent):
+            return True
+    return False
 
 
 def _candidates(p: _Probe) -> List[Tuple[int, ...]]:

@@ -55,6 +55,7 @@ export function generatePython(input: CodegenInput, options: GenerateOptions = {
     verdictInfoSection(tables),
     PY_ACTION_TYPES,
     `PLAYBOOK: Mapping[FailureVerdict, CompensationAction] = ${pyDict(tables.actions)}\n"""The playbook ${pyDocText(JSON.stringify(tables.playbook.name))}: the one compensation action for each verdict."""`,
+    `POLICIES: PlaybookPolicies = ${pyDict(tables.policies)}\n"""The playbook's shared policies: attempt timeouts, circuit breakers, retry budget, retry throttling, hedging."""`,
     PY_CLASSIFIER_TYPES,
     rulesSection(index),
     indexSection(index),
@@ -80,6 +81,7 @@ export function patternProblems(registry: Registry): CodegenProblem[] {
       if (!translated.ok) problems.push({ rule: "python-pattern", document: "registry", path: [...at], message: `message_matches ${JSON.stringify(pattern)} ${translated.reason}; gen py cannot write a module that decides as failbook does (rewrite the pattern, or use message_contains)`, generatorOnly: true });
     }
     if (rule.cause !== undefined && depth < CAUSE_DEPTH) visit(rule.cause, [...path, "cause"], depth + 1);
+    if (rule.not !== undefined) visit(rule.not, [...path, "not"], depth);
   };
   registry.verdicts.forEach((v, i) => {
     if (statusOf(v) !== "reserved") (v.match ?? []).forEach((rule, r) => visit(rule, ["verdicts", i, "match", r], 0));
@@ -343,6 +345,12 @@ function pyConditions(c: CompiledConditions): string {
   if (c.headers !== null) args.push(`headers=${pyTuple(c.headers.map(([name, values]) => `(${pyStr(name)}, ${values === null ? "None" : pyTuple(values.map(pyStr))})`))}`);
   if (c.fields !== null) args.push(`fields=${pyTuple(c.fields.map(([name, values]) => `(${pyStr(name)}, ${pyTuple(values.map(fieldKey))})`))}`);
   if (c.cause !== null) args.push(`cause=${pyConditions(c.cause)}`);
+  if (c.not !== null) args.push(`not_=${pyConditions(c.not)}`);
+  const hint = c.hint;
+  if (hint !== null) {
+    const headers = pyTuple(hint.headers.map(([name, ms]) => `(${pyStr(name)}, ${ms ? "True" : "False"})`));
+    args.push(`hint=_H(${headers}, ${pyTuple(hint.fields.map(pyStr))}, ${pyStr(hint.parse)}, ${hint.zeroAbsent ? "True" : "False"})`);
+  }
   return `_C(${args.join(", ")})`;
 }
 
@@ -355,7 +363,7 @@ function fieldKey(v: FieldValue): string {
 
 function rulesSection(index: ClassifierIndex): string {
   const rules = index.rules.map((r) => `    _Rule(${pyStr(r.source.verdict)}, ${pyConditions(r.test)}),`);
-  const usesPatterns = (c: CompiledConditions | null): boolean => c !== null && (c.patterns !== null || usesPatterns(c.cause));
+  const usesPatterns = (c: CompiledConditions | null): boolean => c !== null && (c.patterns !== null || usesPatterns(c.cause) || usesPatterns(c.not));
   const hasPatterns = index.rules.some((r) => usesPatterns(r.test));
   return [
     ...(hasPatterns ? [PY_PATTERN_CONSTRUCTOR.trim(), "", ""] : []),

@@ -16,7 +16,8 @@ export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "REGISTRY", "FALLBACK_VERDICT", "VERDICTS", "FailureVerdict", "RESERVED_VERDICTS", "ReservedVerdict", "isFailureVerdict",
   "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "ErrorFields", "ERROR_FIELDS", "ErrorFieldName", "SideEffectState", "AdapterError",
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
-  "ActionName", "ActionOf", "PLAYBOOK", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
+  "ActionName", "ActionOf", "PLAYBOOK", "ToolGlobs", "CircuitBreakerPolicy", "RetryBudgetPolicy", "RetryThrottlingPolicy",
+  "HedgingPolicy", "ToolDeclaration", "PlaybookPolicies", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
   "envelopeFor", "buildEnvelope", "EnvelopeInputFor", "REDACT_PATTERNS", "redactDetails",
   "McpToolResult", "toMcpToolResult", "EXAMPLES", "VerdictExample", "PROJECT",
@@ -84,14 +85,18 @@ export interface VerdictInfo<V extends FailureVerdict = FailureVerdict> {
 `;
 
 export const ACTION_TYPES = String.raw`
-export type Jitter = "none" | "full" | "equal";
+/**
+ * none, full, equal, a ratio r in (0, 1] (the delay is drawn from [d(1-r), d]), or a range:
+ * the delay times a uniform draw from [min, max] (whole milliseconds when integer).
+ */
+export type Jitter = "none" | "full" | "equal" | number | { readonly min: number; readonly max: number; readonly integer?: boolean };
 
-/** A retry delay formula (retry number n from 0). */
+/** A retry delay formula (retry number n from 0); min_ms is the least delay after jitter. */
 export type BackoffFormula =
-  | { readonly strategy: "exponential"; readonly base_ms: number; readonly factor?: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "linear"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "constant"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter }
-  | { readonly strategy: "decorrelated"; readonly base_ms: number; readonly cap_ms?: number };
+  | { readonly strategy: "exponential"; readonly base_ms: number; readonly factor?: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "linear"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "constant"; readonly base_ms: number; readonly cap_ms?: number; readonly jitter?: Jitter; readonly min_ms?: number }
+  | { readonly strategy: "decorrelated"; readonly base_ms: number; readonly cap_ms?: number; readonly min_ms?: number };
 
 /** The closed set of compensation actions, discriminated by action. */
 export type CompensationAction =
@@ -99,6 +104,7 @@ export type CompensationAction =
   | { readonly action: "retry_with_hint"; readonly max_retries: number; readonly hint: string; readonly backoff_ms?: readonly number[]; readonly backoff?: BackoffFormula }
   | { readonly action: "refresh_evidence"; readonly then: "retry" | "abort" }
   | { readonly action: "restore_checkpoint"; readonly then: "retry" | "abort" }
+  | { readonly action: "refresh_credentials"; readonly then: "retry" | "abort" }
   | { readonly action: "escalate_to_human"; readonly queue: string }
   | { readonly action: "issue_reversal"; readonly reason: string }
   | { readonly action: "deprecate_tool_call"; readonly reason: string; readonly replan: boolean }
@@ -110,6 +116,66 @@ export type ActionName = CompensationAction["action"];
 
 /** The action type of one action name. */
 export type ActionOf<A extends ActionName> = Extract<CompensationAction, { readonly action: A }>;
+
+/** A tool glob, or a list of them. */
+export type ToolGlobs = string | readonly string[];
+
+/** A circuit breaker: counts the attempts to the tools it guards; while open, fails them at once as circuit_open. */
+export interface CircuitBreakerPolicy {
+  readonly tools: ToolGlobs;
+  /** One state for all its tools (breaker, the default), or one per tool. */
+  readonly per?: "breaker" | "tool";
+  readonly failure_ratio?: number;
+  /** Counted attempts in the window before it may open. */
+  readonly minimum_throughput?: number;
+  readonly sampling_ms?: number;
+  readonly sampling_attempts?: number;
+  readonly buckets?: number;
+  readonly break_ms?: number;
+  /** Each reopening doubles the break, up to this. */
+  readonly max_break_ms?: number;
+  readonly half_open_probes?: number;
+  /** Failure classes that count (default: retryable verdicts and attempt timeouts). */
+  readonly counts?: readonly string[];
+}
+
+/** Envoy's retry budget: retries in progress below max(min_concurrency, percent % of the calls in progress). */
+export interface RetryBudgetPolicy {
+  readonly percent?: number;
+  readonly min_concurrency?: number;
+}
+
+/** gRPC's retryThrottling: retries only while the tokens are above max_tokens / 2. */
+export interface RetryThrottlingPolicy {
+  readonly max_tokens: number;
+  readonly token_ratio: number;
+}
+
+/** gRPC's hedgingPolicy: up to max_attempts in flight, one every delay_ms. */
+export interface HedgingPolicy {
+  readonly tools: ToolGlobs;
+  readonly max_attempts: number;
+  readonly delay_ms?: number;
+  readonly non_fatal?: readonly string[];
+}
+
+/** What the playbook declares about the tools a glob matches. */
+export interface ToolDeclaration {
+  readonly idempotent?: boolean;
+  /** This tool's own attempt timeout. */
+  readonly attempt_timeout_ms?: number;
+}
+
+/** The playbook's policies that every dispatch of a dispatcher shares, as PROJECT.playbook holds them. */
+export interface PlaybookPolicies {
+  /** How long one attempt may take; a tools: entry may set its own. */
+  readonly attempt_timeout_ms?: number;
+  readonly tools?: { readonly [glob: string]: ToolDeclaration };
+  readonly circuit_breakers?: { readonly [name: string]: CircuitBreakerPolicy };
+  readonly retry_budget?: RetryBudgetPolicy;
+  readonly retry_throttling?: RetryThrottlingPolicy;
+  readonly hedging?: HedgingPolicy;
+}
 `;
 
 export const CLASSIFY_ENTRY = String.raw`

@@ -118,7 +118,7 @@ const ACTION_FIELDS: Record<ActionName, readonly string[]> = {
   fail: ["message"],
   dead_letter: ["queue"],
 };
-const BACKOFF_FIELDS = ["strategy", "base_ms", "factor", "cap_ms", "jitter"];
+const BACKOFF_FIELDS = ["strategy", "base_ms", "factor", "cap_ms", "jitter", "min_ms"];
 
 function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -131,6 +131,14 @@ export function actionData(action: CompensationAction): Record<string, unknown> 
   const fields = pick(action as unknown as Record<string, unknown>, ACTION_FIELDS[action.action] ?? []);
   if (fields.backoff !== undefined) fields.backoff = pick(fields.backoff as Record<string, unknown>, BACKOFF_FIELDS);
   return { action: action.action, ...fields };
+}
+
+/** The playbook's shared policies (SPEC 18), the keys PlaybookPolicies types, in a fixed order. */
+const POLICY_KEYS = ["attempt_timeout_ms", "tools", "circuit_breakers", "retry_budget", "retry_throttling", "hedging"] as const;
+
+/** The playbook's shared policies as POLICIES holds them: only the keys that are set. */
+export function policiesData(playbook: Playbook): Record<string, unknown> {
+  return pick(playbook as unknown as Record<string, unknown>, POLICY_KEYS);
 }
 
 /** Everything a binding prints, in the order it prints it. */
@@ -152,6 +160,8 @@ export interface BindingTables {
   actions: Record<string, Record<string, unknown>>;
   /** The classify rules in registry order, as the one classifier takes them. */
   rules: ClassifierRule[];
+  /** The playbook's shared policies. */
+  policies: Record<string, unknown>;
 }
 
 /** The tables of a (redacted) registry and playbook; the playbook must cover every usable verdict. */
@@ -163,7 +173,7 @@ export function bindingTables(registry: Registry, playbook: Playbook): BindingTa
     setOwn(info, v.code, verdictInfo(v));
     setOwn(actions, v.code, actionData(playbook.verdicts[v.code] as CompensationAction));
   }
-  const { rules } = classifierRules(registry);
+  const { rules } = classifierRules(registry, false, playbook);
   return {
     registry,
     playbook,
@@ -176,5 +186,6 @@ export function bindingTables(registry: Registry, playbook: Playbook): BindingTa
     info,
     actions,
     rules,
+    policies: policiesData(playbook),
   };
 }

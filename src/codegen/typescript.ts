@@ -289,13 +289,13 @@ function playbookSection(tables: BindingTables, ctx: EmitContext): string {
 /**
  * The project as data for failbook-runtime's `createDispatcher({ project: PROJECT })` (SPEC
  * 17): the registry and playbook as failbook validated them and the redact: patterns lint
- * checked. Typed by its shape and nothing more, so the module compiles without
- * failbook-runtime installed.
+ * checked. Typed by its shape (the playbook's shared policies by PlaybookPolicies) and
+ * nothing more, so the module compiles without failbook-runtime installed.
  */
 function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): string {
   return [
     "/** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */",
-    `export const PROJECT: { readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: object; readonly redact: readonly string[] } = ${jsonData({ format: PROJECT_FORMAT, ...data, redact: redactPatterns })};`,
+    `export const PROJECT: { readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: PlaybookPolicies & { readonly [key: string]: unknown }; readonly redact: readonly string[] } = ${jsonData({ format: PROJECT_FORMAT, ...data, redact: redactPatterns })};`,
   ].join("\n");
 }
 

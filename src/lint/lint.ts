@@ -3,16 +3,19 @@ import type { Severity, SeveritySetting } from "failbook-runtime/model/config.js
 import { replaceFix, SEVERITY_RANK, type Finding } from "failbook-runtime/model/finding.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
-import type { LintRule, RuleMeta } from "./rule.js";
+import type { LintRule, RuleContext, RuleMeta } from "./rule.js";
 import { ruleCatalogue } from "./rule.js";
 import { RULES } from "./rules/index.js";
 import { closest } from "../util/text.js";
+import type { VerdictFindings } from "./incremental.js";
 
 export interface LintOptions {
   /** Extra rules (change control adds its own). */
   extraRules?: LintRule[];
   /** Only findings at error severity: skip every rule the config leaves below it (simulate's check, which only counts errors). */
   errorsOnly?: boolean;
+  /** The per-verdict findings of the last check of this project, reused where an edit left a verdict as it was (failbook lsp). */
+  previous?: VerdictFindings;
 }
 
 /**
@@ -32,7 +35,7 @@ export function lintProject(project: Project, loadFindings: Finding[], options: 
     if (severity && (!options.errorsOnly || severity === "error")) out.push({ ...f, severity });
   }
   const rules = [...RULES, ...(options.extraRules ?? [])];
-  out.push(...runRules(project, options.errorsOnly ? rules.filter((r) => effectiveSeverity(r.id, r.severity, overrides) === "error") : rules));
+  out.push(...runRules(project, options.errorsOnly ? rules.filter((r) => effectiveSeverity(r.id, r.severity, overrides) === "error") : rules, options.previous));
   return sortFindings(out);
 }
 
@@ -40,22 +43,33 @@ export function lintProject(project: Project, loadFindings: Finding[], options: 
  * Run rules over a project at the severities its config sets (`off` skips a rule). Nothing
  * runs when the registry or the playbook failed its schema: the rules need both.
  */
-export function runRules(project: Project, rules: readonly LintRule[]): Finding[] {
+export function runRules(project: Project, rules: readonly LintRule[], previous?: VerdictFindings): Finding[] {
   const overrides = project.config.rules ?? {};
   const registry = project.registry;
   const playbook = project.playbook;
   const out: Finding[] = [];
   if (!registry || !playbook) return out;
+  const incremental = previous?.begin(project) === true;
   for (const rule of rules) {
     const severity = effectiveSeverity(rule.id, rule.severity, overrides);
     if (!severity) continue;
-    rule.check({
-      project,
-      registry,
-      playbook,
-      fixtures: project.fixtures,
-      report: (r) => out.push(findingAt({ rule: rule.id, severity, ...r })),
-    });
+    let into = out;
+    const ctx: RuleContext = { project, registry, playbook, fixtures: project.fixtures, report: (r) => into.push(findingAt({ rule: rule.id, severity, ...r })) };
+    const checkVerdict = rule.checkVerdict;
+    if (!incremental || !previous || !checkVerdict) {
+      rule.check(ctx);
+      continue;
+    }
+    // A per-verdict rule, verdict by verdict as its check runs: each verdict's findings reused when it is unchanged.
+    for (const [index, verdict] of registry.value.verdicts.entries()) {
+      const found = previous.findings(rule.id, severity, index, registry.doc.file, () => {
+        into = [];
+        checkVerdict(ctx, verdict, index);
+        return into;
+      });
+      into = out;
+      out.push(...found);
+    }
   }
   return out;
 }

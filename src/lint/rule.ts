@@ -3,7 +3,7 @@ import type { Severity } from "failbook-runtime/model/config.js";
 import type { FindingFix, PathSegment, Position } from "failbook-runtime/model/finding.js";
 import type { Fixture } from "failbook-runtime/model/fixture.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
-import type { Registry } from "failbook-runtime/model/registry.js";
+import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import type { Loaded, Project } from "../load/project.js";
 import type { YamlDocument } from "../load/yaml.js";
 
@@ -40,6 +40,23 @@ export interface RuleContext {
 
 export interface LintRule extends RuleMeta {
   check(ctx: RuleContext): void;
+  /**
+   * A per-verdict rule's check of one verdict (its `check` runs this over every verdict, in
+   * order). What it reports about verdict `index` depends on that verdict and the project
+   * outside the registry's verdict list alone, never on another verdict: lint may run it again
+   * over only the verdicts an edit changed (lint/incremental.ts). Absent: a project-wide rule.
+   */
+  checkVerdict?(ctx: RuleContext, verdict: Verdict, index: number): void;
+}
+
+/** A per-verdict rule (see LintRule.checkVerdict): its `check` is its one verdict's check, verdict by verdict. */
+export function perVerdict(rule: RuleMeta & { checkVerdict(ctx: RuleContext, verdict: Verdict, index: number): void }): LintRule {
+  return {
+    ...rule,
+    check(ctx) {
+      for (const [index, verdict] of ctx.registry.value.verdicts.entries()) rule.checkVerdict(ctx, verdict, index);
+    },
+  };
 }
 
 /** Rules whose findings come from loading (parsing and schema validation), not from a check. */

@@ -3,7 +3,8 @@
  * open buffers over the files on disk, and lint's findings for it. A project is checked again
  * shortly after any of its files changes; the loader reuses every file whose text is the
  * same (LoadCache), so an edit re-reads and re-checks only the file that changed, and lint
- * runs its one set of rules over the result.
+ * runs its one set of rules over the result, each per-verdict rule only over the verdicts
+ * the edit changed (VerdictFindings).
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,6 +16,7 @@ import { InvalidProject, LoadCache, loadProjectFrom, type Loaded, type Project }
 import type { DocumentKind } from "../load/schema.js";
 import type { YamlDocument } from "../load/yaml.js";
 import { lintProject, sortFindings } from "../lint/lint.js";
+import { VerdictFindings } from "../lint/incremental.js";
 import { patternRedactor, projectRedactor } from "../load/redaction.js";
 import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
@@ -32,6 +34,8 @@ export interface ProjectState {
   root: string;
   files: EditorFiles;
   cache: LoadCache;
+  /** The per-verdict findings of the last check: an edit to one verdict re-checks that verdict (lint/incremental.ts). */
+  previous: VerdictFindings;
   /** The last load: absent when the config itself could not be read. */
   project: Project | undefined;
   /** Lint's findings of the last check, sorted, not yet redacted. */
@@ -136,6 +140,7 @@ export class Workspace {
         root,
         files: editorFiles(root, (p) => this.bufferText(p)),
         cache: new LoadCache(),
+        previous: new VerdictFindings(),
         project: undefined,
         findings: [],
         problem: undefined,
@@ -195,7 +200,7 @@ export class Workspace {
     try {
       const { project, findings } = loadProjectFrom(state.files, state.configFile, { cwd: state.root, cache: state.cache });
       state.project = project;
-      state.findings = lintProject(project, findings);
+      state.findings = lintProject(project, findings, { previous: state.previous });
       state.problem = undefined;
       state.registry = project.registry ?? state.registry;
       state.playbook = project.playbook ?? state.playbook;

@@ -34,7 +34,7 @@ const RETRY_PARAMETERS: ActionParameter[] = [
     required: false,
     text: "a formula instead: { strategy: exponential | linear | constant | decorrelated, base_ms, factor (exponential, default 2), cap_ms, jitter: none | full | equal | a ratio in (0, 1], min_ms }. Jitter draws come from the seeded random source.",
   },
-  { name: "retry_after", required: false, text: "this verdict's own Retry-After policy ({ headers, max_ms, above_max, mode, max_over_backoff_ms }), replacing the playbook's." },
+  { name: "retry_after", required: false, text: "this verdict's own Retry-After policy ({ headers, ms_headers, fields, max_ms, above_max, mode, max_over_backoff_ms, invalid, parse, zero, order, clock }; see docs/files.md), replacing the playbook's." },
 ];
 
 const RETRY_SEMANTICS = [
@@ -44,7 +44,7 @@ const RETRY_SEMANTICS = [
   "  c. the verdict is retryable: false -> failed, reason not_retryable;",
   "  c'. the call is hedged (the playbook's hedging, SPEC 18): its retries are its hedges -> exhausted, reason hedged (retry_throttled when retry throttling stopped the hedges);",
   "  d. this verdict's retries reached max_retries (reason max_retries) or the class's max_retries (class_max_retries) -> exhausted;",
-  "  e. budgets.retries, the retry quota, retry_seconds or wall_ms would be exceeded, or a Retry-After hint is above max_ms with above_max: give_up -> exhausted, with that as reason.",
+  "  e. budgets.retries, the retry quota, retry_seconds or wall_ms would be exceeded, or a Retry-After hint is above max_ms with above_max: give_up (retry_after_too_long), or negative or unparseable with invalid: give_up (retry_after_invalid) -> exhausted, with that as reason.",
   "Otherwise retry_scheduled is emitted with delay_ms (the schedule's delay, raised to the server's Retry-After hint when honor_retry_after), the clock advances, and the call is attempted again with the same idempotency key.",
 ];
 

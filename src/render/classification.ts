@@ -54,7 +54,7 @@ export interface Classified {
 
 /** `nowMs` dates a Retry-After given as an HTTP date. */
 export function classificationReport(registry: Loaded<Registry>, playbook: Playbook, error: AdapterError | undefined, tool: string | undefined, nowMs: number): Classified {
-  const result = classify(registry.value, error, tool);
+  const result = classify(registry.value, error, tool, playbook);
   const verdict = verdictByCode(registry.value, result.verdict);
   const action = actionFor(playbook, result.verdict) ?? null;
   const idempotent = tool === undefined || isIdempotent(playbook, { id: "classify", tool });
@@ -83,6 +83,7 @@ export function classificationReport(registry: Loaded<Registry>, playbook: Playb
 function firstFailure(registry: Registry, playbook: Playbook, code: string, verdict: Verdict | undefined, action: RetryAction, error: AdapterError | null, idempotent: boolean, nowMs: number): FirstFailure {
   const honor = honorsRetryAfter(playbook);
   const policy = retryAfterPolicyOf(playbook, action);
+  const reading = honor ? readRetryAfter(error, policy, nowMs) : undefined;
   const decision = decideRetry({
     action,
     verdict,
@@ -99,7 +100,8 @@ function firstFailure(registry: Registry, playbook: Playbook, code: string, verd
     elapsedMs: 0,
     budgets: playbook.budgets ?? {},
     retryAfter: honor ? policy : false,
-    hintMs: honor ? readRetryAfter(error, policy, nowMs).hintMs : undefined,
+    hintMs: reading?.hintMs,
+    hintInvalid: reading?.invalid !== undefined,
     quota: playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(playbook.retry_quota),
     // A call's first failure, against a fresh retry budget and a full throttling bucket: neither refuses it.
     budget: undefined,

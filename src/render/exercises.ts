@@ -31,7 +31,7 @@ export function fixturesExercising(code: string, registry: Registry, playbook: P
       out.push({ fixture: fixture.name, file: pos.file, line: pos.line, column: pos.column, via, at: dotted(path) });
     };
     for (const failure of recordedFailures(fixture, registry, playbook)) {
-      if (classify(registry, failure.error, failure.tool).verdict === code) add("failure", failure.path, failure.hasErrorObject ? [...failure.path, "error"] : failure.path);
+      if (classify(registry, failure.error, failure.tool, playbook).verdict === code) add("failure", failure.path, failure.hasErrorObject ? [...failure.path, "error"] : failure.path);
     }
     for (const [path, verdict] of verdictsIn(fixture.expect, ["expect"])) {
       if (verdict === code) add("golden", path, path);

@@ -9,7 +9,8 @@ import { nearest } from "../util/text.js";
 import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf } from "failbook-runtime/model/playbook.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
 import type { Exercise } from "./exercises.js";
-import { matchText, quotaText, retryAfterText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
+import { outcomeFor } from "failbook-runtime/engine/policies/breakers.js";
+import { breakerText, matchText, quotaText, retryAfterText, retryBudgetText, throttlingText, timeoutsText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
 export type CodeLookup =
   | { found: CodeRow }
@@ -90,7 +91,14 @@ export function explainCode(raw: CodeRow, model: RegistryModel, rawExercises: re
       out.push(wrap(honorsRetryAfter(model.playbook) ? `retry after${own}: ${inert(retryAfterText(retryAfterPolicyOf(model.playbook, params)))}` : "retry after: ignored (honor_retry_after: false)", "  "));
       if (model.playbook.backoff_index === "per_call") out.push(wrap("backoff index: per call (the n-th retry of the call waits the n-th delay, whatever its verdict)", "  "));
       if (model.playbook.retry_quota !== null) out.push(wrap(`retry quota: ${inert(quotaText(model.playbook.retry_quota))}`, "  "));
+      const { retry_budget, retry_throttling } = model.playbook.policies;
+      if (retry_budget !== null) out.push(wrap(`retry budget: ${retryBudgetText(retry_budget)}`, "  "));
+      if (retry_throttling !== null) out.push(wrap(`retry throttling: ${throttlingText(retry_throttling)}`, "  "));
     }
+    if (params?.action === "refresh_credentials") {
+      out.push(wrap(params.then === "retry" ? 'refresh credentials: effects.refreshCredentials(call) runs (event credentials_refreshed), then one immediate attempt whose context says refreshed: "credentials"; if it fails too, the call is deprecated with replan' : "refresh credentials: effects.refreshCredentials(call) runs (event credentials_refreshed), then the call is deprecated with replan (then: abort)", "  "));
+    }
+    for (const policy of policyLines(raw, model)) out.push(wrap(inert(policy), "  "));
   } else {
     out.push(row.status === "reserved" ? "  none (reserved codes need none)" : "  none: the playbook has no action for this code (lint reports playbook-exhaustive)");
   }
@@ -119,6 +127,20 @@ export function explainCode(raw: CodeRow, model: RegistryModel, rawExercises: re
     groups.forEach((g, i) => out.push(`  ${where[i].padEnd(width)}  ${g[0].fixture.padEnd(nameWidth)}  ${c.dim(exerciseSummary(g))}`));
   }
   return out.join("\n") + "\n";
+}
+
+/** The shared policies of SPEC 18 as they bear on this code: attempt timeouts, then each breaker. */
+function policyLines(row: CodeRow, model: RegistryModel): string[] {
+  const policies = model.playbook.policies;
+  const lines: string[] = [];
+  if (policies.attempt_timeout_ms !== null || policies.tool_timeouts.length > 0) lines.push(`attempt timeout: ${timeoutsText(policies)}`);
+  for (const b of policies.breakers) {
+    const stops = b.when_open.some((w) => w.verdict === row.code);
+    const counted = outcomeFor({ tools: b.tools, ...(b.counts === null ? {} : { counts: b.counts }) }, { verdictClass: row.class, retryable: row.retryable, errorKind: undefined }) === "failure";
+    const mine = stops ? "an attempt it stops classifies as this code" : counted ? "a failure with this code counts toward opening it" : "a failure with this code does not count toward it";
+    lines.push(`breaker ${b.name}: ${mine}; ${breakerText(b)}; ${whenOpenText(b)}`);
+  }
+  return lines;
 }
 
 /** One group per fixture, in the order of the fixtures' first place. */

@@ -1,7 +1,7 @@
 /** The registry as Markdown: a table of codes, the classes, the reserved codes, a section per code. */
 import { escapeHtml, fragmentFor, mdBlock, mdCell, mdCode, mdFence } from "../util/escape.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
-import { matchText, partition, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
+import { breakerText, hasPolicies, hedgingText, matchText, partition, retryBudgetText, throttlingText, timeoutsText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
 export function renderMarkdown(model: RegistryModel): string {
   const { listed, reserved } = partition(model);
@@ -37,6 +37,7 @@ export function renderMarkdown(model: RegistryModel): string {
       table(["Field", "Type", "Description"], model.error_fields.map((f) => [mdCode(f.name, true), f.type, mdCell(f.description ?? "")])),
     );
   }
+  out.push(...policies(model));
   if (reserved.length > 0) {
     out.push(
       "",
@@ -53,6 +54,22 @@ export function renderMarkdown(model: RegistryModel): string {
   out.push("", "## Reference");
   for (const row of listed) out.push("", section(row, model));
   return out.join("\n") + "\n";
+}
+
+/** The playbook's shared policies (SPEC 18): the timeouts, a section per breaker, the budget, throttling, hedging. */
+function policies(model: RegistryModel): string[] {
+  const p = model.playbook.policies;
+  if (!hasPolicies(p)) return [];
+  const out = ["", "## Policies", "", "Shared by every call of one dispatcher."];
+  const para = (title: string, text: string) => out.push("", `**${title}:** ${mdCell(text)}`);
+  if (p.attempt_timeout_ms !== null || p.tool_timeouts.length > 0) para("Attempt timeout", timeoutsText(p));
+  if (p.retry_budget !== null) para("Retry budget", retryBudgetText(p.retry_budget));
+  if (p.retry_throttling !== null) para("Retry throttling", throttlingText(p.retry_throttling));
+  if (p.hedging !== null) para("Hedging", hedgingText(p.hedging));
+  for (const b of p.breakers) {
+    out.push("", `### Breaker ${mdCode(b.name)}`, "", `- ${mdCell(breakerText(b))}`, `- ${mdCell(whenOpenText(b))}`);
+  }
+  return out;
 }
 
 function table(header: string[], rows: string[][]): string {

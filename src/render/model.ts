@@ -3,11 +3,15 @@
  * the action's static worst case. Markdown, HTML, JSON and `explain` all print this model, so
  * every format says the same thing about a code.
  */
-import type { ActionName, Budgets, CompensationAction, Playbook, RetryAfterPolicy, RetryQuota } from "failbook-runtime/model/playbook.js";
+import type { ActionName, Budgets, CompensationAction, Jitter, Playbook, RetryAfterPolicy, RetryQuota } from "failbook-runtime/model/playbook.js";
 import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "failbook-runtime/engine/quota.js";
 import { DEFAULT_RETRY_AFTER_HEADERS } from "failbook-runtime/engine/retry-after.js";
 import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "failbook-runtime/model/registry.js";
 import { worstCase, type RetryLimit } from "failbook-runtime/engine/worstcase.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import { circuitOpenError } from "failbook-runtime/engine/policies/breakers.js";
+import { BREAKER_DEFAULTS } from "failbook-runtime/engine/policies/circuit.js";
+import { RETRY_BUDGET_DEFAULTS } from "failbook-runtime/engine/policies/retry-budget.js";
 import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
 import { abbreviatedSum, plural } from "../util/text.js";
 import { exampleViews, type ExampleView } from "./examples.js";
@@ -39,6 +43,8 @@ export interface WorstCaseView {
   retry_after: { honored: boolean; max_wait_ms: number | null; mode: "max" | "replace" | "exact"; above_max: "ignore" | "cap" | "give_up"; over_backoff_ms: number | null } | null;
   /** For a retry action under the playbook's retry_quota: what a full bucket pays for. */
   quota: { capacity: number; cost: number; retries: number } | null;
+  /** Under attempt timeouts: attempts × the longest timeout + the backoff. */
+  time: { attempt_timeout_ms: number; every_tool: boolean; worst_ms: number; wall_ms: number | null } | null;
   /** When the playbook hedges (SPEC 18): a hedged call's attempts (its hedges; it never retries). */
   hedged?: { tools: string[]; max_attempts: number; attempts: number };
 }
@@ -70,6 +76,36 @@ export interface CodeRow {
   worst_case: WorstCaseView | null;
 }
 
+/** A circuit breaker with its defaults filled in, and what an open circuit means in this registry. */
+export interface BreakerView {
+  name: string;
+  tools: string[];
+  per: "breaker" | "tool";
+  failure_ratio: number;
+  minimum_throughput: number;
+  sampling_ms: number;
+  sampling_attempts: number | null;
+  buckets: number | null;
+  break_ms: number;
+  max_break_ms: number | null;
+  half_open_probes: number;
+  /** The failure classes that count; null: the default (retryable verdicts and attempt timeouts). */
+  counts: string[] | null;
+  /** The verdict each attempt it stops (circuit_open) classifies to, per distinct verdict, with that verdict's action. */
+  when_open: { verdict: string; action: string | null }[];
+}
+
+/** The playbook's shared policies (SPEC 18), defaults filled in. */
+export interface PoliciesView {
+  attempt_timeout_ms: number | null;
+  /** The tools: entries that set their own timeout. */
+  tool_timeouts: { tools: string; ms: number }[];
+  breakers: BreakerView[];
+  retry_budget: { percent: number; min_concurrency: number } | null;
+  retry_throttling: { max_tokens: number; token_ratio: number } | null;
+  hedging: { tools: string[]; max_attempts: number; delay_ms: number; non_fatal: string[] } | null;
+}
+
 export interface RegistryModel {
   registry: { name: string; revision: number; fallback: string };
   playbook: {
@@ -79,6 +115,7 @@ export interface RegistryModel {
     retry_after: RetryAfterPolicy | null;
     backoff_index: "per_verdict" | "per_call";
     retry_quota: RetryQuota | null;
+    policies: PoliciesView;
   };
   classes: ClassRow[];
   /** The registry's declared error fields (SPEC 12), in the order written. */
@@ -105,6 +142,7 @@ export function buildModel(registry: Registry, playbook: Playbook, options: Mode
       retry_after: playbook.retry_after ?? null,
       backoff_index: playbook.backoff_index ?? "per_verdict",
       retry_quota: playbook.retry_quota ?? null,
+      policies: policiesView(registry, playbook),
     },
     classes: Object.entries(registry.classes).map(([name, c]) => ({ name, description: c.description ?? null, max_retries: c.max_retries ?? null, adr: c.adr ?? null })),
     error_fields: Object.entries(registry.error_fields ?? {}).map(([name, f]) => ({ name, type: f.type, description: f.description ?? null })),
@@ -112,6 +150,90 @@ export function buildModel(registry: Registry, playbook: Playbook, options: Mode
   };
   return options.redact ? redactValue(model, options.redact) : model;
 }
+
+const globList = (tools: string | string[]): string[] => (typeof tools === "string" ? [tools] : tools);
+
+export function policiesView(registry: Registry, playbook: Playbook): PoliciesView {
+  const tool_timeouts = Object.entries(playbook.tools ?? {}).flatMap(([tools, t]) => (t.attempt_timeout_ms === undefined ? [] : [{ tools, ms: t.attempt_timeout_ms }]));
+  const breakers = Object.entries(playbook.circuit_breakers ?? {}).map(([name, b]): BreakerView => {
+    const tools = globList(b.tools);
+    // Each glob stands for the tools it guards: a rule testing `tool` sees it as written.
+    const verdicts = [...new Set(tools.map((tool) => classify(registry, circuitOpenError(name), tool).verdict))];
+    return {
+      name,
+      tools,
+      per: b.per ?? "breaker",
+      failure_ratio: b.failure_ratio ?? BREAKER_DEFAULTS.failure_ratio,
+      minimum_throughput: b.minimum_throughput ?? BREAKER_DEFAULTS.minimum_throughput,
+      sampling_ms: b.sampling_ms ?? BREAKER_DEFAULTS.sampling_ms,
+      sampling_attempts: b.sampling_attempts ?? null,
+      buckets: b.buckets ?? null,
+      break_ms: b.break_ms ?? BREAKER_DEFAULTS.break_ms,
+      max_break_ms: b.max_break_ms ?? null,
+      half_open_probes: b.half_open_probes ?? BREAKER_DEFAULTS.half_open_probes,
+      counts: b.counts ?? null,
+      when_open: verdicts.map((verdict) => {
+        const action = playbook.verdicts[verdict];
+        return { verdict, action: action ? `${action.action}${actionDetail(action) ? `: ${actionDetail(action)}` : ""}` : null };
+      }),
+    };
+  });
+  const budget = playbook.retry_budget;
+  const hedging = playbook.hedging;
+  return {
+    attempt_timeout_ms: playbook.attempt_timeout_ms ?? null,
+    tool_timeouts,
+    breakers,
+    retry_budget: budget ? { percent: budget.percent ?? RETRY_BUDGET_DEFAULTS.percent, min_concurrency: budget.min_concurrency ?? RETRY_BUDGET_DEFAULTS.min_concurrency } : null,
+    retry_throttling: playbook.retry_throttling ? { max_tokens: playbook.retry_throttling.max_tokens, token_ratio: playbook.retry_throttling.token_ratio } : null,
+    hedging: hedging ? { tools: globList(hedging.tools), max_attempts: hedging.max_attempts, delay_ms: hedging.delay_ms ?? 0, non_fatal: hedging.non_fatal ?? [] } : null,
+  };
+}
+
+/** Whether the playbook sets any policy of SPEC 18. */
+export const hasPolicies = (p: PoliciesView): boolean =>
+  p.attempt_timeout_ms !== null || p.tool_timeouts.length > 0 || p.breakers.length > 0 || p.retry_budget !== null || p.retry_throttling !== null || p.hedging !== null;
+
+/** The attempt timeouts in one sentence. */
+export function timeoutsText(p: PoliciesView): string {
+  const parts = p.tool_timeouts.map((t) => `${duration(t.ms)} for ${t.tools}`);
+  const rest = p.tool_timeouts.length > 0 ? "any other tool" : "every tool";
+  parts.push(p.attempt_timeout_ms === null ? `none for ${rest}` : `${duration(p.attempt_timeout_ms)} for ${rest}`);
+  return `${parts.join("; ")}; an attempt that has not answered by then ends as the adapter error attempt_timeout (side effect unknown), classified like any other`;
+}
+
+/** "opens when at least 50 % of at least 20 counted attempts within 30 s failed; ..." */
+export function breakerText(b: BreakerView): string {
+  const window = [`within the last ${duration(b.sampling_ms)}`];
+  if (b.sampling_attempts !== null) window.push(`(and the last ${b.sampling_attempts} counted attempts)`);
+  if (b.buckets !== null) window.push(`(in ${b.buckets} buckets)`);
+  const counts = b.counts === null ? "a failure counts when its verdict is retryable or it is an attempt timeout" : `a failure counts when its class is ${b.counts.join(" or ")}`;
+  const brk = b.max_break_ms === null ? `for ${duration(b.break_ms)}` : `for ${duration(b.break_ms)}, doubled at each reopening up to ${duration(b.max_break_ms)}`;
+  const state = b.per === "tool" ? "one state per tool" : "one state for all its tools";
+  return `guards ${b.tools.join(", ")} (${state}); opens when, ${window.join(" ")}, at least ${b.minimum_throughput} attempts were counted and at least ${percentText(b.failure_ratio)} of them failed (${counts}; every success counts); stays open ${brk}, then lets ${plural(b.half_open_probes, "probe")} through: all succeed and it closes, one fails and it opens again`;
+}
+
+/** What an open breaker does to an attempt, and what the registry makes of it. */
+export function whenOpenText(b: BreakerView): string {
+  const to = b.when_open.map((w) => `${w.verdict} (${w.action ?? "no playbook action"})`).join(" or ");
+  return `while open, an attempt is not sent: it fails at once as the adapter error circuit_open, which classifies to ${to}`;
+}
+
+export function retryBudgetText(b: NonNullable<PoliciesView["retry_budget"]>): string {
+  return `a retry only while the retries in progress are fewer than max(${b.min_concurrency}, ${b.percent} % of the calls in progress); else the dispatch ends exhausted, reason retry_budget`;
+}
+
+export function throttlingText(t: NonNullable<PoliciesView["retry_throttling"]>): string {
+  return `${t.max_tokens} tokens shared by every call; a failed attempt of a retryable verdict takes 1, a success gives back ${t.token_ratio}; retries and hedges only while more than ${t.max_tokens / 2} remain, else the dispatch ends exhausted, reason retry_throttled`;
+}
+
+export function hedgingText(h: NonNullable<PoliciesView["hedging"]>): string {
+  const pace = h.delay_ms === 0 ? "all at once" : `one more every ${duration(h.delay_ms)} without an answer`;
+  const nonFatal = h.non_fatal.length > 0 ? `; a failure of ${h.non_fatal.join(", ")} sends the next at once` : "";
+  return `an idempotent call to ${h.tools.join(", ")} sends up to ${h.max_attempts} attempts in flight, ${pace}; the first success wins and the rest are cancelled${nonFatal}`;
+}
+
+const percentText = (ratio: number): string => `${Number((ratio * 100).toFixed(2))} %`;
 
 /** Codes in a stable order that does not depend on the locale. */
 export function compareCodes(a: string, b: string): number {
@@ -155,6 +277,7 @@ export function codeRow(v: Verdict, registry: Registry, playbook: Playbook): Cod
             ? { honored: worst.retryAfter.honored, max_wait_ms: worst.retryAfter.maxWaitMs, mode: worst.retryAfter.mode, above_max: worst.retryAfter.aboveMax, over_backoff_ms: worst.retryAfter.overBackoffMs }
             : null,
           quota: worst.quota ? { capacity: worst.quota.capacity, cost: worst.quota.cost, retries: worst.quota.retries } : null,
+          time: worst.time ? { attempt_timeout_ms: worst.time.attemptTimeoutMs, every_tool: worst.time.everyTool, worst_ms: worst.time.worstMs, wall_ms: playbook.budgets?.wall_ms ?? null } : null,
           ...(worst.hedged ? { hedged: { tools: worst.hedged.tools, max_attempts: worst.hedged.maxAttempts, attempts: worst.hedged.attempts } } : {}),
         }
       : null,
@@ -197,13 +320,21 @@ function scheduleText(a: Extract<CompensationAction, { max_retries: number }>): 
   const cap = f.cap_ms !== undefined ? `, cap ${duration(f.cap_ms)}` : "";
   switch (f.strategy) {
     case "exponential":
-      return `exponential from ${duration(f.base_ms)} ×${f.factor ?? 2}${cap}, ${f.jitter ?? "no"} jitter`;
+      return `exponential from ${duration(f.base_ms)} ×${f.factor ?? 2}${cap}, ${jitterText(f.jitter)}`;
     case "linear":
     case "constant":
-      return `${f.strategy} ${duration(f.base_ms)}${cap}, ${f.jitter ?? "no"} jitter`;
+      return `${f.strategy} ${duration(f.base_ms)}${cap}, ${jitterText(f.jitter)}`;
     case "decorrelated":
       return `decorrelated jitter from ${duration(f.base_ms)}${cap}`;
   }
+}
+
+/** A jitter in words: "full jitter", "jitter ×0.8 to ×1.2 (symmetric)". */
+export function jitterText(j: Jitter | undefined): string {
+  if (j === undefined || j === "none") return "no jitter";
+  if (j === "full" || j === "equal") return `${j} jitter`;
+  if (typeof j === "number") return `jitter down to ${Number(((1 - j) * 100).toFixed(2))} % of the delay`;
+  return `jitter ×${j.min} to ×${j.max} (the delay times a uniform draw from ${j.min} to ${j.max}${j.integer ? ", whole milliseconds" : ""})`;
 }
 
 /** Milliseconds for people: "800 ms", "2.6 s", "2 min 30 s". */
@@ -236,10 +367,20 @@ export function worstCaseText(row: CodeRow): string {
     parts.push(row.retryable ? "no retry allowed by the limits" : "no retry: the verdict is not retryable");
   }
   for (const e of w.exceeds) parts.push(`exceeds budgets.${e.budget} (${duration(e.limit_ms)}), which cuts the dispatch short`);
+  if (w.time) parts.push(timeText(w.time, w.attempts, w.total_backoff_ms));
   if (w.retries > 0 && w.retry_after) parts.push(retryAfterWorst(w.retry_after));
   if (w.hedged) parts.push(`a hedged call (${w.hedged.tools.join(", ")}) sends up to ${plural(w.hedged.attempts, "attempt")} (at most ${w.hedged.max_attempts} in flight) and never retries`);
   if (w.quota) parts.push(`each retry takes ${plural(w.quota.cost, "token")} of a shared quota of ${w.quota.capacity}, enough for ${w.quota.retries >= Number.MAX_SAFE_INTEGER ? "any number of" : w.quota.retries} retries when nothing refills it`);
   return parts.join("; ");
+}
+
+/** "at most 9.8 s in all (4 attempts × 2 s attempt timeout + 1.8 s backoff)" */
+function timeText(t: NonNullable<WorstCaseView["time"]>, attempts: number, backoffMs: number): string {
+  const sum = `${plural(attempts, "attempt")} × ${duration(t.attempt_timeout_ms)} attempt timeout${backoffMs > 0 ? ` + ${duration(backoffMs)} backoff` : ""}`;
+  const parts = [`at most ${duration(t.worst_ms)} in all (${sum})`];
+  if (!t.every_tool) parts.push("for the tools under an attempt timeout; an attempt to another tool can wait without bound");
+  if (t.wall_ms !== null && t.worst_ms > t.wall_ms) parts.push(`more than budgets.wall_ms (${duration(t.wall_ms)}), which ends the dispatch first`);
+  return parts.join(", ");
 }
 
 function retryAfterWorst(r: NonNullable<WorstCaseView["retry_after"]>): string {
@@ -253,10 +394,16 @@ function retryAfterWorst(r: NonNullable<WorstCaseView["retry_after"]>): string {
 export function retryAfterText(policy: RetryAfterPolicy): string {
   const ms = new Set((policy.ms_headers ?? []).map((h) => h.toLowerCase()));
   const headers = (policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => (ms.has(h.toLowerCase()) ? `${h} (ms)` : h));
-  const parts = [headers.join(", then ") + ", then the error's retry_after_ms"];
-  parts.push(policy.mode === "replace" ? "the hint replaces the backoff" : "the longer of hint and backoff");
-  if (policy.max_over_backoff_ms !== undefined) parts.push(`hint at most backoff + ${duration(policy.max_over_backoff_ms)}`);
-  if (policy.max_ms !== undefined) parts.push(`at most ${duration(policy.max_ms)}, above it ${policy.above_max === "give_up" ? "give up" : policy.above_max === "ignore" ? "ignore the hint" : "wait the maximum"}`);
+  const sources = [headers.join(", then ") + (policy.order === "response" ? " (the first in the response)" : ""), ...(policy.fields ?? []).map((f) => `field ${f} (ms)`), "the error's retry_after_ms"];
+  const parts = [sources.join(", then ")];
+  if (policy.parse === "number") parts.push("values read as JavaScript's Number");
+  if (policy.parse === "float") parts.push("values read as parseFloat");
+  if (policy.zero === "absent") parts.push("a 0 hint is none");
+  if (policy.clock === "local") parts.push("dates against the local clock");
+  if (policy.invalid === "give_up") parts.push("a negative or unreadable hint gives up");
+  parts.push(policy.mode === "exact" ? "the hint exactly, neither raised to the backoff nor capped" : policy.mode === "replace" ? "the hint replaces the backoff" : "the longer of hint and backoff");
+  if (policy.mode !== "exact" && policy.max_over_backoff_ms !== undefined) parts.push(`hint at most backoff + ${duration(policy.max_over_backoff_ms)}`);
+  if (policy.mode !== "exact" && policy.max_ms !== undefined) parts.push(`at most ${duration(policy.max_ms)}, above it ${policy.above_max === "give_up" ? "give up" : policy.above_max === "ignore" ? "ignore the hint" : "wait the maximum"}`);
   return parts.join("; ");
 }
 
@@ -284,6 +431,8 @@ export function matchText(rule: MatchRule): string {
     ...Object.entries(rule.headers ?? {}).map(([name, v]) => (v === "*" || (Array.isArray(v) && v.includes("*")) ? `header ${name} present` : field(`header ${name}`, v))),
     ...Object.entries(rule.fields ?? {}).map(([name, v]) => field(`field ${name}`, v)),
     rule.cause === undefined ? undefined : `a cause with ${matchText(rule.cause)}`,
+    rule.retry_after === undefined ? undefined : "a valid Retry-After hint present",
+    rule.not === undefined ? undefined : `not (${matchText(rule.not)})`,
   ]
     .filter((s): s is string => s !== undefined);
   return parts.length === 0 ? "any error" : parts.join(" and ");

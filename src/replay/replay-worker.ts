@@ -1,21 +1,31 @@
 /**
- * A replay worker thread: builds its replayers once from the setup, then replays the chunks
- * the main thread sends, one at a time, posting each chunk's tally back.
+ * A replay worker thread: builds its replayers once from the shared setup, then replays the
+ * chunks the main thread sends, one at a time, into one tally; each chunk's buffer goes back
+ * as it is done, the tally once the main thread asks for it.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { replayChunk, type ChunkJob } from "./chunk.js";
-import { buildSetup, type SetupData } from "./setup.js";
+import { HeavyLine, replayChunk } from "./chunk.js";
+import type { WorkerAnswer, WorkerRequest } from "./run.js";
+import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
+import { Tally } from "./tally.js";
 
 const port = parentPort!;
-const setup = buildSetup(workerData as SetupData);
+const setup = buildSetup(readSetup(workerData as SharedSetup));
+const tally = new Tally(setup.examples);
 let queue: Promise<void> = Promise.resolve();
 
-port.on("message", (job: ChunkJob & { id: number }) => {
+const answer = (message: WorkerAnswer, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+port.on("message", (request: WorkerRequest & { id: number }) => {
   queue = queue.then(async () => {
+    if ("finish" in request) return answer({ id: request.id, tally: tally.data() });
     try {
-      port.postMessage({ id: job.id, data: await replayChunk(setup, job) });
+      await replayChunk(setup, request, tally);
+      // The chunk's buffer goes back, to carry another chunk (see ChunkBuffers).
+      answer({ id: request.id, bytes: request.bytes }, [request.bytes.buffer as ArrayBuffer]);
     } catch (e) {
-      port.postMessage({ id: job.id, error: (e as Error)?.stack ?? String(e) });
+      if (e instanceof HeavyLine) answer({ id: request.id, heavy: { file: e.file, line: e.line, values: e.values } });
+      else answer({ id: request.id, error: (e as Error)?.stack ?? String(e) });
     }
   });
 });

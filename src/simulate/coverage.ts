@@ -85,7 +85,7 @@ export function exercisedVerdicts(fixture: FixtureExercise): Set<string> {
 
 /** The verdicts a fixture's recorded failures classify as, under the dispatcher's classifier: what its dispatch can classify without running it. */
 export function classifiedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): string[] {
-  return recordedFailures(fixture, registry, playbook).map((f) => classify(registry, f.error, f.tool).verdict);
+  return recordedFailures(fixture, registry, playbook).map((f) => classify(registry, f.error, f.tool, playbook).verdict);
 }
 
 export interface RecordedFailure {
@@ -113,7 +113,7 @@ export function recordedFailures(fixture: Fixture, registry: Registry, playbook:
     if (fallbacks === undefined || fallbacks.length === 0) return;
     // Fallback responses answer the same call sent to the fallback action's tool.
     const fallbackTool = primary
-      .map((f) => playbook.verdicts[classify(registry, f.error, f.tool).verdict])
+      .map((f) => playbook.verdicts[classify(registry, f.error, f.tool, playbook).verdict])
       .find((a) => a?.action === "fallback");
     out.push(...failures(fallbacks, [...path, "fallback_responses"], fallbackTool?.action === "fallback" ? fallbackTool.tool : undefined, emptyFails));
   };

@@ -60,6 +60,8 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
     );
   }
   if (fleet.failure !== undefined) throw fleet.failure;
+  // A dispatch woken that never parked again ran off the virtual clock: its figures are not the storm's.
+  if (scheduler.stalls > 0) throw new Error(`storm ${storm.name}: ${scheduler.stalls} dispatch(es) left the virtual clock (a failbook bug: please report it with the storm file and seed ${seed})`);
   series.finish();
   const buckets = bucketsOf(series);
   const summary = summarize(series, buckets, lastPhaseEnd(storm.phases), fleet.inFlight);

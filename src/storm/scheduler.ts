@@ -34,7 +34,11 @@ export interface Ticket<T> {
   readonly signal: AbortSignal | undefined;
 }
 
-interface Entry {
+/** What a cancelled event does: nothing, and the loop skips it without moving time. */
+const DROPPED = (): void => {};
+
+/** An event on the heap. */
+export interface Entry {
   t: number;
   seq: number;
   fn: (a: unknown, b: unknown) => void;
@@ -61,24 +65,42 @@ export class Scheduler {
   /** The clock every dispatcher of the storm is given. */
   readonly clock: Clock = {
     now: () => this.now,
-    // A wait with a signal (an attempt's timeout, a hedge's delay) wakes its dispatch unless
-    // the signal aborted first; one of Infinity only parks it (a hedged call awaiting its attempts).
     sleep: (ms, signal) => {
-      if (!(ms > 0)) {
+      if (!(ms > 0) || signal?.aborted === true) {
         this.touch();
         return Promise.resolve();
       }
+      // A wait with a signal wakes its dispatch when it ends, whatever else the dispatch awaits
+      // meanwhile (a hedged call waits on a hedge's delay and its attempts' timeouts at once):
+      // until the signal aborts, and then its event is dropped, it is still waited on.
       const { promise, ticket } = this.park<void>(signal as AbortSignal | undefined);
-      if (ms !== Number.POSITIVE_INFINITY) this.at(this.now + ms, this.wakeLater, ticket, undefined);
+      // One of Infinity only parks (a hedged call awaiting its attempts): no event, its signal ends it.
+      const entry = ms === Number.POSITIVE_INFINITY ? undefined : this.at(this.now + ms, this.wakeLater, ticket, undefined);
+      // The wait ends when its signal aborts (an attempt answered before its timeout, a hedge's
+      // delay no longer needed): its event is dropped, else it would wake the dispatch later, in
+      // the middle of another wait.
+      signal?.addEventListener("abort", () => this.cancel(entry, ticket), { once: true });
       return promise;
     },
   };
+
+  /** A sleep's signal aborted: its event (none for a sleep of Infinity) is dropped, and the sleep ends now, in its dispatch's turn. */
+  private cancel(entry: Entry | undefined, ticket: Ticket<void>): void {
+    if (entry !== undefined) {
+      if (entry.fn === DROPPED) return;
+      entry.fn = DROPPED;
+    }
+    // Aborted by the dispatch itself while it runs: the sleep ends at once. Otherwise its own turn, now.
+    // Woken so, it runs unless it woke since it parked on this wait (its signal aborted, the span tells).
+    if (this.running && this.current === ticket.co) ticket.resolve();
+    else this.at(this.now, this.wakeLater, { ...ticket, signal: undefined }, undefined);
+  }
 
   /** An event that resolves a ticket (a sleep's end). */
   private readonly wakeLater = (ticket: Ticket<void>): void => this.wake(ticket, undefined);
 
   /** Schedule `fn(a, b)` at time `t` (never before now). */
-  at<A, B>(t: number, fn: (a: A, b: B) => void, a: A, b: B): void {
+  at<A, B>(t: number, fn: (a: A, b: B) => void, a: A, b: B): Entry {
     const heap = this.heap;
     const entry: Entry = { t: t < this.now ? this.now : t, seq: this.seq++, fn: fn as Entry["fn"], a, b };
     let i = heap.length;
@@ -91,6 +113,7 @@ export class Scheduler {
       i = parent;
     }
     heap[i] = entry;
+    return entry;
   }
 
   /** The running dispatch waits: a promise and the ticket to resolve it with. */
@@ -149,6 +172,7 @@ export class Scheduler {
     let atOnce = 0;
     while (heap.length > 0 && !stop()) {
       const entry = this.pop();
+      if (entry.fn === DROPPED) continue; // a cancelled sleep: time does not move for it
       if (entry.t > until) break;
       if (entry.t !== this.now) atOnce = 0;
       else if (++atOnce > maxAtOnce) throw new TimeStopped(this.now);

@@ -20,6 +20,7 @@ export function parseSweep(text: string): SweepAxis {
   const [name, from, to, step] = [m[1], Number(m[2]), Number(m[3]), Number(m[4])];
   if (!(SWEEP_NAMES as readonly string[]).includes(name)) throw new UsageError(`${usage}; not '${name}'`);
   if (![from, to, step].every(Number.isFinite) || step <= 0 || to < from || from < 0) throw new UsageError(`--sweep ${text}: FROM and TO must be numbers with 0 <= FROM <= TO, and STEP above 0`);
+  if (name === "ratio" && to > 1) throw new UsageError(`--sweep ${text}: an error ratio is a share of attempts, at most 1`);
   const count = Math.floor((to - from) / step + 1e-9) + 1;
   if (count > MAX_CELLS) throw new UsageError(`--sweep ${text} makes ${count} values; a sweep runs at most ${MAX_CELLS} cells: raise STEP`);
   return { name, from, to, step, values: Array.from({ length: count }, (_, i) => tidy(from + i * step)) };

@@ -111,6 +111,11 @@ verdicts:
   needs_human: { action: escalate_to_human, queue: ${q(`oncall ${t.label}`)} }
   unknown_error: { action: fail, message: ${q(t.reason)} }
   ${q(t.playbookKey)}: { action: fail }
+attempt_timeout_ms: 3000
+tools:
+  ${q(`pay.${t.kind}*`)}: { attempt_timeout_ms: 2000 }
+circuit_breakers:
+  ${q(`breaker ${t.label}`)}: { tools: ${q(`pay.${t.kind}*`)}, failure_ratio: 0.5, minimum_throughput: 20, break_ms: 5000 }
 `,
     "fixtures/f.yaml": [
       fixture(`refused ${t.label}`, t, [`{ status: error, error: { kind: refused, message: ${q(t.message)} } }`], "  outcome: succeeded\n  envelope: {}\n  packet: { summary: x }\n  events: []"),

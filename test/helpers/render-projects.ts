@@ -141,6 +141,8 @@ export const NASTY = {
   unsafe: "line one\nline two | three",
   classDescription: "Class <b>bold</b> | with pipe\nand a newline",
   reason: "<i>reason</i> | with `tick`",
+  breaker: "<script>window.__pwned = 'breaker'</script> | `brk`",
+  tools: "pay.<b>|`*`",
 };
 
 const q = (s: string) => JSON.stringify(s);
@@ -187,6 +189,14 @@ fallback: unknown_error
   const playbook = `apiVersion: failbook/v1
 kind: Playbook
 name: ${q("<pb>|")}
+attempt_timeout_ms: 3000
+tools:
+  ${q(NASTY.tools)}: { attempt_timeout_ms: 1500 }
+circuit_breakers:
+  ${q(NASTY.breaker)}: { tools: [${q(NASTY.tools)}], counts: [${q("<cls>|")}] }
+retry_budget: { percent: 20 }
+retry_throttling: { max_tokens: 10, token_ratio: 0.1 }
+hedging: { tools: ${q("search.<i>*")}, max_attempts: 2, non_fatal: [${q("<nf>|")}] }
 verdicts:
   ${q("evil|code`<b>")}:
     action: deprecate_tool_call

@@ -25,7 +25,7 @@ circuit_breakers: { payments: { tools: "payments.*", failure_ratio: 0.5, minimum
     for (const name of Object.keys(breakers)) {
       const error = circuitOpenError(name);
       const tools = guardedMentions(project, breakerGlobs(breakers[name]));
-      const verdicts = (tools.length === 0 ? [undefined] : tools).map((tool) => classify(registry.value, error, tool).verdict);
+      const verdicts = (tools.length === 0 ? [undefined] : tools).map((tool) => classify(registry.value, error, tool, playbook.value).verdict);
       if (verdicts.some((code) => code !== fallback)) continue;
       report({
         message: `breaker '${name}' fails the attempts it stops as the adapter error circuit_open, but no verdict matches it, so an open circuit classifies to the fallback verdict '${fallback}' like an error nobody recognised; add a verdict that matches kind circuit_open, with the action an open circuit should take (fallback to another tool, fail at once, escalate)`,

@@ -6,11 +6,11 @@ export const exampleMisclassified: LintRule = {
   id: "example-misclassified",
   severity: "error",
   description: "A verdict's example that classifies to another verdict: the documentation and the match rules disagree.",
-  check({ registry, report }) {
+  check({ registry, playbook, report }) {
     const verdicts = registry.value.verdicts;
     for (const [v, verdict] of verdicts.entries()) {
       for (const [e, example] of (verdict.examples ?? []).entries()) {
-        const got = classifyExample(registry.value, example);
+        const got = classifyExample(registry.value, example, playbook.value);
         if (got.verdict === verdict.code) continue;
         const reserved = statusOf(verdict) === "reserved" ? " (a reserved verdict never matches; move the example to the verdict that will)" : "";
         if (got.rule === undefined) {

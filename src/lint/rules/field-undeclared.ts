@@ -4,18 +4,19 @@ import type { MatchRule } from "failbook-runtime/model/registry.js";
 import type { LintRule } from "../rule.js";
 import { didYouMean } from "./support.js";
 
-/** Every match rule of the registry with its path, `cause` rules included. */
+/** Every match rule of the registry with its path, the rules under `cause` and `not` included. */
 export function* matchRules(verdicts: readonly { match?: MatchRule[] }[]): Generator<{ rule: MatchRule; path: PathSegment[] }> {
   for (const [v, verdict] of verdicts.entries()) {
-    for (const [r, rule] of (verdict.match ?? []).entries()) {
-      let path: PathSegment[] = ["verdicts", v, "match", r];
-      // Causes nest at most as deep as the classifier looks; the schema bounds the rest.
-      for (let current: MatchRule | undefined = rule, depth = 0; current !== undefined && depth <= CAUSE_DEPTH; current = current.cause, depth++) {
-        yield { rule: current, path };
-        path = [...path, "cause"];
-      }
-    }
+    for (const [r, rule] of (verdict.match ?? []).entries()) yield* nestedRules(rule, ["verdicts", v, "match", r], 0);
   }
+}
+
+// Rules nest at most as deep as the classifier follows causes; the schema bounds the rest.
+function* nestedRules(rule: MatchRule, path: PathSegment[], depth: number): Generator<{ rule: MatchRule; path: PathSegment[] }> {
+  yield { rule, path };
+  if (depth >= CAUSE_DEPTH) return;
+  if (rule.cause !== undefined) yield* nestedRules(rule.cause, [...path, "cause"], depth + 1);
+  if (rule.not !== undefined) yield* nestedRules(rule.not, [...path, "not"], depth + 1);
 }
 
 export const fieldUndeclared: LintRule = {

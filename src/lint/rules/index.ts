@@ -27,6 +27,7 @@ import { playbookUnknownVerdict } from "./playbook-unknown-verdict.js";
 import { policyMustEscalate } from "./policy-must-escalate.js";
 import { redactPatternInvalid } from "./redact-pattern-invalid.js";
 import { reservedInUse } from "./reserved-in-use.js";
+import { retryAfterFieldUndeclared } from "./retry-after-field-undeclared.js";
 import { retryBudget } from "./retry-budget.js";
 import { retryCommitted } from "./retry-committed.js";
 import { retryNotRetryable } from "./retry-not-retryable.js";
@@ -75,6 +76,7 @@ export const RULES: LintRule[] = [
   breakerGuardsNothing,
   jitterRangeInverted,
   hedgingNonIdempotent,
+  retryAfterFieldUndeclared,
 ];
 
 registerRules(RULES);

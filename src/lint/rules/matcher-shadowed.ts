@@ -17,8 +17,8 @@ export const matcherShadowed: LintRule = {
   id: "matcher-shadowed",
   severity: "error",
   description: "A match rule that can never win because an earlier rule always matches first.",
-  check({ registry, report }) {
-    const { index, places } = compiledRegistry(registry.value);
+  check({ registry, playbook, report }) {
+    const { index, places } = compiledRegistry(registry.value, playbook.value);
     const verdicts = registry.value.verdicts;
     for (const rule of index.rules) {
       const winner = firstCovering(index, rule);

@@ -42,6 +42,7 @@ export function mentionedTools(project: Project): readonly string[] {
 function ruleTools(rule: MatchRule, into: Set<string>, depth = 0): void {
   if (rule.tool !== undefined) for (const tool of toolGlobs(rule.tool)) into.add(tool);
   if (depth < 8 && rule.cause) ruleTools(rule.cause, into, depth + 1);
+  if (depth < 8 && rule.not) ruleTools(rule.not, into, depth + 1);
 }
 
 /** Does a glob of a breaker reach a mention: a name it matches, the same glob, or a glob that covers its literal tool. */

@@ -121,8 +121,9 @@ export interface RunContext {
 }
 
 /** The end of a turn's call chain. */
-export function endOf(turn: CallTurn, kind: FinalKind, more: Partial<End> = {}): End {
-  return { kind, call: turn.call, shown: turn.shown, key: turn.shownKey, idempotent: turn.idempotent, reason: null, queue: null, replan: false, exhausted: false, ...more };
+export function endOf(turn: CallTurn, kind: FinalKind, more?: Partial<End>): End {
+  const end: End = { kind, call: turn.call, shown: turn.shown, key: turn.shownKey, idempotent: turn.idempotent, reason: null, queue: null, replan: false, exhausted: false };
+  return more === undefined ? end : { ...end, ...more };
 }
 
 /** An action's answer: the call chain ends, or the next attempt is made. */

@@ -35,6 +35,10 @@ export interface RuleConditions {
   readonly fields?: { readonly [name: string]: readonly FieldValue[] };
   /** Holds when the error's cause, or its cause, and so on, satisfies it. */
   readonly cause?: RuleConditions;
+  /** Holds when this inner rule does not (SPEC 18). */
+  readonly not?: RuleConditions;
+  /** `retry_after: present`: a header or field of this source yields a valid hint (SPEC 18). */
+  readonly retry_after?: HintSource;
 }
 
 /** A match rule and the verdict it gives, in registry order. */
@@ -79,6 +83,8 @@ export interface CompiledConditions {
   readonly headers: readonly (readonly [string, readonly string[] | null])[] | null;
   readonly fields: readonly (readonly [string, readonly FieldValue[]])[] | null;
   readonly cause: CompiledConditions | null;
+  readonly not: CompiledConditions | null;
+  readonly hint: HintSource | null;
 }
 
 export interface CompiledRule {
@@ -248,7 +254,7 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
 
 /** Write what is left to test of a candidate into `quick` at `at` (see QUICK_STRIDE). */
 function quickTest(c: CompiledConditions, quick: Int32Array, at: number): void {
-  const statusOnly = c.kinds === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null;
+  const statusOnly = c.kinds === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null && c.not === null && c.hint === null;
   if (!statusOnly) {
     quick[at] = QUICK_TEST;
     return;
@@ -318,6 +324,8 @@ function conditions(c: CompiledConditions): CompiledConditions {
     headers: c.headers,
     fields: c.fields,
     cause: c.cause,
+    not: c.not,
+    hint: c.hint,
   };
 }
 
@@ -489,6 +497,9 @@ export function compileConditions(rule: RuleConditions, depth = 0): CompiledCond
     headers,
     fields,
     cause: rule.cause === undefined || depth >= CAUSE_DEPTH ? null : compileConditions(rule.cause, depth + 1),
+    // The inner rule tests the same error: it is at the same cause depth.
+    not: rule.not === undefined ? null : compileConditions(rule.not, depth),
+    hint: rule.retry_after === undefined ? null : rule.retry_after,
   });
 }
 
@@ -701,7 +712,139 @@ function conditionsHold(c: CompiledConditions, p: Probe, depth: number): boolean
     }
     if (!found) return false;
   }
+  if (c.hint !== null && !hintPresent(c.hint, p)) return false;
+  if (c.not !== null && conditionsHold(c.not, p, depth)) return false;
   return true;
+}
+
+/** Does a header or field of the source yield a valid hint? An HTTP date does, whatever the time: classifying reads no clock. */
+function hintPresent(source: HintSource, p: Probe): boolean {
+  if (p.headers !== null) {
+    const headers = headersOf(p);
+    for (let i = 0; i < source.headers.length; i++) {
+      const [name, ms] = source.headers[i] as readonly [string, boolean];
+      const value = headers.get(name);
+      if (value === undefined) continue;
+      const hint = hintValue(value, ms, source.parse);
+      if (hint !== null && hint.kind !== "negative" && !(hint.kind === "delay" && hint.zero && source.zeroAbsent)) return true;
+    }
+  }
+  for (let i = 0; i < source.fields.length; i++) {
+    const value = fieldOf(p, source.fields[i] as string);
+    if (value === undefined) continue;
+    const hint = fieldHintValue(value);
+    if (hint !== null && hint.kind === "delay" && !(hint.zero && source.zeroAbsent)) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Server hints (SPEC 12, 18): what one header or field says about the delay. Here, not in
+// engine/retry-after.ts (which reads through it), because a rule may test
+// `retry_after: present` and the generated bindings carry this file alone.
+// ---------------------------------------------------------------------------------------
+
+/** How hint values parse: failbook's grammar, JavaScript's `Number`, or `parseFloat`'s numeric prefix. */
+export type HintParse = "strict" | "number" | "float";
+
+/** The retry_after policy a `retry_after: present` test reads, compiled. */
+export interface HintSource {
+  /** Lower-case header names in the policy's order, each with whether it is read as milliseconds. */
+  readonly headers: readonly (readonly [string, boolean])[];
+  /** Declared numeric error fields holding milliseconds. */
+  readonly fields: readonly string[];
+  readonly parse: HintParse;
+  /** `zero: absent`: a 0 hint is none (the OpenAI SDK). */
+  readonly zeroAbsent: boolean;
+}
+
+/**
+ * One value as a hint: a delay in whole milliseconds (floored, at most MAX_HINT_MS; `zero`
+ * when the value is exactly 0, not merely below 1 ms), an HTTP date (ms since the epoch),
+ * a negative number, or null when it is neither a number nor a date.
+ */
+export type HintValue = { readonly kind: "delay"; readonly ms: number; readonly zero: boolean } | { readonly kind: "date"; readonly at: number } | { readonly kind: "negative" } | null;
+
+/** Longest hint a value may give: 30 days, the schema's ceiling on any delay. */
+export const MAX_HINT_MS = 2592000000;
+
+const STRICT_NUMBER = /^\s*([-+]?(\d+(\.\d*)?|\.\d+))\s*$/;
+
+/** A header's value as a hint: a number of milliseconds when `ms`, else of seconds or an HTTP date. */
+export function hintValue(value: string, ms: boolean, parse: HintParse): HintValue {
+  if (value.length > 100) return null;
+  let numeral: string | null = null;
+  if (parse === "strict") {
+    const match = STRICT_NUMBER.exec(value);
+    if (match !== null) numeral = match[1] as string;
+  } else {
+    const n = parse === "number" ? Number(value) : parseFloat(value);
+    // Number("") is 0, as the SDK that reads this way finds; a non-finite value is no number.
+    if (isFinite(n)) numeral = String(n);
+  }
+  if (numeral !== null) return decimalHint(numeral, ms ? 0 : 3);
+  if (ms) return null;
+  const at = parseHttpDate(value);
+  return at === null ? null : { kind: "date", at };
+}
+
+/** A declared field's value as a hint in milliseconds: a finite number, else null. */
+export function fieldHintValue(value: FieldValue): HintValue {
+  return typeof value === "number" && isFinite(value) ? decimalHint(String(value), 0) : null;
+}
+
+const DECIMAL = /^([-+]?)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?$/i;
+
+/**
+ * A decimal numeral times 10^shift, floored, computed on its digits: "2.03" seconds is
+ * 2030 ms exactly, where 2.03 * 1000 in binary floating point is 2029.9999999999998.
+ */
+function decimalHint(numeral: string, shift: number): HintValue {
+  const match = DECIMAL.exec(numeral);
+  if (match === null) return null;
+  const fraction = match[3] || "";
+  const digits = ((match[2] as string) + fraction).replace(/^0+/, "");
+  if (digits === "") return { kind: "delay", ms: 0, zero: true };
+  if (match[1] === "-") return { kind: "negative" };
+  // How many of the digits stand before the point once it has moved by the exponent and the shift.
+  const whole = digits.length - fraction.length + shift + (match[4] === undefined ? 0 : Number(match[4]));
+  if (whole > 16) return { kind: "delay", ms: MAX_HINT_MS, zero: false };
+  const integer = whole <= 0 ? 0 : Number(digits.length >= whole ? digits.slice(0, whole) : digits + "0".repeat(whole - digits.length));
+  return { kind: "delay", ms: Math.min(MAX_HINT_MS, integer), zero: false };
+}
+
+// RFC 9110 section 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms. Read
+// field by field, not by Date.parse, whose leniency is the engine's own (V8 takes 31 Feb).
+const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
+const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC_850 = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/** Milliseconds since the epoch of an HTTP date, or null (a date that does not exist, such as 31 Feb, included). */
+export function parseHttpDate(value: string): number | null {
+  const text = value.trim();
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null) return utcMs(Number(m[3]), m[2] as string, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  m = RFC_850.exec(text);
+  // A two-digit year is 2000-2049 or 1950-1999, as JavaScript engines read it.
+  if (m !== null) return utcMs(Number(m[3]) + (Number(m[3]) < 50 ? 2000 : 1900), m[2] as string, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  m = ASCTIME.exec(text);
+  if (m !== null) return utcMs(Number(m[6]), m[1] as string, Number((m[2] as string).trim()), Number(m[3]), Number(m[4]), Number(m[5]));
+  return null;
+}
+
+/** A UTC time as milliseconds since the epoch (days from the civil date, proleptic Gregorian), or null when out of range. */
+function utcMs(year: number, monthName: string, day: number, hour: number, minute: number, second: number): number | null {
+  const month = MONTHS.indexOf(monthName) / 3 + 1;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day < 1 || day > days || hour > 23 || minute > 59 || second > 60) return null;
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
+  const epochDays = era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
+  return ((epochDays * 24 + hour) * 60 + minute) * 60000 + second * 1000;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -6,8 +6,10 @@
  */
 import type { AdapterError } from "../model/fixture.js";
 import { setOwn } from "../model/json.js";
+import { hintPolicyOf, type HintPlaybook } from "../model/playbook.js";
 import { statusOf, type MatchRule, type Registry, type Verdict, type VerdictExample } from "../model/registry.js";
-import { classifyIndex, compileClassifier, type Bucket, type ClassifierIndex, type ClassifierRule, type RuleConditions } from "./classifier.js";
+import { classifyIndex, compileClassifier, type Bucket, type ClassifierIndex, type ClassifierRule, type HintSource, type RuleConditions } from "./classifier.js";
+import { hintSourceOf } from "./retry-after.js";
 
 export interface Classification {
   verdict: string;
@@ -29,33 +31,40 @@ export interface CompiledRegistry {
   readonly places: readonly RulePlace[];
 }
 
-const compiledRegistries = new WeakMap<Registry, CompiledRegistry & { verdicts: Verdict[]; count: number }>();
+const compiledRegistries = new WeakMap<Registry, CompiledRegistry & { verdicts: Verdict[]; count: number; playbook: HintPlaybook | undefined; readsHints: boolean }>();
 
 /**
  * The registry's compiled classifier. A registry is read as immutable once classified;
- * replacing or growing its verdict list recompiles.
+ * replacing or growing its verdict list recompiles. The playbook matters only to rules that
+ * test `retry_after: present` (it says which headers and fields they read: hintPolicyOf);
+ * without one they read the default policy.
  */
-export function compiledRegistry(registry: Registry): CompiledRegistry {
+export function compiledRegistry(registry: Registry, playbook?: HintPlaybook): CompiledRegistry {
   const known = compiledRegistries.get(registry);
-  if (known && known.verdicts === registry.verdicts && known.count === registry.verdicts.length) return known;
-  const { rules, places } = classifierRules(registry, true);
-  const compiled = { index: compileClassifier(rules), places, verdicts: registry.verdicts, count: registry.verdicts.length };
+  if (known && known.verdicts === registry.verdicts && known.count === registry.verdicts.length && (!known.readsHints || known.playbook === playbook)) return known;
+  const { rules, places } = classifierRules(registry, true, playbook);
+  const readsHints = rules.some(readsHint);
+  const compiled = { index: compileClassifier(rules), places, verdicts: registry.verdicts, count: registry.verdicts.length, playbook, readsHints };
   compiledRegistries.set(registry, compiled);
   return compiled;
 }
+
+const readsHint = (c: RuleConditions): boolean => c.retry_after !== undefined || (c.cause !== undefined && readsHint(c.cause)) || (c.not !== undefined && readsHint(c.not));
 
 /**
  * The registry's rules in classify order, as the classifier takes them (reserved verdicts
  * never match). With `ownStrings`, for an index that will classify, each string is a copy of
  * its own (see `flat`); a generator, which only writes the rules out, needs none.
  */
-export function classifierRules(registry: Registry, ownStrings = false): { rules: ClassifierRule[]; places: RulePlace[] } {
+export function classifierRules(registry: Registry, ownStrings = false, playbook?: HintPlaybook): { rules: ClassifierRule[]; places: RulePlace[] } {
   const rules: ClassifierRule[] = [];
   const places: RulePlace[] = [];
   registry.verdicts.forEach((v, vi) => {
     if (statusOf(v) === "reserved") return;
+    let hints: HintSource | undefined;
+    const hintsOf = () => (hints ??= hintSourceOf(hintPolicyOf(playbook, v.code)));
     (v.match ?? []).forEach((rule, ri) => {
-      rules.push({ verdict: v.code, ...toConditions(rule, ownStrings) });
+      rules.push({ verdict: v.code, ...toConditions(rule, ownStrings, hintsOf) });
       places.push({ verdict: vi, index: ri });
     });
   });
@@ -77,8 +86,11 @@ function flat<T>(v: T): T {
   return typeof v === "string" && v.length >= 13 ? (JSON.parse(JSON.stringify(v)) as T) : v;
 }
 
-/** A YAML match rule (scalars or lists) as the classifier's conditions (lists throughout). */
-export function toConditions(rule: MatchRule, ownStrings = false): RuleConditions {
+/**
+ * A YAML match rule (scalars or lists) as the classifier's conditions (lists throughout).
+ * `hints` gives the policy a `retry_after: present` reads (default: the default policy).
+ */
+export function toConditions(rule: MatchRule, ownStrings = false, hints: () => HintSource = defaultHints): RuleConditions {
   const copy: <T>(v: T) => T = ownStrings ? flat : same;
   const out: { -readonly [K in keyof RuleConditions]: RuleConditions[K] } = {};
   if (rule.kind !== undefined) out.kind = listOf(rule.kind, copy);
@@ -90,9 +102,13 @@ export function toConditions(rule: MatchRule, ownStrings = false): RuleCondition
   if (rule.side_effect_state !== undefined) out.side_effect_state = listOf(rule.side_effect_state, copy);
   if (rule.headers !== undefined) out.headers = mapValues(rule.headers, (v) => listOf(v, copy) as string[]);
   if (rule.fields !== undefined) out.fields = mapValues(rule.fields, (v) => listOf(v, copy) as (string | number | boolean)[]);
-  if (rule.cause !== undefined) out.cause = toConditions(rule.cause, ownStrings);
+  if (rule.cause !== undefined) out.cause = toConditions(rule.cause, ownStrings, hints);
+  if (rule.not !== undefined) out.not = toConditions(rule.not, ownStrings, hints);
+  if (rule.retry_after === "present") out.retry_after = hints();
   return out;
 }
+
+const defaultHints = (): HintSource => hintSourceOf({});
 
 function mapValues<A, B>(record: Record<string, A>, f: (a: A) => B): Record<string, B> {
   const out: Record<string, B> = {};
@@ -106,9 +122,9 @@ export function bucketRules(bucket: Bucket): readonly number[] {
 }
 
 /** Classify one failed attempt. A failure with no error object classifies as the fallback. */
-export function classify(registry: Registry, error: AdapterError | undefined, tool?: string): Classification {
+export function classify(registry: Registry, error: AdapterError | undefined, tool?: string, playbook?: HintPlaybook): Classification {
   if (error) {
-    const compiled = compiledRegistry(registry);
+    const compiled = compiledRegistry(registry, playbook);
     const rule = classifyIndex(compiled.index, error, tool);
     if (rule !== null) return { verdict: rule.verdict, rule: compiled.places[rule.position], fallback: false };
   }
@@ -116,9 +132,9 @@ export function classify(registry: Registry, error: AdapterError | undefined, to
 }
 
 /** Classify a verdict's example (SPEC 13): its `tool` is the call's, the rest the adapter error. */
-export function classifyExample(registry: Registry, example: VerdictExample): Classification {
+export function classifyExample(registry: Registry, example: VerdictExample, playbook?: HintPlaybook): Classification {
   const { tool, ...error } = example;
-  return classify(registry, error, tool);
+  return classify(registry, error, tool, playbook);
 }
 
 const verdictMaps = new WeakMap<Verdict[], { byCode: Map<string, Verdict>; count: number }>();

@@ -11,7 +11,7 @@ import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, RecoveryPac
 import type { Playbook } from "../model/playbook.js";
 import type { RecordSink } from "../model/record.js";
 import type { Registry } from "../model/registry.js";
-import type { ActionEffects } from "./call.js";
+import type { ActionEffects, End } from "./call.js";
 import { realClock, type AbortSignalOf, type Clock } from "./clock.js";
 import { createPolicies, type SharedPolicies } from "./policies/index.js";
 import { RetryQuotaBucket } from "./quota.js";
@@ -19,7 +19,7 @@ import { cryptoRandom, type Random } from "./random.js";
 import { createRedactor, redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
-import { DispatchRun } from "./run.js";
+import { DispatchRun, ledgerFrom, type ToolFacts } from "./run.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -130,11 +130,14 @@ export interface Dispatcher {
   deadLetter(entry: DeadLetterEntry): Promise<DeadLetterEntry>;
 }
 
+const NO_OPTIONS: DispatchOptions = Object.freeze({});
+
 export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatcher {
   const { registry, playbook, ownPatterns } = projectOf(dispatcherOptions);
   const options: DispatchSettings = { ...dispatcherOptions, registry, playbook, clock: dispatcherOptions.clock ?? realClock(), random: dispatcherOptions.random ?? cryptoRandom() };
   const redact = dispatcherOptions.redact ?? createRedactor(ownPatterns);
   const shown = rememberRedactions(redact);
+  const tools = new Map<string, ToolFacts>();
   const dispatcher: Dispatcher = {
     registry: options.registry,
     playbook: options.playbook,
@@ -142,17 +145,26 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     redact,
     quota: options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens),
     policies: createPolicies(options.playbook, options.clock.now(), options.state),
-    newLedger: () => ({ startedAt: options.clock.now(), retries: 0, backoffMs: 0, verdictCounts: new Map() }),
-    async dispatch(call, attempt, dispatchOptions = {}) {
-      const ledger = dispatchOptions.ledger ?? dispatcher.newLedger();
-      const run = new DispatchRun(options, shown, ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+    newLedger: () => ledgerFrom(options.clock.now()),
+    async dispatch(call, attempt, dispatchOptions = NO_OPTIONS) {
+      // A dispatch of its own (no shared ledger) makes its ledger only if a failure needs one.
+      const run = new DispatchRun(options, shown, tools, dispatchOptions.ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
       const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
+      const fn = recording?.attempt ?? attempt;
       const budget = dispatcher.policies.budget;
       budget?.callStarted();
-      let end;
+      let end: End;
       try {
-        end = await run.call(call, recording?.attempt ?? attempt, 0);
+        // The first attempt is awaited here: a call that succeeds at once costs that one await.
+        // A hedged call (start sends nothing) races its attempts in the run loop from the first.
+        const first = run.start(call, fn);
+        if (first === undefined) end = await run.call(call, fn, 0);
+        else {
+          const failed = first.blocked ?? run.answer(first, await first.response!);
+          end = failed.kind === "failure" ? await run.call(call, fn, 0, { attempt: first, failed }) : failed;
+        }
       } finally {
+        run.abandon();
         budget?.callEnded(run.retrying);
       }
       const result = run.finish(end);

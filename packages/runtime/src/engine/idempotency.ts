@@ -24,12 +24,32 @@ export function idempotencyKey(runId: string, call: Call): string {
  * instead: a trace id correlates, it guards nothing, so it need not cost a SHA-256 a call.
  */
 export function traceId(key: string): string {
-  if (key.length >= 12 && /^[0-9a-f]{12}/i.test(key)) return `fb_${key.slice(0, 12).toLowerCase()}`;
-  return `fb_${hash48Hex(key)}`;
+  switch (hexPrefix(key)) {
+    case "lower":
+      return `fb_${key.slice(0, 12)}`;
+    case "mixed":
+      return `fb_${key.slice(0, 12).toLowerCase()}`;
+    default:
+      return `fb_${hash48Hex(key)}`;
+  }
 }
 
-/** 48 bits of cyrb53 as 12 hex digits. */
-const hash48Hex = (text: string): string => new Cyrb53().text(text).hex48();
+/** Whether `key` starts with 12 hex digits, and in which case (a derived key's are lower case): the test of every dispatch, without a regular expression. */
+function hexPrefix(key: string): "lower" | "mixed" | undefined {
+  if (key.length < 12) return undefined;
+  let lower = true;
+  for (let i = 0; i < 12; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) continue;
+    if (c >= 0x41 && c <= 0x46) lower = false;
+    else return undefined;
+  }
+  return lower ? "lower" : "mixed";
+}
+
+/** 48 bits of cyrb53 as 12 hex digits (one hash object, reset for each text: a dispatch allocates none). */
+const hash48Hex = (text: string): string => TRACE_HASH.reset().text(text).hex48();
+const TRACE_HASH = new Cyrb53();
 
 /**
  * RFC 8785 canonical JSON: object keys sorted by UTF-16 code units, no insignificant

@@ -52,7 +52,11 @@ export function conditionsCover(a: CompiledConditions, b: CompiledConditions): b
     toolCovers(a.globs, b.globs) &&
     headersCover(a.headers, b.headers) &&
     fieldsCover(a.fields, b.fields) &&
-    (a.cause === null || (b.cause !== null && conditionsCover(a.cause, b.cause)))
+    (a.cause === null || (b.cause !== null && conditionsCover(a.cause, b.cause))) &&
+    // a = A and not A' holds wherever b = B and not B' does if B' holds wherever A' does.
+    (a.not === null || (b.not !== null && conditionsCover(b.not, a.not))) &&
+    // A hint is taken to be present for another rule's errors only when it reads the same policy.
+    (a.hint === null || (b.hint !== null && JSON.stringify(a.hint) === JSON.stringify(b.hint)))
   );
 }
 

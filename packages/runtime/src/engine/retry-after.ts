@@ -1,10 +1,12 @@
 /**
- * Retry-After as servers send it (SPEC 12): which header to read, how to read it, and what
- * the hint does to a retry's computed backoff. Pure: the error, the policy and the time come
- * in, a delay (or "give up") goes out.
+ * Retry-After as servers send it (SPEC 12, 18): which headers and fields to read, how to
+ * read them, and what the hint does to a retry's computed backoff. Pure: the error, the
+ * policy and the time come in, a delay (or "give up") goes out. One value is read by the
+ * classifier's hintValue, so a match rule's `retry_after: present` and the delay agree.
  */
 import type { AdapterError } from "../model/fixture.js";
 import type { RetryAfterPolicy } from "../model/playbook.js";
+import { fieldHintValue, hintValue, MAX_HINT_MS, parseHttpDate, type HintSource, type HintValue } from "./classifier.js";
 
 /** Read in this order when the playbook names no headers: OpenAI's and the standard one. */
 export const DEFAULT_RETRY_AFTER_HEADERS: readonly string[] = ["retry-after-ms", "retry-after"];
@@ -14,39 +16,93 @@ export interface RetryAfterReading {
   hintMs: number | undefined;
   /** Listed headers that were present but neither a number nor an HTTP date: counted as absent. */
   unreadable: { header: string; value: string }[];
+  /** With `invalid: give_up`: the negative or unparseable hint that ends the dispatch (`retry_after_invalid`). */
+  invalid?: { source: string; value: string };
 }
 
 /**
- * The server's hint: the first listed header present (and readable) wins, then the error's
- * own `retry_after_ms`. `nowMs` is the time an HTTP date is read against when the error has
- * no `date` header.
+ * The server's hint: the listed headers (in the policy's order, or the response's with
+ * `order: response`), then the listed `fields`, then the error's own `retry_after_ms`; the
+ * first that gives a hint wins. An unparseable value is skipped and a negative one reads as
+ * 0 (`invalid: ignore`), or either ends the reading as invalid (`invalid: give_up`); with
+ * `zero: absent` a 0 hint is skipped. `nowMs` is the local clock, what an HTTP date is read
+ * against when the error has no `date` header (or always, with `clock: local`).
  */
 export function readRetryAfter(error: AdapterError | null, policy: RetryAfterPolicy | undefined, nowMs: number): RetryAfterReading {
   const unreadable: RetryAfterReading["unreadable"] = [];
   if (error === null) return { hintMs: undefined, unreadable };
-  const headers = error.headers;
-  if (headers !== undefined && headers !== null && typeof headers === "object") {
-    for (const name of policy?.headers ?? DEFAULT_RETRY_AFTER_HEADERS) {
-      const value = headerValue(headers, name);
-      if (value === undefined) continue;
-      const ms = parseHint(name, value, () => dateOf(headers) ?? nowMs, isMillisecondHeader(name, policy));
-      if (ms !== undefined) return { hintMs: ms, unreadable };
-      unreadable.push({ header: name.toLowerCase(), value });
+  const giveUp = policy?.invalid === "give_up";
+  const zeroAbsent = policy?.zero === "absent";
+  const parse = policy?.parse ?? "strict";
+  const headers = error.headers !== null && typeof error.headers === "object" ? error.headers : undefined;
+  const now = () => (policy?.clock === "local" || headers === undefined ? undefined : dateOf(headers)) ?? nowMs;
+  const sources: { name: string; hint: HintValue; value: string; header: boolean }[] = [];
+  for (const [name, value] of headers === undefined ? [] : listedHeaders(headers, policy)) {
+    sources.push({ name, hint: hintValue(value, isMillisecondHeader(name, policy), parse), value, header: true });
+  }
+  const fields = error.fields !== null && typeof error.fields === "object" ? error.fields : undefined;
+  for (const name of policy?.fields ?? []) {
+    const value = fields !== undefined && Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (value !== undefined) sources.push({ name, hint: fieldHintValue(value), value: String(value), header: false });
+  }
+  for (const { name, hint, value, header } of sources) {
+    if (hint === null || hint.kind === "negative") {
+      if (giveUp) return { hintMs: undefined, unreadable, invalid: { source: name, value } };
+      if (hint === null) {
+        if (header) unreadable.push({ header: name, value });
+        continue;
+      }
     }
+    // A negative value (read as now) and a past date are 0 too; 0.4 ms is a hint that floors to 0.
+    const ms = hint.kind === "negative" ? 0 : hint.kind === "date" ? clampHint(hint.at - now()) : hint.ms;
+    const zero = hint.kind === "delay" ? hint.zero : ms === 0;
+    if (zero && zeroAbsent) continue;
+    return { hintMs: ms, unreadable };
   }
   const own = error.retry_after_ms;
-  return { hintMs: typeof own === "number" && Number.isFinite(own) ? Math.max(0, Math.floor(own)) : undefined, unreadable };
+  const ownMs = typeof own === "number" && Number.isFinite(own) ? Math.max(0, Math.floor(own)) : undefined;
+  return { hintMs: ownMs === 0 && zeroAbsent ? undefined : ownMs, unreadable };
+}
+
+/** The listed headers the error has, as [lower-case name, value]: in the policy's order, or the response's. */
+function listedHeaders(headers: Record<string, unknown>, policy: RetryAfterPolicy | undefined): [string, string][] {
+  const listed = (policy?.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => h.toLowerCase());
+  if (policy?.order !== "response") {
+    return listed.flatMap((name): [string, string][] => {
+      const value = headerValue(headers, name);
+      return value === undefined ? [] : [[name, value]];
+    });
+  }
+  const out: [string, string][] = [];
+  for (const key of Object.keys(headers)) {
+    const name = key.toLowerCase();
+    const value = headers[key];
+    if (typeof value === "string" && listed.includes(name) && !out.some(([n]) => n === name)) out.push([name, value]);
+  }
+  return out;
+}
+
+/** The policy a `retry_after: present` rule reads, compiled for the classifier. */
+export function hintSourceOf(policy: RetryAfterPolicy): HintSource {
+  return {
+    headers: (policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => [h.toLowerCase(), isMillisecondHeader(h, policy)] as const),
+    fields: policy.fields ?? [],
+    parse: policy.parse ?? "strict",
+    zeroAbsent: policy.zero === "absent",
+  };
 }
 
 export type RetryAfterDecision = { kind: "delay"; delayMs: number } | { kind: "give_up"; hintMs: number };
 
 /**
- * What the hint does to the computed backoff: clamp it to backoff + `max_over_backoff_ms`,
- * then hold it to `max_ms` (ignore, cap or give up), then wait the longer of the two
- * (`mode: max`) or the hint itself (`mode: replace`).
+ * What the hint does to the computed backoff. `mode: exact` waits the hint as it is (gRPC's
+ * pushback, Temporal's next_retry_delay). Otherwise: clamp it to backoff +
+ * `max_over_backoff_ms`, then hold it to `max_ms` (ignore, cap or give up), then wait the
+ * longer of the two (`mode: max`) or the hint itself (`mode: replace`).
  */
 export function applyRetryAfter(backoffMs: number, hintMs: number | undefined, policy: RetryAfterPolicy | undefined): RetryAfterDecision {
   if (hintMs === undefined) return { kind: "delay", delayMs: backoffMs };
+  if (policy?.mode === "exact") return { kind: "delay", delayMs: hintMs };
   let hint = hintMs;
   if (policy?.max_over_backoff_ms !== undefined) hint = Math.min(hint, backoffMs + policy.max_over_backoff_ms);
   if (policy?.max_ms !== undefined && hint > policy.max_ms) {
@@ -73,11 +129,6 @@ export function headerValue(headers: Record<string, unknown>, name: string): str
   return undefined;
 }
 
-/** Longest hint a value may give: 30 days, the schema's ceiling on any delay. */
-const MAX_HINT_MS = 2_592_000_000;
-
-const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/;
-
 /** A header read as milliseconds: its name ends in `-ms`, or the policy lists it in `ms_headers` (AWS's x-amz-retry-after). */
 export function isMillisecondHeader(name: string, policy: RetryAfterPolicy | undefined): boolean {
   const lower = name.toLowerCase();
@@ -86,18 +137,13 @@ export function isMillisecondHeader(name: string, policy: RetryAfterPolicy | und
 
 /**
  * One header's value in whole milliseconds: `*-ms` headers (and `ms_headers`) are
- * milliseconds; any other is seconds (fractions allowed) or an HTTP date. Negative values
- * and past dates mean now.
+ * milliseconds; any other is seconds (decimals read exactly) or an HTTP date. Negative
+ * values and past dates mean now.
  */
-export function parseHint(name: string, value: string, now: () => number, ms = name.toLowerCase().endsWith("-ms")): number | undefined {
-  if (value.length > 100) return undefined;
-  if (NUMBER.test(value)) {
-    const n = Number(value.trim());
-    return clampHint(ms ? n : n * 1000);
-  }
-  if (ms) return undefined;
-  const date = parseHttpDate(value);
-  return date === undefined ? undefined : clampHint(date - now());
+export function parseHint(name: string, value: string, now: () => number, ms = name.toLowerCase().endsWith("-ms"), parse: RetryAfterPolicy["parse"] = "strict"): number | undefined {
+  const hint = hintValue(value, ms, parse);
+  if (hint === null) return undefined;
+  return hint.kind === "negative" ? 0 : hint.kind === "date" ? clampHint(hint.at - now()) : hint.ms;
 }
 
 const clampHint = (ms: number): number => Math.min(MAX_HINT_MS, Math.max(0, Math.floor(ms)));
@@ -105,20 +151,7 @@ const clampHint = (ms: number): number => Math.min(MAX_HINT_MS, Math.max(0, Math
 /** The error's own `date` header, when it is an HTTP date. */
 function dateOf(headers: Record<string, unknown>): number | undefined {
   const value = headerValue(headers, "date");
-  return value === undefined ? undefined : parseHttpDate(value);
+  return value === undefined ? undefined : (parseHttpDate(value) ?? undefined);
 }
 
-// RFC 9110 section 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms.
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-const RFC_850 = /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT$/;
-const ASCTIME = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
-
-/** Milliseconds since the epoch of an HTTP date, or undefined. */
-export function parseHttpDate(value: string): number | undefined {
-  const text = value.trim();
-  let ms: number;
-  if (IMF_FIXDATE.test(text) || RFC_850.test(text)) ms = Date.parse(text);
-  else if (ASCTIME.test(text)) ms = Date.parse(`${text} GMT`);
-  else return undefined;
-  return Number.isFinite(ms) ? ms : undefined;
-}
+export { parseHttpDate };

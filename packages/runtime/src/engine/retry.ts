@@ -49,6 +49,8 @@ export interface RetryInput {
   retryAfter: RetryAfterPolicy | false;
   /** The server's hint, already read from the error (engine/retry-after.ts). */
   hintMs: number | undefined;
+  /** The hint was negative or unparseable and the policy says `invalid: give_up`. */
+  hintInvalid?: boolean;
   /** The dispatcher's retry quota, when the playbook has one. */
   quota: RetryQuotaBucket | undefined;
   /** The dispatcher's retry budget (SPEC 18), and whether this dispatch already holds a place in it. */
@@ -99,6 +101,7 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (throttle !== undefined && !throttle.allowsRetry()) return { kind: "retry_throttled", tokens: throttle.tokens, threshold: throttle.threshold };
   let delayMs = retryDelay(action, input.backoffIndex, input.previousDelay, input.random);
   if (input.retryAfter !== false) {
+    if (input.hintInvalid === true) return { kind: "suppressed", reason: "retry_after_invalid", end: "exhausted" };
     const decision = applyRetryAfter(delayMs, input.hintMs, input.retryAfter);
     if (decision.kind === "give_up") return { kind: "suppressed", reason: "retry_after_too_long", end: "exhausted" };
     delayMs = decision.delayMs;

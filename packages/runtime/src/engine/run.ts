@@ -6,8 +6,8 @@
  * hedging).
  */
 import type { AdapterError, Call, Response } from "../model/fixture.js";
-import type { CompensationAction } from "../model/playbook.js";
 import type { AttemptError, DispatchEvent, Outcome, UnstampedEvent } from "../model/outcome.js";
+import type { CompensationAction } from "../model/playbook.js";
 import { runAction } from "./actions/index.js";
 import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End, type FinalKind, type RunContext, type ShownCall, type Step } from "./call.js";
 import { CAUSE_DEPTH } from "./classifier.js";
@@ -24,7 +24,20 @@ import type { RetryQuotaBucket } from "./quota.js";
 import { redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 
-type Failed = { kind: "failed"; error: AdapterError | null };
+/**
+ * What a dispatcher works out once per tool: its name as outputs show it, whether the
+ * playbook's `tools` let it be retried, its attempt timeout, whether its idempotent calls
+ * are hedged (SPEC 18).
+ */
+export interface ToolFacts {
+  readonly shown: string;
+  readonly idempotent: boolean;
+  readonly timeoutMs: number | undefined;
+  readonly hedged: boolean;
+}
+
+/** A failed attempt (`kind` is none of an outcome's: `answer` returns an End or this). */
+export type Failed = { kind: "failure"; error: AdapterError | null };
 type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null } | Failed;
 /** A failed attempt, classified: what its verdict's action is handed. */
 interface Classified {
@@ -34,8 +47,41 @@ interface Classified {
   error: AdapterError | null;
 }
 
+/** A call's turn as the run loop keeps it: what the actions read, and how its attempts are sent. */
+interface Turn extends CallTurn {
+  /** The idempotency key the attempt function is given. */
+  readonly key: string;
+  readonly attempt: AttemptFn;
+  readonly timeoutMs: number | undefined;
+  /** Attempts sent to the upstream: what the attempt function numbers (a short-circuited one is not sent). */
+  sent: number;
+}
+
+/** One attempt of a turn: sent (its `response` pending), or stopped by an open breaker (`blocked`). */
+export interface Attempt {
+  readonly turn: Turn;
+  readonly n: number;
+  /** The clock when it was sent. */
+  readonly before: number;
+  readonly admission: Admission | undefined;
+  readonly response: Promise<Response> | Response | undefined;
+  readonly blocked: Failed | undefined;
+}
+
+/** A first attempt that failed, for the run loop to go on from. */
+export interface Failing {
+  readonly attempt: Attempt;
+  readonly failed: Failed;
+}
+
 const PLAIN_CONTEXT: AttemptContext = Object.freeze({ fallback: false });
 const FALLBACK_CONTEXT: AttemptContext = Object.freeze({ fallback: true });
+
+/** A budget ledger starting at `startedAt`, nothing spent. */
+export const ledgerFrom = (startedAt: number): BudgetLedger => ({ startedAt, retries: 0, backoffMs: 0, verdictCounts: new Map() });
+
+/** The `attempt` observation of an ok response: one object, never changed. */
+const OK: Observed = Object.freeze({ kind: "ok" });
 
 export class DispatchRun implements RunContext {
   private readonly events: DispatchEvent[] = [];
@@ -48,19 +94,33 @@ export class DispatchRun implements RunContext {
   private error: AdapterError | null = null;
   private readonly startedAt: number;
   private attemptFn: AttemptFn | undefined;
+  /** The ledger of a dispatch of its own, made when first read: a call that succeeds at once never needs one. */
+  private ownLedger: BudgetLedger | undefined;
+  /** When the ledger started: what events' `t` counts from. */
+  private readonly ledgerStart: number;
+  /** The admission of the attempt awaiting its answer. */
+  private pending: Admission | undefined;
+  private emitterFn: ((event: UnstampedEvent) => void) | undefined;
   /** From the dispatch's first retry to its end: a retry in progress, for the retry budget. */
   retrying = false;
 
   constructor(
     private readonly o: DispatchSettings,
     readonly redact: Redactor,
-    readonly ledger: BudgetLedger,
+    /** The dispatcher's facts per tool, filled in as tools appear. */
+    private readonly tools: Map<string, ToolFacts>,
+    private readonly sharedLedger: BudgetLedger | undefined,
     readonly quota: RetryQuotaBucket | undefined,
     readonly policies: SharedPolicies,
     private readonly runId: string,
     private readonly label: string | undefined,
   ) {
     this.startedAt = o.clock.now();
+    this.ledgerStart = sharedLedger === undefined ? this.startedAt : sharedLedger.startedAt;
+  }
+
+  get ledger(): BudgetLedger {
+    return this.sharedLedger ?? (this.ownLedger ??= ledgerFrom(this.startedAt));
   }
 
   get registry() {
@@ -84,9 +144,12 @@ export class DispatchRun implements RunContext {
 
   /** Stamp an event with the run's time and the call's label, and record it. */
   emit(body: UnstampedEvent): void {
-    const t = this.o.clock.now() - this.ledger.startedAt;
+    const t = this.o.clock.now() - this.ledgerStart;
     // Keys in the order outputs show them: t, type, the call's label, then the body's own.
-    const event = (this.label === undefined ? { t, ...body } : labelled(t, this.label, body)) as DispatchEvent;
+    this.record((this.label === undefined ? { t, ...body } : labelled(t, this.label, body)) as DispatchEvent);
+  }
+
+  private record(event: DispatchEvent): void {
     this.events.push(event);
     this.o.onEvent?.(event);
   }
@@ -109,65 +172,51 @@ export class DispatchRun implements RunContext {
     return this.call(call, this.attemptFn!, depth);
   }
 
-  /** One call (and its fallback), attempt by attempt, until an action ends it. */
-  async call(call: Call, attempt: AttemptFn, depth: number): Promise<End> {
+  /**
+   * The dispatch's call, its first attempt sent: dispatch() awaits that attempt itself and
+   * hands it to `answer`, so a call that succeeds at once costs one await. A failed or
+   * short-circuited first attempt goes on in `call`. A hedged call sends nothing here
+   * (undefined): its first attempt is the first of a race, so it goes to `call` whole.
+   */
+  start(call: Call, attempt: AttemptFn): Attempt | undefined {
     this.attemptFn = attempt;
-    const key = idempotencyKey(this.runId, call);
-    const turn: CallTurn = {
-      call,
-      // A derived key is hex: only a key the caller brought can hold a secret.
-      shownKey: call.idempotency_key === undefined ? key : this.redact(key),
-      shown: { tool: this.redact(call.tool), id: this.redact(call.id) },
-      idempotent: isIdempotent(this.o.playbook, call),
-      depth,
-      retries: 0,
-      lastDelay: undefined,
-      retriesOf: undefined,
-      previousDelay: undefined,
-      hint: undefined,
-      hedged: undefined,
-      rebuilt: undefined,
-    };
-    const { breakers, hedging } = this.policies;
-    const timeoutMs = this.policies.timeouts?.forTool(call.tool);
-    // A call that is not idempotent is never hedged (SPEC 18).
-    if (hedging !== undefined && turn.idempotent && hedging.hedges(call.tool)) return this.hedgedCall(hedging, turn, key, attempt, timeoutMs);
-    // Attempts sent to the upstream: what the attempt function numbers (a short-circuited one is not sent).
-    let sent = 0;
-    for (let n = 1; ; n++) {
-      const before = this.o.clock.now();
-      const admission = breakers?.admit(call.tool, turn.shown.tool, before, this.emitter);
-      let observed: Failed;
-      if (admission?.blockedBy !== undefined) observed = this.shortCircuited(n, turn, admission.blockedBy);
-      else {
-        this.attempts++;
-        let response: Response;
-        try {
-          response = await this.send(call, ++sent, key, contextOf(turn), attempt, timeoutMs);
-        } catch (e) {
-          if (admission !== undefined) breakers!.abandon(admission, this.o.clock.now());
-          throw e;
-        }
-        const answer = this.observed(n, turn.shownKey, turn.shown, response, before);
-        if (answer.kind !== "failed") {
-          this.answered(admission, turn, null);
-          if (answer.kind === "ok") return endOf(turn, n === 1 ? "succeeded" : "recovered");
-          return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
-        }
-        observed = answer;
-      }
+    const tool = this.toolFacts(call.tool);
+    if (tool.hedged && call.idempotent !== false) return undefined;
+    return this.send(this.turnOf(call, attempt, 0, tool), 1);
+  }
 
-      const step = await this.afterFailure(turn, this.classified(n, turn, observed.error, admission));
+  /**
+   * One call (and its fallback), attempt by attempt, until an action ends it; `first`, its
+   * first attempt when dispatch() sent and saw it fail (`start`, `answer`).
+   */
+  async call(call: Call, attempt: AttemptFn, depth: number, first?: Failing): Promise<End> {
+    this.attemptFn = attempt;
+    const turn = first?.attempt.turn ?? this.turnOf(call, attempt, depth);
+    // A call that is not idempotent is never hedged (SPEC 18); a first attempt sent by start() was not.
+    const hedging = this.policies.hedging;
+    if (first === undefined && hedging !== undefined && turn.idempotent && hedging.hedges(call.tool)) return this.hedgedCall(hedging, turn);
+    for (let n = 1; ; n++) {
+      let sent: Attempt;
+      let observed: Failed;
+      if (n === 1 && first !== undefined) ({ attempt: sent, failed: observed } = first);
+      else {
+        sent = this.send(turn, n);
+        if (sent.blocked !== undefined) observed = sent.blocked;
+        else {
+          const answer = this.answer(sent, await sent.response!);
+          if (answer.kind !== "failure") return answer;
+          observed = answer;
+        }
+      }
+      const step = await this.afterFailure(turn, this.classified(n, turn, observed.error, sent.admission));
       if (step !== "next_attempt") return step;
     }
   }
 
   /** A hedged call (SPEC 18): race after race (a rebuild makes another), each numbered after the hedges before it. */
-  private async hedgedCall(hedging: Hedging, turn: CallTurn, key: string, attempt: AttemptFn, timeoutMs: number | undefined): Promise<End> {
-    let sent = 0;
-    const nextSent = () => ++sent;
+  private async hedgedCall(hedging: Hedging, turn: Turn): Promise<End> {
     for (let n = 1; ; ) {
-      const raced = await this.race(hedging, turn, n, key, attempt, timeoutMs, nextSent);
+      const raced = await this.race(hedging, turn, n);
       if ("kind" in raced) return raced;
       const step = await this.afterFailure(turn, raced);
       if (step !== "next_attempt") return step;
@@ -190,14 +239,12 @@ export class DispatchRun implements RunContext {
     return runAction(this, turn, failure, action);
   }
 
-  private readonly emitter = (event: UnstampedEvent): void => this.emit(event);
-
   /**
    * A failed attempt, classified: its `failure_classified` event; the breakers and retry
    * throttling hear of it when it was sent (`admission` not blocked).
    */
   private classified(n: number, turn: CallTurn, error: AdapterError | null, admission: Admission | undefined): Classified {
-    const { verdict: code } = classify(this.o.registry, error ?? undefined, turn.call.tool);
+    const { verdict: code } = classify(this.o.registry, error ?? undefined, turn.call.tool, this.o.playbook);
     const action = actionFor(this.o.playbook, code);
     this.verdict = code;
     this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
@@ -214,7 +261,7 @@ export class DispatchRun implements RunContext {
    * winner's answer ends the call; a failure that ends the race goes on to its action,
    * which may not retry (`turn.hedged`). `last`: the number of the last hedge sent.
    */
-  private async race(hedging: Hedging, turn: CallTurn, first: number, key: string, attempt: AttemptFn, timeoutMs: number | undefined, nextSent: () => number): Promise<End | (Classified & { last: number })> {
+  private async race(hedging: Hedging, turn: Turn, first: number): Promise<End | (Classified & { last: number })> {
     const { call } = turn;
     const { breakers, throttle } = this.policies;
     const admissions: (Admission | undefined)[] = [];
@@ -232,7 +279,7 @@ export class DispatchRun implements RunContext {
         };
         try {
           const context = i > 1 ? { ...contextOf(turn), hedge: true as const } : contextOf(turn);
-          const response = this.send(call, nextSent(), key, context, attempt, timeoutMs, signal);
+          const response = this.sendWithin(turn, ++turn.sent, context, signal);
           return response instanceof Promise ? response.catch(abandon) : response;
         } catch (e) {
           return abandon(e);
@@ -243,7 +290,7 @@ export class DispatchRun implements RunContext {
         const admission = admissions[i];
         const blocked = admission?.blockedBy;
         const answer = blocked !== undefined ? this.shortCircuited(n, turn, blocked, i > 1) : this.observed(n, turn.shownKey, turn.shown, response, sentAt, i > 1);
-        if (answer.kind !== "failed") {
+        if (answer.kind !== "failure") {
           this.answered(admission, turn, null);
           won = answer;
           return "won";
@@ -267,8 +314,77 @@ export class DispatchRun implements RunContext {
     return { ...failed!, last: first + ended.sent - 1 };
   }
 
+  /** A call's turn: its key (as sent and as shown), whether it may be retried, its attempt timeout. */
+  private turnOf(call: Call, attempt: AttemptFn, depth: number, tool = this.toolFacts(call.tool)): Turn {
+    const key = idempotencyKey(this.runId, call);
+    return {
+      call,
+      // A derived key is hex: only a key the caller brought can hold a secret.
+      shownKey: call.idempotency_key === undefined ? key : this.redact(key),
+      shown: { tool: tool.shown, id: this.redact(call.id) },
+      idempotent: call.idempotent !== false && tool.idempotent,
+      depth,
+      retries: 0,
+      lastDelay: undefined,
+      retriesOf: undefined,
+      previousDelay: undefined,
+      hint: undefined,
+      hedged: undefined,
+      rebuilt: undefined,
+      key,
+      attempt,
+      timeoutMs: tool.timeoutMs,
+      sent: 0,
+    };
+  }
+
+  private toolFacts(tool: string): ToolFacts {
+    let facts = this.tools.get(tool);
+    if (facts === undefined) {
+      const idempotent = isIdempotent(this.o.playbook, { id: "", tool });
+      facts = { shown: this.redact(tool), idempotent, timeoutMs: this.policies.timeouts?.forTool(tool), hedged: idempotent && this.policies.hedging?.hedges(tool) === true };
+      if (this.tools.size >= 4096) this.tools.clear();
+      this.tools.set(tool, facts);
+    }
+    return facts;
+  }
+
+  /** Attempt `n` of a turn: sent, once the breakers guarding its tool let it through, else failed at once, unsent. */
+  private send(turn: Turn, n: number): Attempt {
+    const before = this.o.clock.now();
+    const admission = this.policies.breakers?.admit(turn.call.tool, turn.shown.tool, before, this.emitter);
+    if (admission?.blockedBy !== undefined) return { turn, n, before, admission, response: undefined, blocked: this.shortCircuited(n, turn, admission.blockedBy) };
+    this.attempts++;
+    // Until it answers, an attempt that throws gives back what its admission holds (`abandon`).
+    this.pending = admission;
+    return { turn, n, before, admission, response: this.sendWithin(turn, ++turn.sent, contextOf(turn)), blocked: undefined };
+  }
+
+  /** What a sent attempt's answer means: the end of its call when it did not fail, else its failure. */
+  answer(sent: Attempt, response: Response): End | Failed {
+    this.pending = undefined;
+    const { turn, n } = sent;
+    const answer = this.observed(n, turn.shownKey, turn.shown, response, sent.before);
+    if (answer.kind === "failure") return answer;
+    this.answered(sent.admission, turn, null);
+    if (answer.kind === "ok") return endOf(turn, n === 1 ? "succeeded" : "recovered");
+    return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
+  }
+
+  /** The dispatch ended with an attempt unanswered (its function threw): give back any breaker probe it held. */
+  abandon(): void {
+    if (this.pending !== undefined) this.policies.breakers!.abandon(this.pending, this.o.clock.now());
+    this.pending = undefined;
+  }
+
+  /** The run's events as breakers emit them, made when a breaker first needs it. */
+  private get emitter(): (event: UnstampedEvent) => void {
+    return (this.emitterFn ??= (event) => this.emit(event));
+  }
+
   /** Send one attempt, within its timeout when one applies (SPEC 18); `cancel` aborts a hedge the race gave up. */
-  private send(call: Call, n: number, key: string, context: AttemptContext, attempt: AttemptFn, timeoutMs: number | undefined, cancel?: AbortSignalOf): Promise<Response> | Response {
+  private sendWithin(turn: Turn, n: number, context: AttemptContext, cancel?: AbortSignalOf): Promise<Response> | Response {
+    const { call, key, attempt, timeoutMs } = turn;
     if (timeoutMs === undefined) return attempt(call, n, key, cancel === undefined ? context : { ...context, signal: cancel });
     return sendWithin(this.o.clock, timeoutMs, (signal) => attempt(call, n, key, { ...context, signal }), cancel);
   }
@@ -287,16 +403,19 @@ export class DispatchRun implements RunContext {
     const error = circuitOpenError(breaker);
     this.error = error;
     this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true, ...(hedge ? HEDGE : {}) });
-    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: turn.shown.tool, error });
-    return { kind: "failed", error };
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: turn.shown.tool, error });
+    return { kind: "failure", error };
   }
 
   /** What an attempt's response means, recorded as its `attempt` event (and error); `hedge`: a hedge after the first attempt. */
   private observed(n: number, shownKey: string, shown: ShownCall, response: Response, before: number, hedge = false): Observed {
-    const latency = this.o.clock.now() - before;
+    const now = this.o.clock.now();
+    const latency = now - before;
     const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
     if (observed.kind === "ok") {
-      this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency, ...(hedge ? HEDGE : {}) });
+      // The common event, stamped in place (emit's order: t, type, then the body).
+      if (this.label === undefined && !hedge) this.record({ t: now - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      else this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency, ...(hedge ? HEDGE : {}) });
       return observed;
     }
     if (observed.kind === "needs_input") {
@@ -307,7 +426,7 @@ export class DispatchRun implements RunContext {
     const error = observed.error === null ? null : shownError(observed.error, this.redact);
     this.error = error;
     this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}), ...(hedge ? HEDGE : {}) });
-    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledger.startedAt, tool: shown.tool, error });
+    this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: shown.tool, error });
     return observed;
   }
 
@@ -363,7 +482,7 @@ export class DispatchRun implements RunContext {
           errors: this.errors,
           envelope,
           first_attempt_ms: this.errors[0]?.t ?? null,
-          dead_lettered_ms: this.o.clock.now() - this.ledger.startedAt,
+          dead_lettered_ms: this.o.clock.now() - this.ledgerStart,
         },
       ];
     }
@@ -411,13 +530,13 @@ function observe(response: Response, emptyIsFailure: boolean): Observed {
   switch (response.status) {
     case "ok":
       if (emptyIsFailure && (response.value === undefined || response.value === null)) {
-        return { kind: "failed", error: EMPTY_RESPONSE };
+        return { kind: "failure", error: EMPTY_RESPONSE };
       }
-      return { kind: "ok" };
+      return OK;
     case "needs_input":
       return { kind: "needs_input", question: response.question ?? null };
     case "error":
-      return { kind: "failed", error: response.error ?? null };
+      return { kind: "failure", error: response.error ?? null };
     default: {
       const never: never = response;
       throw new Error(`unhandled response: ${JSON.stringify(never)}`);

@@ -8,6 +8,8 @@ import type { Registry, Verdict } from "../model/registry.js";
 import { DEFAULT_RETRY_COST } from "./quota.js";
 import { retryDelay } from "./backoff.js";
 import { maxRandom } from "./random.js";
+import { AttemptTimeouts } from "./policies/attempt-timeout.js";
+import { Hedging } from "./policies/hedging.js";
 
 export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "budgets.retries_per_call" | "same_verdict_ceiling" | "retry_quota";
 
@@ -32,6 +34,16 @@ export interface QuotaBound {
   retries: number;
 }
 
+/** How long the verdict's attempts can take under the attempt timeouts in force (SPEC 18). */
+export interface TimeBound {
+  /** The longest attempt timeout an attempt of this verdict can be held to. */
+  attemptTimeoutMs: number;
+  /** False when some tool the verdict can come from has no timeout: its attempts are unbounded. */
+  everyTool: boolean;
+  /** attempts × attemptTimeoutMs + the total backoff. */
+  worstMs: number;
+}
+
 export interface WorstCase {
   verdict: string;
   action: ActionName;
@@ -49,6 +61,8 @@ export interface WorstCase {
   retryAfter?: RetryAfterBound;
   /** For a retry action under a playbook retry_quota. */
   quota?: QuotaBound;
+  /** When the playbook sets attempt timeouts that apply to this verdict. */
+  time?: TimeBound;
   /** When the playbook hedges (SPEC 18): what a hedged call can send before this verdict ends it. */
   hedged?: HedgedBound;
 }
@@ -65,23 +79,35 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
   const worst = unhedgedWorstCase(registry, playbook, code);
   const hedging = playbook.hedging;
   if (worst === undefined || hedging === undefined) return worst;
+  // Only a verdict that can come from a hedged tool: one whose rules name only other tools never does.
+  const verdict = registry.verdicts.find((v) => v.code === code);
+  const from = toolsOf(verdict);
+  if (from !== null && !from.some((tool) => new Hedging(hedging).hedges(tool))) return worst;
   // A hedged call's retries are its hedges; the worst case is the worse of a hedged call and another.
   const action = playbook.verdicts[code];
   const races = "then" in action && action.then === "retry" ? 2 : 1;
   const hedged: HedgedBound = { tools: typeof hedging.tools === "string" ? [hedging.tools] : hedging.tools, maxAttempts: hedging.max_attempts, attempts: races * hedging.max_attempts };
-  return { ...worst, attempts: Math.max(worst.attempts, hedged.attempts), hedged };
+  const attempts = Math.max(worst.attempts, hedged.attempts);
+  if (attempts === worst.attempts || worst.time === undefined) return { ...worst, attempts, hedged };
+  // More attempts, each under its timeout: the time bound counts them all (hedges overlap, so it is an upper bound).
+  const time = timeBound(playbook, verdict, attempts, worst.totalBackoffMs);
+  return { ...worst, attempts, hedged, ...(time === undefined ? {} : { time }) };
 }
 
 function unhedgedWorstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
   const action = playbook.verdicts[code];
   if (!action) return undefined;
+  const verdict = registry.verdicts.find((v) => v.code === code);
+  const timed = (worst: WorstCase): WorstCase => {
+    const time = timeBound(playbook, verdict, worst.attempts, worst.totalBackoffMs);
+    return time === undefined ? worst : { ...worst, time };
+  };
   const base: WorstCase = { verdict: code, action: action.action, attempts: 1, retries: 0, delays: [], totalBackoffMs: 0, exceeds: [] };
   if (action.action === "refresh_evidence" || action.action === "restore_checkpoint" || action.action === "refresh_credentials") {
-    return { ...base, attempts: action.then === "retry" ? 2 : 1 };
+    return timed({ ...base, attempts: action.then === "retry" ? 2 : 1 });
   }
-  if (!isRetryAction(action)) return base;
+  if (!isRetryAction(action)) return timed(base);
 
-  const verdict = registry.verdicts.find((v) => v.code === code);
   const classMax = verdict ? registry.classes[verdict.class]?.max_retries : undefined;
   const budgets = playbook.budgets ?? {};
   const limits: [RetryLimit, number | undefined][] = [
@@ -110,7 +136,32 @@ function unhedgedWorstCase(registry: Registry, playbook: Playbook, code: string)
   if (budgets.retry_seconds !== undefined && totalBackoffMs > budgets.retry_seconds * 1000) exceeds.push({ budget: "retry_seconds", limitMs: budgets.retry_seconds * 1000 });
   if (budgets.wall_ms !== undefined && totalBackoffMs > budgets.wall_ms) exceeds.push({ budget: "wall_ms", limitMs: budgets.wall_ms });
   const retryAfter = retryAfterBound(playbook, action, delays);
-  return { ...base, attempts: retries + 1, retries, delays, totalBackoffMs, limitedBy, exceeds, retryAfter, ...(quota ? { quota } : {}) };
+  return timed({ ...base, attempts: retries + 1, retries, delays, totalBackoffMs, limitedBy, exceeds, retryAfter, ...(quota ? { quota } : {}) });
+}
+
+/**
+ * The attempt timeout the verdict's attempts can be held to: for the tools its rules name
+ * when every rule names literal tools, else the longest the playbook sets for any tool.
+ */
+function timeBound(playbook: Playbook, verdict: Verdict | undefined, attempts: number, totalBackoffMs: number): TimeBound | undefined {
+  const timeouts = AttemptTimeouts.of(playbook);
+  if (timeouts === undefined) return undefined;
+  const named = toolsOf(verdict);
+  let candidates: (number | undefined)[];
+  if (named !== null) candidates = named.map((t) => timeouts.forTool(t));
+  else candidates = [playbook.attempt_timeout_ms, ...Object.values(playbook.tools ?? {}).map((t) => t.attempt_timeout_ms).filter((ms) => ms !== undefined)];
+  const set = candidates.filter((ms): ms is number => ms !== undefined);
+  if (set.length === 0) return undefined;
+  const attemptTimeoutMs = Math.max(...set);
+  return { attemptTimeoutMs, everyTool: set.length === candidates.length, worstMs: saturating(attempts * attemptTimeoutMs + totalBackoffMs) };
+}
+
+/** The tools a verdict can come from, when each of its rules names tools and none is a glob; null: any tool. */
+function toolsOf(verdict: Verdict | undefined): string[] | null {
+  const rules = verdict?.match ?? [];
+  if (rules.length === 0 || !rules.every((r) => r.tool !== undefined)) return null;
+  const named = rules.flatMap((r) => (Array.isArray(r.tool) ? r.tool : [r.tool as string]));
+  return named.every((t) => !t.includes("*") && !t.includes("?")) ? named : null;
 }
 
 /** The cheapest cost a retry of the verdict can take, and what a full bucket pays for. */

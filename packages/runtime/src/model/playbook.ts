@@ -147,6 +147,19 @@ export const isRetryAction = (a: CompensationAction): a is RetryAction =>
 /** The Retry-After policy in force for a retry action (SPEC 12): its own, else the playbook's, else the defaults. */
 export const retryAfterPolicyOf = (playbook: { readonly retry_after?: RetryAfterPolicy | null }, action: RetryAction): RetryAfterPolicy => action.retry_after ?? playbook.retry_after ?? {};
 
+/**
+ * The Retry-After policy a match rule's `retry_after: present` reads (SPEC 18): the policy of
+ * the action the playbook gives the rule's verdict when it is a retry with its own, else the
+ * playbook's, else the defaults (also without a playbook).
+ */
+export function hintPolicyOf(playbook: HintPlaybook | undefined, code: string): RetryAfterPolicy {
+  const action = playbook !== undefined && Object.hasOwn(playbook.verdicts, code) ? playbook.verdicts[code] : undefined;
+  return (action !== undefined && isRetryAction(action) ? action.retry_after : undefined) ?? playbook?.retry_after ?? {};
+}
+
+/** What classification reads of a playbook: where `retry_after: present` finds its policy. */
+export type HintPlaybook = Pick<Playbook, "retry_after" | "verdicts">;
+
 /** Whether servers' Retry-After hints are read at all (`honor_retry_after`, default true). */
 export const honorsRetryAfter = (playbook: { readonly honor_retry_after?: boolean }): boolean => playbook.honor_retry_after ?? true;
 

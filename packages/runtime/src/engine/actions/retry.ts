@@ -16,10 +16,12 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
   const honor = honorsRetryAfter(playbook);
   const policy = retryAfterPolicyOf(playbook, action);
   let hintMs: number | undefined;
+  let hintInvalid = false;
   if (honor) {
     const reading = readRetryAfter(error, policy, run.clock.epochMs?.() ?? run.clock.now());
     for (const { header, value } of reading.unreadable) run.emit({ type: "retry_after_unreadable", header: run.redact(header), value: run.redact(value) });
     hintMs = reading.hintMs;
+    hintInvalid = reading.invalid !== undefined;
   }
   const decision = decideRetry({
     action,
@@ -37,6 +39,7 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     budgets: playbook.budgets ?? {},
     retryAfter: honor ? policy : false,
     hintMs,
+    hintInvalid,
     quota: run.quota,
     budget: run.policies.budget,
     retrying: run.retrying,
