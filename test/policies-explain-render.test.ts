@@ -58,7 +58,10 @@ describe("explain shows the policies of SPEC 18", () => {
   it("refresh_credentials: the effect, the event, the retry's context", () => {
     const lines = playbookLines(dir, "token_expired");
     expect(lines[0]).toBe("refresh_credentials: then retry");
-    expect(lines[1]).toBe("worst case: at most 2 attempts; at most 6 s in all (2 attempts × 3 s attempt timeout)");
+    // A 401 can come from a hedged search.* call: a race of 3, refreshed, then another race of 3.
+    expect(lines[1]).toBe(
+      "worst case: at most 6 attempts; at most 18 s in all (6 attempts × 3 s attempt timeout), more than budgets.wall_ms (8 s), which ends the dispatch first; a hedged call (search.*) sends up to 6 attempts (at most 3 in flight) and never retries",
+    );
     expect(lines[2]).toBe('refresh credentials: effects.refreshCredentials(call) runs (event credentials_refreshed), then one immediate attempt whose context says refreshed: "credentials"; if it fails too, the call is deprecated with replan');
   });
 

@@ -265,6 +265,49 @@ describe("circuit breakers in a storm (SPEC 18 inside SPEC 19)", () => {
   });
 });
 
+describe("hedging in a storm (SPEC 18 inside SPEC 19)", () => {
+  // Log-normal latency, median 20 ms, p99 400 ms: mean exp(mu + sigma^2 / 2), about 45.8 ms.
+  const tail = storm({ upstream: { latency_ms: { median: 20, p99: 400 } } }, 400, 30000);
+  const sigma = (Math.log(400) - Math.log(20)) / 2.3263478740408408;
+  const meanLatency = 20 * Math.exp((sigma * sigma) / 2);
+  const hedging = (max_attempts: number): StormRules => ({ registry: REGISTRY, playbook: playbook({ timeout: retry(0) }, { hedging: { tools: "svc.*", max_attempts, delay_ms: 50 } }), redact: [] });
+
+  it("each hedge is an upstream attempt, and a cancelled one keeps the upstream busy until its latency has passed (Little's law over every attempt sent)", async () => {
+    const plain = await runStorm(tail, rules(0));
+    const hedged = await runStorm(tail, hedging(3));
+    expect(plain.summary.amplification).toBe(1);
+    const hedges = hedged.buckets.reduce((a, b) => a + b.hedges, 0);
+    // Every hedge is an attempt sent beyond the call's first; none of them is a retry.
+    expect(hedges).toBe(hedged.buckets.reduce((a, b) => a + b.sent, 0) - hedged.summary.calls);
+    expect(hedged.buckets.reduce((a, b) => a + b.retries, 0)).toBe(0);
+    // About a fifth of first attempts take longer than 50 ms, so hedges add load...
+    expect(hedged.summary.amplification).toBeGreaterThan(1.2);
+    // ...the whole of it: the upstream works on every attempt sent for its full latency, cancelled or not.
+    const expected = 400 * (meanLatency / 1000) * hedged.summary.amplification;
+    expect(Math.abs(hedged.summary.mean_in_progress - expected) / expected).toBeLessThan(0.06);
+    expect(hedged.summary.mean_in_progress).toBeGreaterThan(plain.summary.mean_in_progress * 1.15);
+    // And the calls' tail is cut: a slow first attempt no longer sets the call's latency.
+    expect(hedged.summary.latency_ms.p99).toBeLessThan(plain.summary.latency_ms.p99 / 2);
+    expect(hedged.summary.success_ratio).toBe(1);
+  });
+
+  it("takes a hedge turned away at once (a full upstream) before it waits, under an attempt timeout: every attempt is accounted for", async () => {
+    const full = storm({ upstream: { latency_ms: { median: 20, p99: 400 }, capacity: { concurrency: 8, queue: 0 } } }, 300, 10000);
+    const r = await runStorm(full, {
+      registry: REGISTRY,
+      playbook: playbook({ timeout: retry(0), server: retry(0) }, { attempt_timeout_ms: 150, hedging: { tools: "svc.*", max_attempts: 3, delay_ms: 30, non_fatal: ["transient"] } }),
+      redact: [],
+    });
+    const sum = (k: "sent" | "hedges" | "offered" | "retries") => r.buckets.reduce((a, b) => a + b[k], 0);
+    expect(r.summary.unfinished).toBe(0);
+    // Turned away at once (503) and timed out hedges are non-fatal: the next goes at once, so hedges abound.
+    expect(Object.keys(r.buckets.reduce((a, b) => ({ ...a, ...b.attempt_errors }), {}))).toEqual(["attempt_timeout", "http 503"]);
+    expect(sum("retries")).toBe(0);
+    expect(sum("sent")).toBe(sum("offered") + sum("hedges"));
+    expect(sum("hedges")).toBeGreaterThan(sum("offered") / 10);
+  });
+});
+
 describe("the scheduler's clock and a sleep's AbortSignal (the dispatcher's attempt timeout, raced on a clock without hold)", () => {
   it("ends a sleep whose signal aborts: it wakes nothing later and does not move time", async () => {
     const s = new Scheduler();

@@ -42,6 +42,7 @@ const RETRY_SEMANTICS = [
   "  a. the call is not idempotent (its idempotent: false, or a matching tools: entry) -> failed, reason non_idempotent; when the side effect is unknown and the playbook sets on_unknown_side_effect, escalated to its queue instead, reason side_effect_unknown;",
   "  b. the error's side_effect_state is committed -> failed, reason side_effect_committed;",
   "  c. the verdict is retryable: false -> failed, reason not_retryable;",
+  "  c'. the call is hedged (the playbook's hedging, SPEC 18): its retries are its hedges -> exhausted, reason hedged (retry_throttled when retry throttling stopped the hedges);",
   "  d. this verdict's retries reached max_retries (reason max_retries) or the class's max_retries (class_max_retries) -> exhausted;",
   "  e. budgets.retries, the retry quota, retry_seconds or wall_ms would be exceeded, or a Retry-After hint is above max_ms with above_max: give_up (retry_after_too_long), or negative or unparseable with invalid: give_up (retry_after_invalid) -> exhausted, with that as reason.",
   "Otherwise retry_scheduled is emitted with delay_ms (the schedule's delay, raised to the server's Retry-After hint when honor_retry_after), the clock advances, and the call is attempted again with the same idempotency key.",

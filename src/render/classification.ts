@@ -89,6 +89,8 @@ function firstFailure(registry: Registry, playbook: Playbook, code: string, verd
     verdict,
     classMaxRetries: verdict ? registry.classes[verdict.class]?.max_retries : undefined,
     idempotent,
+    // A hedged call's first failure may end its race or send the next hedge: classify shows the retry as a plain call makes it.
+    hedged: undefined,
     error,
     retriesOfVerdict: 0,
     retriesOfCall: 0,

@@ -45,6 +45,8 @@ export interface WorstCaseView {
   quota: { capacity: number; cost: number; retries: number } | null;
   /** Under attempt timeouts: attempts × the longest timeout + the backoff. */
   time: { attempt_timeout_ms: number; every_tool: boolean; worst_ms: number; wall_ms: number | null } | null;
+  /** When the playbook hedges (SPEC 18): a hedged call's attempts (its hedges; it never retries). */
+  hedged?: { tools: string[]; max_attempts: number; attempts: number };
 }
 
 export interface CodeRow {
@@ -276,6 +278,7 @@ export function codeRow(v: Verdict, registry: Registry, playbook: Playbook): Cod
             : null,
           quota: worst.quota ? { capacity: worst.quota.capacity, cost: worst.quota.cost, retries: worst.quota.retries } : null,
           time: worst.time ? { attempt_timeout_ms: worst.time.attemptTimeoutMs, every_tool: worst.time.everyTool, worst_ms: worst.time.worstMs, wall_ms: playbook.budgets?.wall_ms ?? null } : null,
+          ...(worst.hedged ? { hedged: { tools: worst.hedged.tools, max_attempts: worst.hedged.maxAttempts, attempts: worst.hedged.attempts } } : {}),
         }
       : null,
   };
@@ -366,6 +369,7 @@ export function worstCaseText(row: CodeRow): string {
   for (const e of w.exceeds) parts.push(`exceeds budgets.${e.budget} (${duration(e.limit_ms)}), which cuts the dispatch short`);
   if (w.time) parts.push(timeText(w.time, w.attempts, w.total_backoff_ms));
   if (w.retries > 0 && w.retry_after) parts.push(retryAfterWorst(w.retry_after));
+  if (w.hedged) parts.push(`a hedged call (${w.hedged.tools.join(", ")}) sends up to ${plural(w.hedged.attempts, "attempt")} (at most ${w.hedged.max_attempts} in flight) and never retries`);
   if (w.quota) parts.push(`each retry takes ${plural(w.quota.cost, "token")} of a shared quota of ${w.quota.capacity}, enough for ${w.quota.retries >= Number.MAX_SAFE_INTEGER ? "any number of" : w.quota.retries} retries when nothing refills it`);
   return parts.join("; ");
 }

@@ -84,8 +84,12 @@ export class Fleet {
     for (let client = 0; client < count; client++) this.scheduler.at(think > 0 ? this.arrivals() * think : 0, this.callFrom, client, undefined);
   }
 
-  // The dispatcher's AbortSignal, once attempts carry one (SPEC 18), tells the scheduler which answers are still awaited.
-  private readonly attempt: AttemptFn = (_call, _n, _key, context) => this.upstream.send((context as { signal?: AbortSignal }).signal);
+  // The dispatcher's AbortSignal (an attempt timeout's, a hedge's: SPEC 18) tells the scheduler which answers are still awaited.
+  // A hedge is counted as it is sent: an upstream attempt like any other.
+  private readonly attempt: AttemptFn = (_call, _n, _key, context) => {
+    if (context.hedge === true) this.series.count("hedges", this.scheduler.now);
+    return this.upstream.send(context.signal as AbortSignal | undefined);
+  };
 
   /** The next Poisson arrival after `t`, at the rate in force (redrawn at each phase boundary: exact for a piecewise-constant rate). */
   private scheduleArrival(t: number): void {
@@ -175,14 +179,11 @@ export class Fleet {
     const now = this.scheduler.now;
     const type: string = event.type;
     if (type === "retry_scheduled") this.series.count("retries", now);
-    else if (type === "attempt") {
-      const e = event as { short_circuited?: boolean; hedge?: boolean; error_kind?: string };
-      if (e.short_circuited === true) this.series.count("short_circuited", now);
-      if (e.hedge === true) this.series.count("hedges", now);
+    else if (event.type === "attempt") {
+      if (event.short_circuited === true) this.series.count("short_circuited", now);
       // The upstream counts the errors it answers with; a timeout is the client's own.
-      if (e.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
-    } else if (type === "hedge_sent") this.series.count("hedges", now);
-    else if (type in BREAKER_STATE) {
+      if (event.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
+    } else if (type in BREAKER_STATE) {
       // One state per dispatcher and breaker (and tool, for a breaker `per: tool`).
       const e = event as { breaker?: unknown; tool?: unknown };
       this.breakerMoved(`${dispatcher}\u0000${String(e.breaker ?? "")}\u0000${String(e.tool ?? "")}`, BREAKER_STATE[type], now);

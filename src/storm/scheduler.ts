@@ -30,7 +30,7 @@ export interface Ticket<T> {
   /** The coroutine's span when it parked on this promise. */
   readonly span: number;
   readonly resolve: (value: T) => void;
-  /** The dispatcher's signal for an attempt: aborted when it stopped waiting for the answer. */
+  /** The dispatcher's signal for an attempt or a timer: aborted when it stopped waiting for it. */
   readonly signal: AbortSignal | undefined;
 }
 
@@ -70,22 +70,30 @@ export class Scheduler {
         this.touch();
         return Promise.resolve();
       }
-      const { promise, ticket } = this.park<void>();
-      const entry = this.at(this.now + ms, this.wakeLater, ticket, undefined);
-      // The wait ends when its signal aborts (an attempt answered before its timeout): its event
-      // is dropped, else it would wake the dispatch later, in the middle of another wait.
+      // A wait with a signal wakes its dispatch when it ends, whatever else the dispatch awaits
+      // meanwhile (a hedged call waits on a hedge's delay and its attempts' timeouts at once):
+      // until the signal aborts, and then its event is dropped, it is still waited on.
+      const { promise, ticket } = this.park<void>(signal as AbortSignal | undefined);
+      // One of Infinity only parks (a hedged call awaiting its attempts): no event, its signal ends it.
+      const entry = ms === Number.POSITIVE_INFINITY ? undefined : this.at(this.now + ms, this.wakeLater, ticket, undefined);
+      // The wait ends when its signal aborts (an attempt answered before its timeout, a hedge's
+      // delay no longer needed): its event is dropped, else it would wake the dispatch later, in
+      // the middle of another wait.
       signal?.addEventListener("abort", () => this.cancel(entry, ticket), { once: true });
       return promise;
     },
   };
 
-  /** A sleep's signal aborted: its event is dropped, and the sleep ends now, in its dispatch's turn. */
-  private cancel(entry: Entry, ticket: Ticket<void>): void {
-    if (entry.fn === DROPPED) return;
-    entry.fn = DROPPED;
+  /** A sleep's signal aborted: its event (none for a sleep of Infinity) is dropped, and the sleep ends now, in its dispatch's turn. */
+  private cancel(entry: Entry | undefined, ticket: Ticket<void>): void {
+    if (entry !== undefined) {
+      if (entry.fn === DROPPED) return;
+      entry.fn = DROPPED;
+    }
     // Aborted by the dispatch itself while it runs: the sleep ends at once. Otherwise its own turn, now.
+    // Woken so, it runs unless it woke since it parked on this wait (its signal aborted, the span tells).
     if (this.running && this.current === ticket.co) ticket.resolve();
-    else this.at(this.now, this.wakeLater, ticket, undefined);
+    else this.at(this.now, this.wakeLater, { ...ticket, signal: undefined }, undefined);
   }
 
   /** An event that resolves a ticket (a sleep's end). */

@@ -5,6 +5,7 @@ import { backoffScheduleShort } from "./backoff-schedule-short.js";
 import { breakerGuardsNothing } from "./breaker-guards-nothing.js";
 import { breakerTrippedByOneCall } from "./breaker-tripped-by-one-call.js";
 import { breakerUnclassified } from "./breaker-unclassified.js";
+import { hedgingNonIdempotent } from "./hedging-non-idempotent.js";
 import { classRetryCeiling } from "./class-retry-ceiling.js";
 import { classUnknown } from "./class-unknown.js";
 import { codeFormat } from "./code-format.js";
@@ -74,6 +75,7 @@ export const RULES: LintRule[] = [
   breakerTrippedByOneCall,
   breakerGuardsNothing,
   jitterRangeInverted,
+  hedgingNonIdempotent,
   retryAfterFieldUndeclared,
 ];
 

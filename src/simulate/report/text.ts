@@ -103,7 +103,8 @@ export function describe(e: DispatchEvent): [string, string] {
     case "attempt": {
       const status = e.status === "error" ? `error ${e.error_kind ?? "(no error object)"}` : e.status === "needs_input" ? "needs input" : "ok";
       if (e.short_circuited) return [`attempt ${e.n}`, `${status}, not sent (short-circuited)`];
-      return [`attempt ${e.n}`, e.latency_ms > 0 ? `${status} (${e.latency_ms}ms)` : status];
+      const detail = e.latency_ms > 0 ? `${status} (${e.latency_ms}ms)` : status;
+      return [`attempt ${e.n}`, e.hedge ? `${detail}, a hedge` : detail];
     }
     case "failure_classified":
       return ["verdict", `${e.verdict} -> ${e.action ?? "(no playbook action)"}`];

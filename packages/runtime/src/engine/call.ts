@@ -71,6 +71,11 @@ export interface CallTurn {
   previousDelay: Map<string, number> | undefined;
   /** The `retry_with_hint` hint for the next attempt. */
   hint: string | undefined;
+  /**
+   * A hedged call's last race ran out of hedges (`spent`), or retry throttling refused one
+   * (`throttled`): its retries are its hedges, so its failure is not retried (SPEC 18).
+   */
+  hedged: "spent" | "throttled" | undefined;
   /** Set once the call's evidence was refreshed (or its checkpoint restored): its next failure ends it. */
   rebuilt: RefreshEvidence | RestoreCheckpoint | RefreshCredentials | undefined;
 }

@@ -20,7 +20,11 @@ export interface AbortSignalLike {
 export interface Clock {
   /** Milliseconds on this clock; only differences matter. */
   now(): number;
-  /** Wait `ms` milliseconds; a clock may end the wait early when `signal` aborts (an attempt that answered before its timeout). */
+  /**
+   * Wait `ms` milliseconds; a clock may end the wait early when `signal` aborts (an attempt
+   * that answered before its timeout). `ms` is Infinity only with a `signal`: wait until it
+   * aborts (a hedged call waiting on the attempts it sent, SPEC 18).
+   */
   sleep(ms: number, signal?: AbortSignalOf): Promise<void>;
   /**
    * Milliseconds since the Unix epoch, to read an HTTP-date Retry-After against when the
@@ -33,6 +37,12 @@ export interface Clock {
    * so it ended at its timeout). A real clock has none: the dispatcher races a timer.
    */
   hold?(until: number): () => boolean;
+  /**
+   * A virtual clock's hedges (SPEC 18): run `send` as if it started now and took its own
+   * time, then put the clock back; resolves to its answer and how long it took. The hedging
+   * policy then takes the answers in time order. A real clock has none: hedges race.
+   */
+  measure?<T>(send: () => Promise<T> | T): Promise<{ value: T; ms: number }>;
 }
 
 /** A clock that never waits: `sleep` moves time forward and returns at once. */
@@ -64,6 +74,16 @@ export class VirtualClock implements Clock {
     } else this.time = to;
   }
 
+  async measure<T>(send: () => Promise<T> | T): Promise<{ value: T; ms: number }> {
+    const start = this.time;
+    try {
+      const value = await send();
+      return { value, ms: this.time - start };
+    } finally {
+      this.time = start;
+    }
+  }
+
   hold(until: number): () => boolean {
     this.limit = until;
     this.overran = false;
@@ -93,7 +113,7 @@ export function realClock(options: RealClockOptions = {}): Clock {
     sleep: (ms, signal) =>
       new Promise((resolve) => {
         if (signal?.aborted) return resolve();
-        const timer = setTimeout(resolve, Math.max(0, ms * scale));
+        const timer = ms === Number.POSITIVE_INFINITY ? undefined : setTimeout(resolve, Math.max(0, ms * scale));
         signal?.addEventListener(
           "abort",
           () => {

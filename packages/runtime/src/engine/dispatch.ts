@@ -34,6 +34,8 @@ export interface AttemptContext {
   signal?: AbortSignalOf;
   /** Set on the attempt after `refresh_credentials` (SPEC 18). */
   refreshed?: "credentials";
+  /** A hedge after the call's first attempt (SPEC 18); its `signal` aborts when another attempt wins. */
+  hedge?: true;
 }
 
 /**
@@ -154,9 +156,13 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       let end: End;
       try {
         // The first attempt is awaited here: a call that succeeds at once costs that one await.
+        // A hedged call (start sends nothing) races its attempts in the run loop from the first.
         const first = run.start(call, fn);
-        const failed = first.blocked ?? run.answer(first, await first.response!);
-        end = failed.kind === "failure" ? await run.call(call, fn, 0, { attempt: first, failed }) : failed;
+        if (first === undefined) end = await run.call(call, fn, 0);
+        else {
+          const failed = first.blocked ?? run.answer(first, await first.response!);
+          end = failed.kind === "failure" ? await run.call(call, fn, 0, { attempt: first, failed }) : failed;
+        }
       } finally {
         run.abandon();
         budget?.callEnded(run.retrying);

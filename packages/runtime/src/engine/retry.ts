@@ -30,6 +30,8 @@ export interface RetryInput {
   verdict: Verdict | undefined;
   classMaxRetries: number | undefined;
   idempotent: boolean;
+  /** The call is hedged (SPEC 18): its retries are its hedges, spent or refused by throttling. */
+  hedged: "spent" | "throttled" | undefined;
   error: AdapterError | null;
   /** Retries this call has already made for this verdict. */
   retriesOfVerdict: number;
@@ -72,6 +74,11 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (!input.idempotent) return { kind: "suppressed", reason: "non_idempotent", end: "failed" };
   if (input.error?.side_effect_state === "committed") return { kind: "suppressed", reason: "side_effect_committed", end: "failed" };
   if (!input.verdict?.retryable) return { kind: "suppressed", reason: "not_retryable", end: "failed" };
+  if (input.hedged !== undefined) {
+    const throttle = input.hedged === "throttled" ? input.throttle : undefined;
+    if (throttle !== undefined) return { kind: "retry_throttled", tokens: throttle.tokens, threshold: throttle.threshold };
+    return { kind: "suppressed", reason: "hedged", end: "exhausted" };
+  }
   const classMax = input.classMaxRetries;
   if (classMax !== undefined && classMax < action.max_retries) {
     if (input.retriesOfVerdict >= classMax) return { kind: "suppressed", reason: "class_max_retries", end: "exhausted" };

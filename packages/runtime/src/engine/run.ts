@@ -2,34 +2,50 @@
  * The run loop of one dispatch (SPEC 4): attempt, observe, classify, apply the
  * same-verdict ceiling, hand the failure to its verdict's action (engine/actions/), and
  * dress the end as an outcome. It only sequences; every decision lives in an action, a guard
- * or a policy (engine/policies/: attempt timeouts, circuit breakers, budget, throttling).
+ * or a policy (engine/policies/: attempt timeouts, circuit breakers, budget, throttling,
+ * hedging).
  */
 import type { AdapterError, Call, Response } from "../model/fixture.js";
 import type { AttemptError, DispatchEvent, Outcome, UnstampedEvent } from "../model/outcome.js";
+import type { CompensationAction } from "../model/playbook.js";
 import { runAction } from "./actions/index.js";
-import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End, type FinalKind, type RunContext, type ShownCall } from "./call.js";
+import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End, type FinalKind, type RunContext, type ShownCall, type Step } from "./call.js";
 import { CAUSE_DEPTH } from "./classifier.js";
 import { classify, verdictByCode } from "./classify.js";
+import type { AbortSignalOf } from "./clock.js";
 import type { AttemptContext, AttemptFn, DispatchResult, DispatchSettings } from "./dispatch.js";
 import { buildEnvelope, buildPacket, type EndFacts } from "./envelope.js";
 import { idempotencyKey } from "./idempotency.js";
 import { sendWithin } from "./policies/attempt-timeout.js";
 import { circuitOpenError, type Admission, type CountedFailure } from "./policies/breakers.js";
+import { race, type Hedging } from "./policies/hedging.js";
 import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
 import { redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 
-/** What a dispatcher works out once per tool: its name as outputs show it, whether the playbook's `tools` let it be retried, its attempt timeout. */
+/**
+ * What a dispatcher works out once per tool: its name as outputs show it, whether the
+ * playbook's `tools` let it be retried, its attempt timeout, whether its idempotent calls
+ * are hedged (SPEC 18).
+ */
 export interface ToolFacts {
   readonly shown: string;
   readonly idempotent: boolean;
   readonly timeoutMs: number | undefined;
+  readonly hedged: boolean;
 }
 
 /** A failed attempt (`kind` is none of an outcome's: `answer` returns an End or this). */
 export type Failed = { kind: "failure"; error: AdapterError | null };
 type Observed = { kind: "ok" } | { kind: "needs_input"; question: string | null } | Failed;
+/** A failed attempt, classified: what its verdict's action is handed. */
+interface Classified {
+  code: string;
+  action: CompensationAction | undefined;
+  n: number;
+  error: AdapterError | null;
+}
 
 /** A call's turn as the run loop keeps it: what the actions read, and how its attempts are sent. */
 interface Turn extends CallTurn {
@@ -159,11 +175,14 @@ export class DispatchRun implements RunContext {
   /**
    * The dispatch's call, its first attempt sent: dispatch() awaits that attempt itself and
    * hands it to `answer`, so a call that succeeds at once costs one await. A failed or
-   * short-circuited first attempt goes on in `call`.
+   * short-circuited first attempt goes on in `call`. A hedged call sends nothing here
+   * (undefined): its first attempt is the first of a race, so it goes to `call` whole.
    */
-  start(call: Call, attempt: AttemptFn): Attempt {
+  start(call: Call, attempt: AttemptFn): Attempt | undefined {
     this.attemptFn = attempt;
-    return this.send(this.turnOf(call, attempt, 0), 1);
+    const tool = this.toolFacts(call.tool);
+    if (tool.hedged && call.idempotent !== false) return undefined;
+    return this.send(this.turnOf(call, attempt, 0, tool), 1);
   }
 
   /**
@@ -173,7 +192,9 @@ export class DispatchRun implements RunContext {
   async call(call: Call, attempt: AttemptFn, depth: number, first?: Failing): Promise<End> {
     this.attemptFn = attempt;
     const turn = first?.attempt.turn ?? this.turnOf(call, attempt, depth);
-    const { breakers, throttle } = this.policies;
+    // A call that is not idempotent is never hedged (SPEC 18); a first attempt sent by start() was not.
+    const hedging = this.policies.hedging;
+    if (first === undefined && hedging !== undefined && turn.idempotent && hedging.hedges(call.tool)) return this.hedgedCall(hedging, turn);
     for (let n = 1; ; n++) {
       let sent: Attempt;
       let observed: Failed;
@@ -187,36 +208,115 @@ export class DispatchRun implements RunContext {
           observed = answer;
         }
       }
-      const admission = sent.admission;
-
-      const { verdict: code } = classify(this.o.registry, observed.error ?? undefined, call.tool, this.o.playbook);
-      const action = actionFor(this.o.playbook, code);
-      this.verdict = code;
-      this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
-      if (admission?.blockedBy === undefined && (breakers !== undefined || throttle !== undefined)) {
-        const verdict = verdictByCode(this.o.registry, code);
-        this.answered(admission, turn, { verdictClass: verdict?.class, retryable: verdict?.retryable === true, errorKind: observed.error?.kind });
-      }
-
-      const seen = (this.ledger.verdictCounts.get(code) ?? 0) + 1;
-      this.ledger.verdictCounts.set(code, seen);
-      const ceiling = this.o.playbook.budgets?.same_verdict_ceiling;
-      if (ceiling !== undefined && seen >= ceiling) {
-        this.emit({ type: "budget_exhausted", budget: "same_verdict_ceiling", limit: ceiling, verdict: code });
-        return endOf(turn, "escalated", { queue: this.escalationQueue, reason: "same_verdict_ceiling" });
-      }
-      if (turn.rebuilt) return endOf(turn, "deprecated", { reason: "post-refresh retry still failing", replan: true });
-      if (!action) return endOf(turn, "escalated", { queue: this.escalationQueue, reason: "no_action" });
-
-      const step = await runAction(this, turn, { code, n, error: observed.error }, action);
+      const step = await this.afterFailure(turn, this.classified(n, turn, observed.error, sent.admission));
       if (step !== "next_attempt") return step;
     }
   }
 
+  /** A hedged call (SPEC 18): race after race (a rebuild makes another), each numbered after the hedges before it. */
+  private async hedgedCall(hedging: Hedging, turn: Turn): Promise<End> {
+    for (let n = 1; ; ) {
+      const raced = await this.race(hedging, turn, n);
+      if ("kind" in raced) return raced;
+      const step = await this.afterFailure(turn, raced);
+      if (step !== "next_attempt") return step;
+      n = raced.last + 1;
+    }
+  }
+
+  /** A classified failure: the same-verdict ceiling, the end of a rebuilt call, else its verdict's action. */
+  private afterFailure(turn: CallTurn, failure: Classified): Promise<Step> | Step {
+    const { code, action } = failure;
+    const seen = (this.ledger.verdictCounts.get(code) ?? 0) + 1;
+    this.ledger.verdictCounts.set(code, seen);
+    const ceiling = this.o.playbook.budgets?.same_verdict_ceiling;
+    if (ceiling !== undefined && seen >= ceiling) {
+      this.emit({ type: "budget_exhausted", budget: "same_verdict_ceiling", limit: ceiling, verdict: code });
+      return endOf(turn, "escalated", { queue: this.escalationQueue, reason: "same_verdict_ceiling" });
+    }
+    if (turn.rebuilt) return endOf(turn, "deprecated", { reason: "post-refresh retry still failing", replan: true });
+    if (!action) return endOf(turn, "escalated", { queue: this.escalationQueue, reason: "no_action" });
+    return runAction(this, turn, failure, action);
+  }
+
+  /**
+   * A failed attempt, classified: its `failure_classified` event; the breakers and retry
+   * throttling hear of it when it was sent (`admission` not blocked).
+   */
+  private classified(n: number, turn: CallTurn, error: AdapterError | null, admission: Admission | undefined): Classified {
+    const { verdict: code } = classify(this.o.registry, error ?? undefined, turn.call.tool, this.o.playbook);
+    const action = actionFor(this.o.playbook, code);
+    this.verdict = code;
+    this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
+    if (admission?.blockedBy === undefined && (this.policies.breakers !== undefined || this.policies.throttle !== undefined)) {
+      const verdict = verdictByCode(this.o.registry, code);
+      this.answered(admission, turn, { verdictClass: verdict?.class, retryable: verdict?.retryable === true, errorKind: error?.kind });
+    }
+    return { code, action, n, error };
+  }
+
+  /**
+   * A hedged call's attempts (SPEC 18): policies/hedging.ts runs the race; each hedge is
+   * admitted by the breakers, sent within its timeout, observed and classified here. The
+   * winner's answer ends the call; a failure that ends the race goes on to its action,
+   * which may not retry (`turn.hedged`). `last`: the number of the last hedge sent.
+   */
+  private async race(hedging: Hedging, turn: Turn, first: number): Promise<End | (Classified & { last: number })> {
+    const { call } = turn;
+    const { breakers, throttle } = this.policies;
+    const admissions: (Admission | undefined)[] = [];
+    let won: Observed | undefined;
+    let failed: Classified | undefined;
+    const ended = await race<Response>(this.o.clock, hedging, {
+      send: (i, signal) => {
+        const admission = breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
+        admissions[i] = admission;
+        if (admission?.blockedBy !== undefined) return { status: "error", error: circuitOpenError(admission.blockedBy) };
+        this.attempts++;
+        const abandon = (e: unknown): never => {
+          if (admission !== undefined) breakers!.abandon(admission, this.o.clock.now());
+          throw e;
+        };
+        try {
+          const context = i > 1 ? { ...contextOf(turn), hedge: true as const } : contextOf(turn);
+          const response = this.sendWithin(turn, ++turn.sent, context, signal);
+          return response instanceof Promise ? response.catch(abandon) : response;
+        } catch (e) {
+          return abandon(e);
+        }
+      },
+      judge: (response, i, sentAt) => {
+        const n = first + i - 1;
+        const admission = admissions[i];
+        const blocked = admission?.blockedBy;
+        const answer = blocked !== undefined ? this.shortCircuited(n, turn, blocked, i > 1) : this.observed(n, turn.shownKey, turn.shown, response, sentAt, i > 1);
+        if (answer.kind !== "failure") {
+          this.answered(admission, turn, null);
+          won = answer;
+          return "won";
+        }
+        failed = this.classified(n, turn, answer.error, admission);
+        return hedging.isNonFatal(verdictByCode(this.o.registry, failed.code)?.class, failed.code) ? "non_fatal" : "fatal";
+      },
+      mayHedge: () => throttle === undefined || throttle.allowsRetry(),
+      cancelled: (i) => {
+        this.emit({ type: "hedge_cancelled", attempt: first + i - 1, ...(i > 1 ? HEDGE : {}) });
+        const admission = admissions[i];
+        if (admission !== undefined && admission.blockedBy === undefined) breakers!.abandon(admission, this.o.clock.now());
+      },
+    });
+    if (ended.how === "won") {
+      const answer = won as Observed;
+      if (answer.kind === "needs_input") return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
+      return endOf(turn, first === 1 && failed === undefined ? "succeeded" : "recovered");
+    }
+    turn.hedged = ended.throttled ? "throttled" : "spent";
+    return { ...failed!, last: first + ended.sent - 1 };
+  }
+
   /** A call's turn: its key (as sent and as shown), whether it may be retried, its attempt timeout. */
-  private turnOf(call: Call, attempt: AttemptFn, depth: number): Turn {
+  private turnOf(call: Call, attempt: AttemptFn, depth: number, tool = this.toolFacts(call.tool)): Turn {
     const key = idempotencyKey(this.runId, call);
-    const tool = this.toolFacts(call.tool);
     return {
       call,
       // A derived key is hex: only a key the caller brought can hold a secret.
@@ -229,6 +329,7 @@ export class DispatchRun implements RunContext {
       retriesOf: undefined,
       previousDelay: undefined,
       hint: undefined,
+      hedged: undefined,
       rebuilt: undefined,
       key,
       attempt,
@@ -240,7 +341,8 @@ export class DispatchRun implements RunContext {
   private toolFacts(tool: string): ToolFacts {
     let facts = this.tools.get(tool);
     if (facts === undefined) {
-      facts = { shown: this.redact(tool), idempotent: isIdempotent(this.o.playbook, { id: "", tool }), timeoutMs: this.policies.timeouts?.forTool(tool) };
+      const idempotent = isIdempotent(this.o.playbook, { id: "", tool });
+      facts = { shown: this.redact(tool), idempotent, timeoutMs: this.policies.timeouts?.forTool(tool), hedged: idempotent && this.policies.hedging?.hedges(tool) === true };
       if (this.tools.size >= 4096) this.tools.clear();
       this.tools.set(tool, facts);
     }
@@ -253,12 +355,9 @@ export class DispatchRun implements RunContext {
     const admission = this.policies.breakers?.admit(turn.call.tool, turn.shown.tool, before, this.emitter);
     if (admission?.blockedBy !== undefined) return { turn, n, before, admission, response: undefined, blocked: this.shortCircuited(n, turn, admission.blockedBy) };
     this.attempts++;
-    const hint = turn.hint;
-    let context = turn.depth > 0 ? (hint === undefined ? FALLBACK_CONTEXT : { fallback: true, hint }) : hint === undefined ? PLAIN_CONTEXT : { fallback: false, hint };
-    if (turn.rebuilt?.action === "refresh_credentials") context = { ...context, refreshed: "credentials" };
     // Until it answers, an attempt that throws gives back what its admission holds (`abandon`).
     this.pending = admission;
-    return { turn, n, before, admission, response: this.sendWithin(turn, ++turn.sent, context), blocked: undefined };
+    return { turn, n, before, admission, response: this.sendWithin(turn, ++turn.sent, contextOf(turn)), blocked: undefined };
   }
 
   /** What a sent attempt's answer means: the end of its call when it did not fail, else its failure. */
@@ -283,11 +382,11 @@ export class DispatchRun implements RunContext {
     return (this.emitterFn ??= (event) => this.emit(event));
   }
 
-  /** Send one attempt, within its timeout when one applies (SPEC 18). */
-  private sendWithin(turn: Turn, n: number, context: AttemptContext): Promise<Response> | Response {
+  /** Send one attempt, within its timeout when one applies (SPEC 18); `cancel` aborts a hedge the race gave up. */
+  private sendWithin(turn: Turn, n: number, context: AttemptContext, cancel?: AbortSignalOf): Promise<Response> | Response {
     const { call, key, attempt, timeoutMs } = turn;
-    if (timeoutMs === undefined) return attempt(call, n, key, context);
-    return sendWithin(this.o.clock, timeoutMs, (signal) => attempt(call, n, key, { ...context, signal }));
+    if (timeoutMs === undefined) return attempt(call, n, key, cancel === undefined ? context : { ...context, signal: cancel });
+    return sendWithin(this.o.clock, timeoutMs, (signal) => attempt(call, n, key, { ...context, signal }), cancel);
   }
 
   /** An attempt answered: the breakers guarding its tool and retry throttling hear how (`failure` null: it did not fail). */
@@ -300,33 +399,33 @@ export class DispatchRun implements RunContext {
   }
 
   /** An attempt an open breaker did not let through: an `attempt` event, not sent and not counted. */
-  private shortCircuited(n: number, turn: CallTurn, breaker: string): Failed {
+  private shortCircuited(n: number, turn: CallTurn, breaker: string, hedge = false): Failed {
     const error = circuitOpenError(breaker);
     this.error = error;
-    this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true });
+    this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true, ...(hedge ? HEDGE : {}) });
     this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: turn.shown.tool, error });
     return { kind: "failure", error };
   }
 
-  /** What an attempt's response means, recorded as its `attempt` event (and error). */
-  private observed(n: number, shownKey: string, shown: ShownCall, response: Response, before: number): Observed {
+  /** What an attempt's response means, recorded as its `attempt` event (and error); `hedge`: a hedge after the first attempt. */
+  private observed(n: number, shownKey: string, shown: ShownCall, response: Response, before: number, hedge = false): Observed {
     const now = this.o.clock.now();
     const latency = now - before;
     const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
     if (observed.kind === "ok") {
       // The common event, stamped in place (emit's order: t, type, then the body).
-      if (this.label === undefined) this.record({ t: now - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
-      else this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      if (this.label === undefined && !hedge) this.record({ t: now - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      else this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency, ...(hedge ? HEDGE : {}) });
       return observed;
     }
     if (observed.kind === "needs_input") {
-      this.emit({ type: "attempt", n, status: "needs_input", idempotency_key: shownKey, latency_ms: latency });
+      this.emit({ type: "attempt", n, status: "needs_input", idempotency_key: shownKey, latency_ms: latency, ...(hedge ? HEDGE : {}) });
       return observed;
     }
     // Redacted once: the event, the dead-letter errors and the envelope all show this copy.
     const error = observed.error === null ? null : shownError(observed.error, this.redact);
     this.error = error;
-    this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}) });
+    this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}), ...(hedge ? HEDGE : {}) });
     this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: shown.tool, error });
     return observed;
   }
@@ -411,6 +510,15 @@ function shownError(error: AdapterError, redact: Redactor, depth = 0): AdapterEr
     else delete out.cause;
   }
   return out;
+}
+
+const HEDGE = Object.freeze({ hedge: true as const });
+
+/** What the attempt function is told besides the call: a fallback, a hint, refreshed credentials. */
+function contextOf(turn: CallTurn): AttemptContext {
+  const hint = turn.hint;
+  const context = turn.depth > 0 ? (hint === undefined ? FALLBACK_CONTEXT : { fallback: true, hint }) : hint === undefined ? PLAIN_CONTEXT : { fallback: false, hint };
+  return turn.rebuilt?.action === "refresh_credentials" ? { ...context, refreshed: "credentials" } : context;
 }
 
 function labelled(t: number, call: string, body: UnstampedEvent): DispatchEvent {

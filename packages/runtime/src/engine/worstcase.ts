@@ -9,6 +9,7 @@ import { DEFAULT_RETRY_COST } from "./quota.js";
 import { retryDelay } from "./backoff.js";
 import { maxRandom } from "./random.js";
 import { AttemptTimeouts } from "./policies/attempt-timeout.js";
+import { Hedging } from "./policies/hedging.js";
 
 export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "budgets.retries_per_call" | "same_verdict_ceiling" | "retry_quota";
 
@@ -62,9 +63,38 @@ export interface WorstCase {
   quota?: QuotaBound;
   /** When the playbook sets attempt timeouts that apply to this verdict. */
   time?: TimeBound;
+  /** When the playbook hedges (SPEC 18): what a hedged call can send before this verdict ends it. */
+  hedged?: HedgedBound;
+}
+
+/** A hedged call's worst case: every hedge sent (a rebuild that retries runs a second race), and no retry. */
+export interface HedgedBound {
+  tools: string[];
+  maxAttempts: number;
+  /** Upstream attempts of one hedged call with this verdict's action. */
+  attempts: number;
 }
 
 export function worstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
+  const worst = unhedgedWorstCase(registry, playbook, code);
+  const hedging = playbook.hedging;
+  if (worst === undefined || hedging === undefined) return worst;
+  // Only a verdict that can come from a hedged tool: one whose rules name only other tools never does.
+  const verdict = registry.verdicts.find((v) => v.code === code);
+  const from = toolsOf(verdict);
+  if (from !== null && !from.some((tool) => new Hedging(hedging).hedges(tool))) return worst;
+  // A hedged call's retries are its hedges; the worst case is the worse of a hedged call and another.
+  const action = playbook.verdicts[code];
+  const races = "then" in action && action.then === "retry" ? 2 : 1;
+  const hedged: HedgedBound = { tools: typeof hedging.tools === "string" ? [hedging.tools] : hedging.tools, maxAttempts: hedging.max_attempts, attempts: races * hedging.max_attempts };
+  const attempts = Math.max(worst.attempts, hedged.attempts);
+  if (attempts === worst.attempts || worst.time === undefined) return { ...worst, attempts, hedged };
+  // More attempts, each under its timeout: the time bound counts them all (hedges overlap, so it is an upper bound).
+  const time = timeBound(playbook, verdict, attempts, worst.totalBackoffMs);
+  return { ...worst, attempts, hedged, ...(time === undefined ? {} : { time }) };
+}
+
+function unhedgedWorstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
   const action = playbook.verdicts[code];
   if (!action) return undefined;
   const verdict = registry.verdicts.find((v) => v.code === code);
@@ -116,15 +146,22 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
 function timeBound(playbook: Playbook, verdict: Verdict | undefined, attempts: number, totalBackoffMs: number): TimeBound | undefined {
   const timeouts = AttemptTimeouts.of(playbook);
   if (timeouts === undefined) return undefined;
-  const rules = verdict?.match ?? [];
-  const named = rules.length > 0 && rules.every((r) => r.tool !== undefined) ? rules.flatMap((r) => (Array.isArray(r.tool) ? r.tool : [r.tool as string])) : null;
+  const named = toolsOf(verdict);
   let candidates: (number | undefined)[];
-  if (named !== null && named.every((t) => !t.includes("*") && !t.includes("?"))) candidates = named.map((t) => timeouts.forTool(t));
+  if (named !== null) candidates = named.map((t) => timeouts.forTool(t));
   else candidates = [playbook.attempt_timeout_ms, ...Object.values(playbook.tools ?? {}).map((t) => t.attempt_timeout_ms).filter((ms) => ms !== undefined)];
   const set = candidates.filter((ms): ms is number => ms !== undefined);
   if (set.length === 0) return undefined;
   const attemptTimeoutMs = Math.max(...set);
   return { attemptTimeoutMs, everyTool: set.length === candidates.length, worstMs: saturating(attempts * attemptTimeoutMs + totalBackoffMs) };
+}
+
+/** The tools a verdict can come from, when each of its rules names tools and none is a glob; null: any tool. */
+function toolsOf(verdict: Verdict | undefined): string[] | null {
+  const rules = verdict?.match ?? [];
+  if (rules.length === 0 || !rules.every((r) => r.tool !== undefined)) return null;
+  const named = rules.flatMap((r) => (Array.isArray(r.tool) ? r.tool : [r.tool as string]));
+  return named.every((t) => !t.includes("*") && !t.includes("?")) ? named : null;
 }
 
 /** The cheapest cost a retry of the verdict can take, and what a full bucket pays for. */

@@ -35,7 +35,9 @@ export const OUTCOME_KINDS: readonly OutcomeKind[] = [
 export const isSuccess = (kind: OutcomeKind): boolean => kind === "succeeded" || kind === "recovered";
 
 /** Why the runtime refused to retry, or why a dispatch ended the way it did. */
-export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries" | "retry_after_too_long" | "retry_after_invalid";
+export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries" | "retry_after_too_long" | "retry_after_invalid"
+  /** A hedged call's retries are its hedges (SPEC 18): its last failure is not retried. */
+  | "hedged";
 
 /**
  * Outcome reasons of the shared policies of SPEC 18: the retry budget (Envoy) and retry
@@ -144,7 +146,7 @@ export type AttemptStatus = "ok" | "error" | "needs_input";
 
 /** The decision events, discriminated by `type`; `t` is ms since the run started. */
 export type DispatchEvent =
-  | (EventBase<"attempt"> & { n: number; status: AttemptStatus; idempotency_key: string; latency_ms: number; error_kind?: string; short_circuited?: true })
+  | (EventBase<"attempt"> & { n: number; status: AttemptStatus; idempotency_key: string; latency_ms: number; error_kind?: string; short_circuited?: true; hedge?: true })
   | (EventBase<"failure_classified"> & { verdict: string; attempt: number; action: ActionName | null })
   | (EventBase<"retry_scheduled"> & { attempt: number; delay_ms: number; verdict: string; hint?: string })
   | (EventBase<"retry_suppressed"> & { reason: SuppressReason; verdict: string })
@@ -159,7 +161,8 @@ export type DispatchEvent =
   | (EventBase<"breaker_closed"> & BreakerEventBody)
   | (EventBase<"retry_budget_exhausted"> & { verdict: string; retries_in_progress: number; limit: number; calls_in_progress: number })
   | (EventBase<"retry_throttled"> & { verdict: string; tokens: number; threshold: number })
-  | (EventBase<"hedge_cancelled"> & { attempt: number })
+  /** `hedge`: the cancelled attempt was a hedge after the first (as on `attempt` events). */
+  | (EventBase<"hedge_cancelled"> & { attempt: number; hedge?: true })
   | (EventBase<"reversal_issued"> & { reversal_token: string; reason: string })
   | (EventBase<"reversal_refused"> & { reason: string })
   | (EventBase<"escalated"> & { queue: string; reason: string | null })

@@ -28,6 +28,7 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     verdict,
     classMaxRetries: verdict ? registry.classes[verdict.class]?.max_retries : undefined,
     idempotent: turn.idempotent,
+    hedged: turn.hedged,
     error,
     retriesOfVerdict: turn.retriesOf?.get(code) ?? 0,
     retriesOfCall: turn.retries,

@@ -47,23 +47,51 @@ export class AttemptTimeouts {
 
 /**
  * Send one attempt, waiting at most `timeoutMs`: its answer, or the `attempt_timeout`
- * error when it took longer. `send` receives the signal that aborts when the wait ends.
+ * error when it took longer. `send` receives the signal that aborts when the wait ends, or
+ * when `cancel` aborts (a hedge cancelled, SPEC 18): then nobody waits for the answer. An
+ * answer given at once is returned at once (a storm's hedged call takes it before it waits).
  */
-export async function sendWithin(clock: Clock, timeoutMs: number, send: (signal: AbortSignalOf) => Promise<Response> | Response): Promise<Response> {
+export function sendWithin(clock: Clock, timeoutMs: number, send: (signal: AbortSignalOf) => Promise<Response> | Response, cancel?: AbortSignalOf): Promise<Response> | Response {
   const controller = new AbortController();
-  if (clock.hold !== undefined) {
-    const release = clock.hold(clock.now() + timeoutMs);
-    let response: Response;
-    try {
-      response = await send(controller.signal);
-    } finally {
-      if (release()) controller.abort(timeoutReason(timeoutMs));
-    }
-    return controller.signal.aborted ? TIMED_OUT : response;
-  }
   const answered = new AbortController();
+  cancel?.addEventListener(
+    "abort",
+    () => {
+      controller.abort((cancel as { reason?: unknown }).reason);
+      answered.abort();
+    },
+    { once: true },
+  );
+  if (clock.hold !== undefined) return sendHeld(clock, clock.hold, timeoutMs, send, controller);
   const timer = clock.sleep(timeoutMs, answered.signal).then(() => TIMED_OUT);
-  const answer = Promise.resolve(send(controller.signal));
+  let sent: Promise<Response> | Response;
+  try {
+    sent = send(controller.signal);
+  } catch (e) {
+    answered.abort();
+    throw e;
+  }
+  if (typeof (sent as { then?: unknown } | null)?.then !== "function") {
+    answered.abort();
+    return sent;
+  }
+  return raceTimeout(Promise.resolve(sent), timer, controller, answered, timeoutMs);
+}
+
+/** A virtual clock's timeout: no advance goes past it while the attempt runs. */
+async function sendHeld(clock: Clock, hold: (until: number) => () => boolean, timeoutMs: number, send: (signal: AbortSignalOf) => Promise<Response> | Response, controller: AbortController): Promise<Response> {
+  const release = hold.call(clock, clock.now() + timeoutMs);
+  let response: Response;
+  try {
+    response = await send(controller.signal);
+  } finally {
+    if (release()) controller.abort(timeoutReason(timeoutMs));
+  }
+  return controller.signal.aborted ? TIMED_OUT : response;
+}
+
+/** A real clock's timeout: the answer raced against a timer; a late answer is discarded. */
+async function raceTimeout(answer: Promise<Response>, timer: Promise<Response>, controller: AbortController, answered: AbortController, timeoutMs: number): Promise<Response> {
   try {
     const first = await Promise.race([answer, timer]);
     if (first !== TIMED_OUT) return first;

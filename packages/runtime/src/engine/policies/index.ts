@@ -1,12 +1,13 @@
 /**
  * The policies of SPEC 18 that a dispatcher holds for all its dispatches, beside the retry
- * quota: attempt timeouts, circuit breakers, the retry budget and retry throttling. Each
+ * quota: attempt timeouts, circuit breakers, the retry budget, retry throttling and hedging. Each
  * lives in its own module; the run loop (engine/run.ts) only sequences them.
  */
 import type { PolicyState } from "../../model/fixture.js";
 import type { Playbook } from "../../model/playbook.js";
 import { AttemptTimeouts } from "./attempt-timeout.js";
 import { CircuitBreakers } from "./breakers.js";
+import { Hedging } from "./hedging.js";
 import { RetryBudget } from "./retry-budget.js";
 import { RetryThrottle } from "./retry-throttling.js";
 
@@ -15,6 +16,7 @@ export interface SharedPolicies {
   readonly breakers: CircuitBreakers | undefined;
   readonly budget: RetryBudget | undefined;
   readonly throttle: RetryThrottle | undefined;
+  readonly hedging: Hedging | undefined;
 }
 
 /** The playbook's shared policies, starting now (`origin`) in `state` (a fixture's `state:`). */
@@ -24,5 +26,6 @@ export function createPolicies(playbook: Playbook, origin: number, state: Policy
     breakers: playbook.circuit_breakers === undefined ? undefined : new CircuitBreakers(playbook.circuit_breakers, origin, state.breakers),
     budget: playbook.retry_budget === undefined ? undefined : new RetryBudget(playbook.retry_budget),
     throttle: playbook.retry_throttling === undefined ? undefined : new RetryThrottle(playbook.retry_throttling, state.throttling?.tokens),
+    hedging: Hedging.of(playbook),
   };
 }
