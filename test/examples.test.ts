@@ -87,7 +87,7 @@ describe("examples", () => {
     });
   });
 
-  it("payments-breaker: the breaker opens at the sixth timed-out attempt of a waves run and the next charge goes to the ledger unsent; an open start does the same", () => {
+  it("payments-breaker: the breaker opens at the sixth timed-out attempt of a waves run and the next charge goes to the ledger unsent; an open start does the same; a slow search is won by its hedge", () => {
     const { report } = simulate("payments-breaker");
     type Run = { fixture: string; outcome: { kind: string; calls?: { id: string; kind: string }[] }; events: { type: string; call?: string; short_circuited?: boolean; error_kind?: string; breaker?: string }[] };
     const results = report.results as unknown as Run[];
@@ -99,6 +99,9 @@ describe("examples", () => {
     const open = results.find((r) => r.fixture === "open-breaker-queues-the-charge-in-the-ledger")!;
     expect(open.events.map((e) => e.type)).toEqual(["attempt", "failure_classified", "fallback_started", "attempt"]);
     expect(open.outcome.kind).toBe("recovered");
+    const hedged = results.find((r) => r.fixture === "a-slow-search-is-won-by-its-hedge")!;
+    expect(hedged.outcome.kind).toBe("succeeded");
+    expect(hedged.events.filter((e) => e.type === "hedge_cancelled")).toHaveLength(1);
   });
 
   it("tool-envelopes: the secrets in a fixture's error never reach the simulate output", () => {
