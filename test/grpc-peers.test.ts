@@ -14,6 +14,9 @@
  *   fall closer than the wall clock can order on a loaded machine are set aside (counted).
  *   grpc-js does not consult its throttler before a hedge (A6 says hedges are throttled; the
  *   scripts run without throttling).
+ * - Server pushback: the same server answers UNAVAILABLE with `grpc-retry-pushback-ms` in its
+ *   trailers to a grpc-js client with a retryPolicy; failbook's `retry_after` in mode exact
+ *   with `invalid: give_up` must send the same attempts after the same delays.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as grpc from "@grpc/grpc-js";
@@ -264,4 +267,134 @@ describe("hedging against a grpc-js client and server on loopback", () => {
     expect(new Set(answers)).toEqual(new Set(["ok from attempt N", `status N`]));
     expect([...ours.values()].some((e) => e.answer === `status ${FATAL}`) && [...ours.values()].some((e) => e.answer === `status ${NON_FATAL}`)).toBe(true);
   }, 30_000);
+});
+
+// ---------------------------------------------------------------------------------------
+// Server pushback against a grpc-js client with a retryPolicy.
+// ---------------------------------------------------------------------------------------
+
+/**
+ * A6's server pushback: the status's trailers carry `grpc-retry-pushback-ms`. grpc-js waits
+ * exactly that long before the next attempt (neither backoff nor cap) and does not retry
+ * after a negative value. failbook states it as `retry_after: { headers:
+ * [grpc-retry-pushback-ms], mode: exact, invalid: give_up }`. Every failure of these scripts
+ * carries a pushback (without one grpc-js draws a random backoff), on the grid of the wall
+ * clock's resolution under load. Where the two differ by design, the scripts do not go:
+ * grpc-js reads the value with parseInt, so `12abc` waits 12 ms and `abc` retries at once
+ * (a NaN delay), where failbook's strict grammar makes both invalid: a give_up.
+ */
+describe("server pushback against a grpc-js client on loopback", () => {
+  const PUSHBACKS = ["0", "100", "200", "300", "-1"];
+  interface PushScript {
+    seq: number;
+    maxAttempts: number;
+    /** Each attempt's answer: OK, or UNAVAILABLE with this pushback. */
+    steps: (string | null)[];
+  }
+  interface PushEnding {
+    attempts: number;
+    delays: number[];
+    answer: string;
+  }
+  const scripts = new Map<number, PushScript>();
+  const arrivals = new Map<number, number[]>();
+  let server: grpc.Server;
+  let address: string;
+
+  beforeAll(async () => {
+    server = new grpc.Server();
+    server.addService(SERVICE, {
+      Call: (call: grpc.ServerUnaryCall<{ seq: number }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        const seq = call.request.seq;
+        const times = arrivals.get(seq) ?? [];
+        times.push(performance.now());
+        arrivals.set(seq, times);
+        const pushback = scripts.get(seq)!.steps[times.length - 1];
+        if (pushback === null || pushback === undefined) return callback(null, { attempt: times.length });
+        const metadata = new grpc.Metadata();
+        metadata.set("grpc-retry-pushback-ms", pushback);
+        callback({ code: NON_FATAL, details: "scripted", metadata });
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    address = `127.0.0.1:${port}`;
+  });
+  afterAll(() => server?.forceShutdown());
+
+  function pushScript(seq: number, random: Random): PushScript {
+    const maxAttempts = 2 + Math.floor(random() * 4); // grpc-js allows 2 to 5
+    const steps = Array.from({ length: maxAttempts }, () => (random() < 0.25 ? null : PUSHBACKS[Math.floor(random() * PUSHBACKS.length)]));
+    return { seq, maxAttempts, steps };
+  }
+
+  async function failbookPushback(s: PushScript): Promise<PushEnding> {
+    const clock = new VirtualClock();
+    const dispatcher = createDispatcher({
+      registry: REGISTRY,
+      playbook: playbook({
+        unavailable: { action: "retry_with_backoff", max_retries: s.maxAttempts - 1, backoff_ms: [10_000], retry_after: { headers: ["grpc-retry-pushback-ms"], mode: "exact", invalid: "give_up" } },
+        invalid_argument: { action: "fail" },
+        unknown: { action: "fail" },
+      }),
+      clock,
+      random: seededRandom(0),
+    });
+    const sent: number[] = [];
+    const attempt: AttemptFn = (_call, n) => {
+      sent.push(clock.now());
+      const pushback = s.steps[n - 1];
+      return pushback === null ? ({ status: "ok", value: { attempt: n } } as Response) : { status: "error", error: { kind: "grpc", provider_code: String(NON_FATAL), headers: { "grpc-retry-pushback-ms": pushback } } };
+    };
+    const { outcome } = await dispatcher.dispatch({ id: `p${s.seq}`, tool: "peer.call" }, attempt);
+    const delays = sent.slice(1).map((t, i) => t - sent[i]);
+    return { attempts: outcome.attempts, delays, answer: outcome.kind === "succeeded" || outcome.kind === "recovered" ? "ok" : `status ${NON_FATAL}` };
+  }
+
+  const grpcCall = (client: grpc.Client, seq: number) =>
+    new Promise<PushEnding>((resolve) => {
+      const peer = client as unknown as { Call(request: { seq: number }, callback: (e: grpc.ServiceError | null) => void): void };
+      peer.Call({ seq }, (e) => {
+        const times = arrivals.get(seq) ?? [];
+        resolve({ attempts: times.length, delays: times.slice(1).map((t, i) => t - times[i]), answer: e ? `status ${e.code}` : "ok" });
+      });
+    });
+
+  it("waits exactly the pushback, and stops at a negative one, as grpc-js does, over 60 seeded scripts", async () => {
+    const Client = grpc.makeGenericClientConstructor(SERVICE, "Peer");
+    const clients = new Map<number, grpc.Client>();
+    const clientFor = (maxAttempts: number) => {
+      let client = clients.get(maxAttempts);
+      if (client === undefined) {
+        const retryPolicy = { maxAttempts, initialBackoff: "10s", maxBackoff: "10s", backoffMultiplier: 1, retryableStatusCodes: ["UNAVAILABLE"] };
+        const config = { methodConfig: [{ name: [{ service: "failbook.Peer" }], retryPolicy }] };
+        client = new Client(address, grpc.credentials.createInsecure(), { "grpc.service_config": JSON.stringify(config) });
+        clients.set(maxAttempts, client);
+      }
+      return client;
+    };
+    const random = seededRandom(18);
+    const compared = Array.from({ length: 60 }, (_, seq) => pushScript(seq, random));
+    for (const s of compared) scripts.set(s.seq, s);
+    // A delay agrees when grpc-js's measured one is the pushback, give or take the wall clock's slack.
+    const agrees = (a: PushEnding, b: PushEnding) =>
+      a.attempts === b.attempts && a.answer === b.answer && a.delays.every((d, i) => b.delays[i] >= d - 5 && b.delays[i] < d + GRID_MS / 2);
+    const disagreements: string[] = [];
+    let rerun = 0;
+    for (const s of compared) {
+      const ours = await failbookPushback(s);
+      let theirs: PushEnding | undefined;
+      for (let tries = 0; tries < 3 && (theirs === undefined || !agrees(ours, theirs)); tries++) {
+        if (tries > 0) rerun++;
+        arrivals.delete(s.seq);
+        theirs = await grpcCall(clientFor(s.maxAttempts), s.seq);
+      }
+      if (!agrees(ours, theirs!)) disagreements.push(JSON.stringify({ steps: s.steps, failbook: ours, grpc: theirs }));
+    }
+    for (const client of clients.values()) client.close();
+    console.log(`pushback: ${compared.length - disagreements.length} of ${compared.length} scripts agree with grpc-js (attempts, each delay, the answer); ${rerun} reruns for the wall clock`);
+    expect(disagreements).toEqual([]);
+    // The scripts cover a retry after each pushback, a negative one that stops, and running out of attempts.
+    const all = compared.flatMap((s) => s.steps);
+    for (const p of PUSHBACKS) expect(all).toContain(p);
+  }, 60_000);
 });
