@@ -127,6 +127,19 @@ describe("failbook simulate with the retry_after keys of SPEC 18", () => {
     expect(r.code).toBe(1);
   });
 
+  it("new fixture scaffolds a verdict whose rule needs a hint from a header only the playbook lists", () => {
+    // x-ms-retry-after-ms is no default hint header: the scaffold must classify with the playbook's retry_after.
+    const registry = REGISTRY.replace(
+      "match: [{ http_status: 429, retry_after: present }] }",
+      'match: [{ http_status: 429, retry_after: present }], examples: [{ kind: http, http_status: 429, headers: { x-ms-retry-after-ms: "250" } }] }',
+    );
+    const dir = tempProject({ "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\nfixtures: [fixtures]\n", "registry.yaml": registry, "playbook.yaml": PLAYBOOK, "fixtures/.keep": "" });
+    const r = failbook(["new", "fixture", "--verdict", "throttled"], { cwd: dir });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(failbook(["simulate"], { cwd: dir }).code).toBe(0);
+  });
+
   it("an empty not: is a located finding", () => {
     const dir = tempProject({
       "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\n",

@@ -158,7 +158,7 @@ export function policiesView(registry: Registry, playbook: Playbook): PoliciesVi
   const breakers = Object.entries(playbook.circuit_breakers ?? {}).map(([name, b]): BreakerView => {
     const tools = globList(b.tools);
     // Each glob stands for the tools it guards: a rule testing `tool` sees it as written.
-    const verdicts = [...new Set(tools.map((tool) => classify(registry, circuitOpenError(name), tool).verdict))];
+    const verdicts = [...new Set(tools.map((tool) => classify(registry, circuitOpenError(name), tool, playbook).verdict))];
     return {
       name,
       tools,

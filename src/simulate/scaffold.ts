@@ -10,6 +10,7 @@ import { statusRange } from "failbook-runtime/engine/classifier.js";
 import type { AdapterError, Call, Fixture, Response } from "failbook-runtime/model/fixture.js";
 import { setOwn } from "failbook-runtime/model/json.js";
 import type { MatchRule, Registry, Verdict } from "failbook-runtime/model/registry.js";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { recordedGolden } from "./golden.js";
 import { simulateFixture, type Rules } from "./fixture.js";
 
@@ -33,7 +34,7 @@ export class ScaffoldError extends Error {}
 const DEFAULT_TOOL = "adapter.call";
 
 export async function scaffoldFixture(rules: Rules, verdict: Verdict, options: ScaffoldOptions): Promise<Scaffold> {
-  const failure = failureFor(rules.registry, verdict, options.tool);
+  const failure = failureFor(rules.registry, rules.playbook, verdict, options.tool);
   // The call is named after the verdict, so that fixtures scaffolded side by side are told apart.
   const call: Call = { id: `call_${verdict.code.replace(/[^A-Za-z0-9_]+/g, "_")}`, tool: failure.tool };
   const action = rules.playbook.verdicts[verdict.code]?.action;
@@ -76,12 +77,12 @@ interface Failure {
 }
 
 /** The first example, else the first match rule an error can be built for, that classifies to the verdict. */
-function failureFor(registry: Registry, verdict: Verdict, tool: string | undefined): Failure {
+function failureFor(registry: Registry, playbook: Playbook, verdict: Verdict, tool: string | undefined): Failure {
   const tried: string[] = [];
   for (const [i, example] of (verdict.examples ?? []).entries()) {
     const { tool: exampleTool, ...error } = example;
     const candidate = { error, tool: tool ?? exampleTool ?? DEFAULT_TOOL, source: `example ${i + 1}` };
-    if (classifiesTo(registry, candidate, verdict.code)) return candidate;
+    if (classifiesTo(registry, playbook, candidate, verdict.code)) return candidate;
     tried.push(candidate.source);
   }
   for (const [i, rule] of (verdict.match ?? []).entries()) {
@@ -91,21 +92,21 @@ function failureFor(registry: Registry, verdict: Verdict, tool: string | undefin
       return error === undefined ? [] : [{ error, tool: tool ?? toolFor(rule) ?? DEFAULT_TOOL, source }];
     });
     if (candidates.length === 0) continue;
-    const found = candidates.find((candidate) => classifiesTo(registry, candidate, verdict.code));
+    const found = candidates.find((candidate) => classifiesTo(registry, playbook, candidate, verdict.code));
     if (found) return found;
     tried.push(source);
   }
   if (registry.fallback === verdict.code) {
     // The fallback is what nothing recognises: a kind no rule names.
     const candidate = { error: { kind: "unrecognised_error", message: "no rule recognises this error" }, tool: tool ?? DEFAULT_TOOL, source: "fallback" };
-    if (classifiesTo(registry, candidate, verdict.code)) return candidate;
+    if (classifiesTo(registry, playbook, candidate, verdict.code)) return candidate;
   }
   const why = tried.length > 0 ? `${tried.join(", ")} classify to other verdicts (see lint: example-misclassified, matcher-shadowed)` : "it has no examples and no match rule an error can be built for";
   throw new ScaffoldError(`cannot build a failure that classifies to '${verdict.code}': ${why}${tool === undefined ? "" : ` with --tool ${tool}`}; add an example to the verdict (examples: [{ kind: ... }])`);
 }
 
-function classifiesTo(registry: Registry, failure: Failure, code: string): boolean {
-  return classify(registry, failure.error, failure.tool).verdict === code;
+function classifiesTo(registry: Registry, playbook: Playbook, failure: Failure, code: string): boolean {
+  return classify(registry, failure.error, failure.tool, playbook).verdict === code;
 }
 
 const first = <T>(v: T | T[] | undefined): T | undefined => (Array.isArray(v) ? v[0] : v);

@@ -14,7 +14,7 @@ upstream:
   errors: [{ ratio: 0.05, error: { kind: gateway_teapot } }]   # no registry rule matches this kind`,
   fix: "Give the storm an error the registry classifies (a kind, status or provider code of a verdict), or add the verdict the upstream really returns.",
   check(ctx) {
-    const { registry } = ctx;
+    const { registry, playbook } = ctx;
     const storm = ctx.storm.value;
     const { upstream } = storm;
     const errors: { error: AdapterError; path: PathSegment[] }[] = [];
@@ -23,7 +23,7 @@ upstream:
     if (upstream.gateway !== undefined) errors.push({ error: upstream.gateway.error ?? DEFAULT_GATEWAY_ERROR, path: ["upstream", "gateway", upstream.gateway.error ? "error" : "timeout_ms"] });
     for (const [p, phase] of (storm.phases ?? []).entries()) for (const [i, mix] of (phase.errors ?? []).entries()) errors.push({ error: mix.error, path: ["phases", p, "errors", i, "error"] });
     for (const { error, path } of errors) {
-      const tool = storm.clients.calls.find((c) => !classify(registry, error, c.tool).fallback)?.tool;
+      const tool = storm.clients.calls.find((c) => !classify(registry, error, c.tool, playbook).fallback)?.tool;
       if (tool !== undefined) continue;
       ctx.report({
         message: `the upstream's error '${errorLabel(error)}' classifies to the fallback verdict '${registry.fallback}' for every tool the storm calls: no registry rule matches it, so the storm tests only the fallback's action; add a match rule, or give the error the kind your adapter reports`,
