@@ -167,6 +167,34 @@ function ambiguous(times: readonly number[]): boolean {
   return sorted.some((t, i) => i > 0 && t - sorted[i - 1] < GRID_MS) || times.length !== new Set(times).size;
 }
 
+type CallHandler = (call: grpc.ServerUnaryCall<{ seq: number }, unknown>, callback: grpc.sendUnaryData<unknown>) => void;
+
+/** A gRPC server on 127.0.0.1 whose one method answers as `handler` says; its address. */
+async function loopbackServer(handler: CallHandler): Promise<{ server: grpc.Server; address: string }> {
+  const server = new grpc.Server();
+  server.addService(SERVICE, { Call: handler });
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  return { server, address: `127.0.0.1:${port}` };
+}
+
+/** One grpc-js client per method config (keyed by its max attempts), made on first use. */
+function clientsFor(address: string, methodConfig: (maxAttempts: number) => Record<string, unknown>) {
+  const Client = grpc.makeGenericClientConstructor(SERVICE, "Peer");
+  const clients = new Map<number, grpc.Client>();
+  return {
+    get(maxAttempts: number): grpc.Client {
+      let client = clients.get(maxAttempts);
+      if (client === undefined) {
+        const config = { methodConfig: [{ name: [{ service: "failbook.Peer" }], ...methodConfig(maxAttempts) }] };
+        client = new Client(address, grpc.credentials.createInsecure(), { "grpc.service_config": JSON.stringify(config) });
+        clients.set(maxAttempts, client);
+      }
+      return client;
+    },
+    close: () => clients.forEach((client) => client.close()),
+  };
+}
+
 describe("hedging against a grpc-js client and server on loopback", () => {
   const scripts = new Map<number, Script>();
   const arrivals = new Map<number, number>();
@@ -174,19 +202,14 @@ describe("hedging against a grpc-js client and server on loopback", () => {
   let address: string;
 
   beforeAll(async () => {
-    server = new grpc.Server();
-    server.addService(SERVICE, {
-      Call: (call: grpc.ServerUnaryCall<{ seq: number }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-        const seq = call.request.seq;
-        const n = (arrivals.get(seq) ?? 0) + 1;
-        arrivals.set(seq, n);
-        const step = scripts.get(seq)!.steps[n - 1];
-        const timer = setTimeout(() => (step.code === OK ? callback(null, { attempt: n }) : callback({ code: step.code, details: "scripted" })), step.latency);
-        call.on("cancelled", () => clearTimeout(timer));
-      },
-    });
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-    address = `127.0.0.1:${port}`;
+    ({ server, address } = await loopbackServer((call, callback) => {
+      const seq = call.request.seq;
+      const n = (arrivals.get(seq) ?? 0) + 1;
+      arrivals.set(seq, n);
+      const step = scripts.get(seq)!.steps[n - 1];
+      const timer = setTimeout(() => (step.code === OK ? callback(null, { attempt: n }) : callback({ code: step.code, details: "scripted" })), step.latency);
+      call.on("cancelled", () => clearTimeout(timer));
+    }));
   });
   afterAll(() => server?.forceShutdown());
 
@@ -201,17 +224,8 @@ describe("hedging against a grpc-js client and server on loopback", () => {
     });
 
   it("sends the same hedges and ends with the same answer as grpc-js over 120 seeded scripts", async () => {
-    const Client = grpc.makeGenericClientConstructor(SERVICE, "Peer");
-    const clients = new Map<number, grpc.Client>();
-    const clientFor = (maxAttempts: number) => {
-      let client = clients.get(maxAttempts);
-      if (client === undefined) {
-        const config = { methodConfig: [{ name: [{ service: "failbook.Peer" }], hedgingPolicy: { maxAttempts, hedgingDelay: `${DELAY_MS / 1000}s`, nonFatalStatusCodes: ["UNAVAILABLE"] } }] };
-        client = new Client(address, grpc.credentials.createInsecure(), { "grpc.service_config": JSON.stringify(config) });
-        clients.set(maxAttempts, client);
-      }
-      return client;
-    };
+    const clients = clientsFor(address, (maxAttempts) => ({ hedgingPolicy: { maxAttempts, hedgingDelay: `${DELAY_MS / 1000}s`, nonFatalStatusCodes: ["UNAVAILABLE"] } }));
+    const clientFor = clients.get;
     const random = seededRandom(28);
     const compared: Script[] = [];
     let setAside = 0;
@@ -257,7 +271,7 @@ describe("hedging against a grpc-js client and server on loopback", () => {
       if (agrees(s, again)) rerun++;
       else disagreements.push({ script: s, failbook: ours.get(s.seq)!, grpc: again });
     }
-    for (const client of clients.values()) client.close();
+    clients.close();
     console.log(
       `hedging: ${compared.length - disagreements.length} of ${compared.length} scripts agree with grpc-js (attempts sent and the answer), ${rerun} of them on a quiet rerun; ${setAside} set aside as too close to order by the wall clock`,
     );
@@ -302,22 +316,17 @@ describe("server pushback against a grpc-js client on loopback", () => {
   let address: string;
 
   beforeAll(async () => {
-    server = new grpc.Server();
-    server.addService(SERVICE, {
-      Call: (call: grpc.ServerUnaryCall<{ seq: number }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-        const seq = call.request.seq;
-        const times = arrivals.get(seq) ?? [];
-        times.push(performance.now());
-        arrivals.set(seq, times);
-        const pushback = scripts.get(seq)!.steps[times.length - 1];
-        if (pushback === null || pushback === undefined) return callback(null, { attempt: times.length });
-        const metadata = new grpc.Metadata();
-        metadata.set("grpc-retry-pushback-ms", pushback);
-        callback({ code: NON_FATAL, details: "scripted", metadata });
-      },
-    });
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-    address = `127.0.0.1:${port}`;
+    ({ server, address } = await loopbackServer((call, callback) => {
+      const seq = call.request.seq;
+      const times = arrivals.get(seq) ?? [];
+      times.push(performance.now());
+      arrivals.set(seq, times);
+      const pushback = scripts.get(seq)!.steps[times.length - 1];
+      if (pushback === null || pushback === undefined) return callback(null, { attempt: times.length });
+      const metadata = new grpc.Metadata();
+      metadata.set("grpc-retry-pushback-ms", pushback);
+      callback({ code: NON_FATAL, details: "scripted", metadata });
+    }));
   });
   afterAll(() => server?.forceShutdown());
 
@@ -360,18 +369,8 @@ describe("server pushback against a grpc-js client on loopback", () => {
     });
 
   it("waits exactly the pushback, and stops at a negative one, as grpc-js does, over 60 seeded scripts", async () => {
-    const Client = grpc.makeGenericClientConstructor(SERVICE, "Peer");
-    const clients = new Map<number, grpc.Client>();
-    const clientFor = (maxAttempts: number) => {
-      let client = clients.get(maxAttempts);
-      if (client === undefined) {
-        const retryPolicy = { maxAttempts, initialBackoff: "10s", maxBackoff: "10s", backoffMultiplier: 1, retryableStatusCodes: ["UNAVAILABLE"] };
-        const config = { methodConfig: [{ name: [{ service: "failbook.Peer" }], retryPolicy }] };
-        client = new Client(address, grpc.credentials.createInsecure(), { "grpc.service_config": JSON.stringify(config) });
-        clients.set(maxAttempts, client);
-      }
-      return client;
-    };
+    const clients = clientsFor(address, (maxAttempts) => ({ retryPolicy: { maxAttempts, initialBackoff: "10s", maxBackoff: "10s", backoffMultiplier: 1, retryableStatusCodes: ["UNAVAILABLE"] } }));
+    const clientFor = clients.get;
     const random = seededRandom(18);
     const compared = Array.from({ length: 60 }, (_, seq) => pushScript(seq, random));
     for (const s of compared) scripts.set(s.seq, s);
@@ -390,7 +389,7 @@ describe("server pushback against a grpc-js client on loopback", () => {
       }
       if (!agrees(ours, theirs!)) disagreements.push(JSON.stringify({ steps: s.steps, failbook: ours, grpc: theirs }));
     }
-    for (const client of clients.values()) client.close();
+    clients.close();
     console.log(`pushback: ${compared.length - disagreements.length} of ${compared.length} scripts agree with grpc-js (attempts, each delay, the answer); ${rerun} reruns for the wall clock`);
     expect(disagreements).toEqual([]);
     // The scripts cover a retry after each pushback, a negative one that stops, and running out of attempts.
