@@ -194,7 +194,9 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     const run = new DispatchRun(shared, dispatchOptions.ledger, runId, undefined, before);
     let end: End;
     try {
-      end = await run.resume(call, attempt, tool, key, admission, before, response);
+      // A question ends the call at once (no await, as when the run sent the attempt); a failure goes on in the run loop.
+      const resumed = run.resume(call, attempt, tool, key, admission, before, response);
+      end = resumed instanceof Promise ? await resumed : resumed;
     } finally {
       run.abandon();
       budget?.callEnded(run.retrying);

@@ -35,7 +35,7 @@ export interface ToolFacts {
   readonly idempotent: boolean;
   readonly timeoutMs: number | undefined;
   readonly hedged: boolean;
-  /** Neither hedged nor timed: a first attempt dispatch() may send itself, without a run (`sendsAtOnce`). */
+  /** Neither hedged nor timed: a first attempt dispatch() may send itself, without a run (`dispatchAtOnce`). */
   readonly direct: boolean;
 }
 
@@ -220,7 +220,7 @@ export class DispatchRun implements RunContext {
   }
 
   /**
-   * The dispatch's first attempt, which dispatch() sent and awaited itself (`sendsAtOnce`), did
+   * The dispatch's first attempt, which dispatch() sent and awaited itself (`dispatchAtOnce`), did
    * not succeed: the run takes it over as its own first attempt (sent at `before`, admitted as
    * `admission`) and goes on from it.
    */
@@ -369,7 +369,7 @@ export class DispatchRun implements RunContext {
       call,
       shownKey: shownKeyOf(call, key, this.redact),
       shown: { tool: tool.shown, id: this.redact(call.id) },
-      idempotent: call.idempotent !== false && tool.idempotent,
+      idempotent: mayRetry(call, tool),
       depth,
       retries: 0,
       lastDelay: undefined,
@@ -539,6 +539,9 @@ const HEDGE = Object.freeze({ hedge: true as const });
 /** No quota tokens taken: what a dispatch that never retried settles. */
 const NO_COSTS: readonly number[] = Object.freeze([]);
 
+/** The call may be retried at all: its own flag and the playbook's `tools`. */
+const mayRetry = (call: Call, tool: ToolFacts): boolean => call.idempotent !== false && tool.idempotent;
+
 /** The idempotency key as outputs show it. A derived key is hex: only a key the caller brought can hold a secret. */
 const shownKeyOf = (call: Call, key: string, redact: Redactor): string => (call.idempotency_key === undefined ? key : redact(key));
 
@@ -584,7 +587,7 @@ export function succeededAtOnce(shared: RunShared, call: Call, tool: ToolFacts, 
     kind: "succeeded",
     tool: tool.shown,
     idempotencyKey: shownKey,
-    idempotent: call.idempotent !== false && tool.idempotent,
+    idempotent: mayRetry(call, tool),
     verdict: null,
     error: null,
     reason: null,
