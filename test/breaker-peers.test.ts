@@ -44,6 +44,9 @@ class Failbook {
   open(now: number): boolean {
     return this.breakers.stateOf("b", now) === "open";
   }
+  halfOpen(now: number): boolean {
+    return this.breakers.stateOf("b", now) === "half_open";
+  }
 }
 
 interface Peer {
@@ -275,5 +278,80 @@ describe("failbook's breaker agrees with opossum 9", () => {
       );
     }
     expectAgreement(tally);
+  });
+});
+
+/**
+ * The payments-breaker example's README says what each peer cannot express; two of its
+ * claims are about behaviour, not configuration, and are shown here on the fake clock.
+ */
+describe("examples/payments-breaker/README.md's peer table", () => {
+  /** How long each break lasts when every half-open probe fails: the fake clock moved 1 ms at a time until the breaker is half-open. */
+  async function breaks(breaker: { fail(): Promise<void>; halfOpen(): boolean }, probes: number, limit: number): Promise<number[]> {
+    await breaker.fail(); // opens it
+    const lasted: number[] = [];
+    for (let probe = 0; probe < probes; probe++) {
+      let ms = 0;
+      while (!breaker.halfOpen() && ms < limit) {
+        vi.advanceTimersByTime(1);
+        ms++;
+      }
+      lasted.push(ms);
+      await breaker.fail(); // the probe fails: open again
+    }
+    return lasted;
+  }
+
+  const RESET = 100;
+  it.each([
+    { peer: "opossum { resetTimeout: 100 }", expected: [RESET, RESET, RESET, RESET, RESET] },
+    { peer: "failbook { break_ms: 100, max_break_ms: 400 }", expected: [RESET, 2 * RESET, 4 * RESET, 4 * RESET, 4 * RESET] },
+  ])("opossum's break does not grow: after each failed probe, $peer breaks for $expected ms", async ({ peer, expected }) => {
+    let breaker: { fail(): Promise<void>; halfOpen(): boolean; dispose(): void };
+    if (peer.startsWith("opossum")) {
+      const o = new CircuitBreaker(
+        async () => {
+          throw new Error("upstream failed");
+        },
+        { timeout: false, enableSnapshots: false, rollingPercentilesEnabled: false, errorThresholdPercentage: 50, volumeThreshold: 1, resetTimeout: RESET, rollingCountTimeout: 30_000, rollingCountBuckets: 10 },
+      );
+      breaker = { fail: () => o.fire().catch(() => undefined), halfOpen: () => o.halfOpen, dispose: () => o.shutdown() };
+    } else {
+      const f = new Failbook({ failure_ratio: 0.5, minimum_throughput: 1, sampling_ms: 30_000, break_ms: RESET, max_break_ms: 4 * RESET }, Date.now());
+      breaker = { fail: async () => f.attempt(Date.now(), true), halfOpen: () => f.halfOpen(Date.now()), dispose: () => {} };
+    }
+    expect(await breaks(breaker, expected.length, 10 * RESET)).toEqual(expected);
+    breaker.dispose();
+  });
+
+  // The example's cockatiel breaker: minimumRps 0.2 over 30 s. Were it a rate, failures 1 ms
+  // or 100 ms apart (1000 or 10 a second) would open the breaker at the first failures; it is
+  // the count duration × minimumRps = 6 in the window, whatever span the attempts took:
+  // failbook's minimum_throughput: 6.
+  /** The attempt (all failing, `gapMs` apart) after which the breaker is open, if one up to `max` opens it. */
+  async function opensAt(attempt: (fail: boolean) => Promise<void>, open: () => boolean, gapMs: number, max: number): Promise<number | undefined> {
+    for (let n = 1; n <= max; n++) {
+      if (n > 1) vi.advanceTimersByTime(gapMs);
+      await attempt(true);
+      if (open()) return n;
+    }
+    return undefined;
+  }
+
+  it.each([
+    { gapMs: 1, rate: "1000 a second" },
+    { gapMs: 100, rate: "10 a second" },
+    { gapMs: 4000, rate: "0.25 a second" },
+  ])("cockatiel's minimumRps is a count: SamplingBreaker({ minimumRps: 0.2, duration: 30 s }) opens at the 6th failure $gapMs ms apart ($rate), as failbook's minimum_throughput: 6", async ({ gapMs }) => {
+    const peer = cockatiel(circuitBreaker(handleAll, { breaker: new SamplingBreaker({ threshold: 0.5, duration: 30_000, minimumRps: 0.2 }), halfOpenAfter: 5000 }));
+    const theirs = await opensAt((fail) => peer.attempt(fail), () => peer.open(), gapMs, 10);
+    const failbook = new Failbook({ failure_ratio: 0.5 + MORE_THAN, minimum_throughput: 6, sampling_ms: 30_000, break_ms: 5000 }, Date.now());
+    const ours = await opensAt(async (fail) => failbook.attempt(Date.now(), fail), () => failbook.open(Date.now()), gapMs, 10);
+    expect({ cockatiel: theirs, failbook: ours }).toEqual({ cockatiel: 6, failbook: 6 });
+  });
+
+  it("cockatiel's minimumRps: 0 is not \"no minimum\" but its default, 5 ÷ threshold a second: at threshold 0.5 over 30 s, the 300th failure opens it", async () => {
+    const peer = cockatiel(circuitBreaker(handleAll, { breaker: new SamplingBreaker({ threshold: 0.5, duration: 30_000, minimumRps: 0 }), halfOpenAfter: 5000 }));
+    expect(await opensAt((fail) => peer.attempt(fail), () => peer.open(), 1, 400)).toBe(300);
   });
 });

@@ -7,7 +7,8 @@ import type { Response } from "failbook-runtime/model/fixture.js";
 import type { OutcomeKind } from "failbook-runtime/model/outcome.js";
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
 import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
-import { CALL, dispatchScenario, err, ok, playbook, REGISTRY, retry, type Scenario } from "./helpers/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import { CALL, dispatchScenario, err, ok, playbook, REGISTRY, replay, retry, type Scenario } from "./helpers/dispatch.js";
 
 interface Row {
   name: string;
@@ -148,5 +149,43 @@ describe("event fields", () => {
     expect(outcome.kind).toBe("recovered");
     expect(events.filter((e) => e.type === "retry_scheduled").map((e) => (e.type === "retry_scheduled" ? e.hint : undefined))).toEqual(["ask for fewer rows", "ask for fewer rows"]);
     expect(hints).toEqual([undefined, "ask for fewer rows", "ask for fewer rows"]);
+  });
+});
+
+/**
+ * The common call's first attempt is sent by dispatch() itself, before any run exists
+ * (`dispatchAtOnce`); a record sink makes the run send every attempt, the first too. The
+ * same dispatch both ways must give the same result and leave the shared breakers, budget,
+ * throttling and quota in the same state.
+ */
+describe("the first attempt sent before any run and sent by the run agree", () => {
+  const POLICIES = {
+    circuit_breakers: { pay: { tools: "payments.*", minimum_throughput: 2, failure_ratio: 0.5, sampling_ms: 10_000 } },
+    retry_budget: { percent: 20, min_concurrency: 3 },
+    retry_throttling: { max_tokens: 10, token_ratio: 0.1 },
+    retry_quota: { capacity: 10, cost: 5, refund: 1 },
+  };
+  const guarded = (verdicts: Parameters<typeof playbook>[0], more = {}) => playbook(verdicts, { ...POLICIES, ...more });
+  const scenarios: [string, Scenario][] = [
+    ...ROWS.map((r) => [r.name, r.scenario] as [string, Scenario]),
+    ["own key, ok, through a closed breaker, a budget, throttling and a quota", { playbook: guarded({}), call: { idempotency_key: "order-42" }, responses: [ok(30)] }],
+    ["own key, a timeout then ok, through the same", { playbook: guarded({ timeout: retry(3) }), call: { idempotency_key: "order-42" }, responses: [err("timeout", {}, 10), ok(5)] }],
+    ["two failures open the breaker: the third attempt is short-circuited", { playbook: guarded({ timeout: retry(3), unknown: { action: "fail" } }), responses: [err("timeout"), err("timeout"), ok()] }],
+    ["needs_input through the policies", { playbook: guarded({}), responses: [needsInput] }],
+    ["an empty ok through the policies", { playbook: guarded({ unknown: { action: "fail" } }, { empty_response_is_failure: true }), responses: [{ status: "ok" }] }],
+  ];
+  it.each(scenarios)("%s", async (_name, s) => {
+    const twice = [];
+    for (const record of [undefined, () => {}]) {
+      const clock = new VirtualClock();
+      const dispatcher = createDispatcher({ registry: s.registry ?? REGISTRY, playbook: s.playbook, clock, random: seededRandom(s.seed ?? 0), ...s.options });
+      const call = { ...CALL, ...s.call };
+      const replayed = replay(clock, s.responses, s.fallback_responses);
+      const first = await dispatcher.dispatch(call, replayed, { runId: "run_1", ...(record === undefined ? {} : { record }) });
+      // A second dispatch sees what the first left in the shared state (an open breaker, the tokens).
+      const second = await dispatcher.dispatch({ ...call, id: "call_2" }, () => ok(1), { runId: "run_1", ...(record === undefined ? {} : { record }) });
+      twice.push({ first, second, policies: dispatcher.policies, quota: dispatcher.quota });
+    }
+    expect(twice[0]).toEqual(twice[1]);
   });
 });

@@ -100,6 +100,8 @@ async function dispatchOverhead() {
   const TIMEOUT = { status: "error", error: { kind: "timeout", message: "upstream took too long" } };
   const call = { id: "call_1", tool: "crm.update_record", args: { record: "r_1", fields: { stage: "won" } } };
   const ownKeyCall = { ...call, idempotency_key: "order-42-update" };
+  // A key of its own that starts with 12 hex digits: its trace id is those digits, not a hash of the key (what the trace id costs).
+  const hexKeyCall = { ...call, idempotency_key: "0af3c2d19b7e-order-42" };
   const succeeds = () => OK;
   const failsOnce = (_call, n) => (n === 1 ? TIMEOUT : OK);
   const context = { fallback: false };
@@ -123,6 +125,7 @@ async function dispatchOverhead() {
     bare2: async () => { await failsOnce(call, 1, "k", context); await failsOnce(call, 2, "k", context); },
     succeeds: () => dispatcher.dispatch(call, succeeds),
     ownKey: () => dispatcher.dispatch(ownKeyCall, succeeds),
+    hexKey: () => dispatcher.dispatch(hexKeyCall, succeeds),
     retried: () => dispatcher.dispatch(call, failsOnce),
     policies: () => guarded.dispatch(ownKeyCall, succeeds),
     cockatiel: () => cockatiel.execute(succeeds),
@@ -170,12 +173,15 @@ async function dispatchOverhead() {
     rounds,
     succeeds: row("succeeds", "bare1"),
     ownKey: row("ownKey", "bare1"),
+    hexKey: row("hexKey", "bare1"),
     retried: row("retried", "bare2"),
     policies: row("policies", "bare1"),
     cockatiel: row("cockatiel", "bare1"),
     // SPEC 18: the own-key dispatch against cockatiel (≤ 0), and what a closed breaker and budget add to it (≤ 0.2 µs).
     ownKeyOverCockatiel: delta("ownKey", "cockatiel"),
     policiesAdded: delta("policies", "ownKey"),
+    // What hashing a key that does not start with 12 hex digits into its trace id adds.
+    traceHash: delta("ownKey", "hexKey"),
   };
 }
 

@@ -19,7 +19,9 @@ import { cryptoRandom, type Random } from "./random.js";
 import { createRedactor, redactValue, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
-import { DispatchRun, ledgerFrom, type ToolFacts } from "./run.js";
+import { idempotencyKey } from "./idempotency.js";
+import type { Admission } from "./policies/breakers.js";
+import { DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type RunShared, type ToolFacts } from "./run.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -137,40 +139,27 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   const options: DispatchSettings = { ...dispatcherOptions, registry, playbook, clock: dispatcherOptions.clock ?? realClock(), random: dispatcherOptions.random ?? cryptoRandom() };
   const redact = dispatcherOptions.redact ?? createRedactor(ownPatterns);
   const shown = rememberRedactions(redact);
-  const tools = new Map<string, ToolFacts>();
+  const quota = options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens);
+  const policies = createPolicies(options.playbook, options.clock.now(), options.state);
+  const shared: RunShared = { o: options, redact: shown, tools: new Map(), quota, policies };
+  const { breakers, budget } = policies;
   const dispatcher: Dispatcher = {
     registry: options.registry,
     playbook: options.playbook,
     clock: options.clock,
     redact,
-    quota: options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens),
-    policies: createPolicies(options.playbook, options.clock.now(), options.state),
+    quota,
+    policies,
     newLedger: () => ledgerFrom(options.clock.now()),
-    async dispatch(call, attempt, dispatchOptions = NO_OPTIONS) {
-      // A dispatch of its own (no shared ledger) makes its ledger only if a failure needs one.
-      const run = new DispatchRun(options, shown, tools, dispatchOptions.ledger, dispatcher.quota, dispatcher.policies, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
-      const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
-      const fn = recording?.attempt ?? attempt;
-      const budget = dispatcher.policies.budget;
-      budget?.callStarted();
-      let end: End;
+    dispatch(call, attempt, dispatchOptions = NO_OPTIONS) {
       try {
-        // The first attempt is awaited here: a call that succeeds at once costs that one await.
-        // A hedged call (start sends nothing) races its attempts in the run loop from the first.
-        const first = run.start(call, fn);
-        if (first === undefined) end = await run.call(call, fn, 0);
-        else {
-          const failed = first.blocked ?? run.answer(first, await first.response!);
-          end = failed.kind === "failure" ? await run.call(call, fn, 0, { attempt: first, failed }) : failed;
-        }
-      } finally {
-        run.abandon();
-        budget?.callEnded(run.retrying);
+        const tool = toolFactsOf(shared, call.tool);
+        const admission = breakers?.closedAdmission(call.tool);
+        if (tool.direct && (breakers === undefined || admission !== undefined) && dispatchOptions.record === undefined && dispatchOptions.label !== true) return dispatchAtOnce(call, attempt, dispatchOptions, tool, admission);
+        return dispatchInRun(call, attempt, dispatchOptions);
+      } catch (e) {
+        return Promise.reject(e);
       }
-      const result = run.finish(end);
-      if (options.effects !== undefined) await run.applyEffects(result.outcome);
-      if (recording !== undefined) await dispatchOptions.record!(recording.finish(call, dispatchOptions.runId, result.outcome, shown));
-      return result;
     },
     async deadLetter(entry) {
       const clean = redactValue(entry, redact);
@@ -178,6 +167,72 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       return clean;
     },
   };
+
+  /**
+   * The common call (no hedge, no attempt timeout, every breaker guarding it closed, neither
+   * recorded nor labelled): its first attempt is sent and awaited before any run exists, and
+   * a success is the whole dispatch (`succeededAtOnce`). Anything else makes the run, which
+   * goes on from that attempt as if it had sent it (`resume`).
+   */
+  async function dispatchAtOnce(call: Call, attempt: AttemptFn, dispatchOptions: DispatchOptions, tool: ToolFacts, admission: Admission | undefined): Promise<DispatchResult> {
+    const runId = dispatchOptions.runId ?? "";
+    const key = idempotencyKey(runId, call);
+    const before = options.clock.now();
+    budget?.callStarted();
+    let response: Response;
+    try {
+      response = await attempt(call, 1, key, PLAIN_CONTEXT);
+    } catch (e) {
+      budget?.callEnded(false);
+      throw e;
+    }
+    const done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response);
+    if (done !== undefined) {
+      budget?.callEnded(false);
+      return done;
+    }
+    const run = new DispatchRun(shared, dispatchOptions.ledger, runId, undefined, before);
+    let end: End;
+    try {
+      // A question ends the call at once (no await, as when the run sent the attempt); a failure goes on in the run loop.
+      const resumed = run.resume(call, attempt, tool, key, admission, before, response);
+      end = resumed instanceof Promise ? await resumed : resumed;
+    } finally {
+      run.abandon();
+      budget?.callEnded(run.retrying);
+    }
+    const result = run.finish(end);
+    if (options.effects !== undefined) await run.applyEffects(result.outcome);
+    return result;
+  }
+
+  /** Any other call: the run sends every attempt, the first too. */
+  async function dispatchInRun(call: Call, attempt: AttemptFn, dispatchOptions: DispatchOptions): Promise<DispatchResult> {
+    // A dispatch of its own (no shared ledger) makes its ledger only if a failure needs one.
+    const run = new DispatchRun(shared, dispatchOptions.ledger, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+    const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
+    const fn = recording?.attempt ?? attempt;
+    budget?.callStarted();
+    let end: End;
+    try {
+      // The first attempt is awaited here: a call that succeeds at once costs that one await.
+      // A hedged call (start sends nothing) races its attempts in the run loop from the first.
+      const first = run.start(call, fn);
+      if (first === undefined) end = await run.call(call, fn, 0);
+      else {
+        const failed = first.blocked ?? run.answer(first, await first.response!);
+        end = failed.kind === "failure" ? await run.call(call, fn, 0, { attempt: first, failed }) : failed;
+      }
+    } finally {
+      run.abandon();
+      budget?.callEnded(run.retrying);
+    }
+    const result = run.finish(end);
+    if (options.effects !== undefined) await run.applyEffects(result.outcome);
+    if (recording !== undefined) await dispatchOptions.record!(recording.finish(call, dispatchOptions.runId, result.outcome, shown));
+    return result;
+  }
+
   return dispatcher;
 }
 

@@ -17,7 +17,8 @@ import type { Redactor } from "./redact.js";
  */
 export interface EndFacts {
   kind: OutcomeKind;
-  call: { tool: string; id: string };
+  /** The call's tool as outputs show it. */
+  tool: string;
   idempotencyKey: string;
   /** The call may be retried at all (its own flag and the playbook's `tools`). */
   idempotent: boolean;
@@ -36,7 +37,7 @@ export function buildEnvelope(registry: Registry, facts: EndFacts, redact: Redac
   const ok = facts.kind === "succeeded" || facts.kind === "recovered";
   return {
     ok,
-    tool: facts.call.tool,
+    tool: facts.tool,
     outcome: facts.kind,
     reason: facts.reason,
     replan: facts.replan,
@@ -79,14 +80,15 @@ function sideEffectState(verdict: Verdict | undefined, error: AdapterError | nul
   return error?.side_effect_state ?? (verdict ? sideEffectOf(verdict) : "unknown");
 }
 
-export function buildPacket(registry: Registry, facts: EndFacts, queue: string, redact: Redactor): RecoveryPacket {
+/** The packet of an end escalated to `queue`; `step`, the call's id as outputs show it. */
+export function buildPacket(registry: Registry, facts: EndFacts, step: string, queue: string, redact: Redactor): RecoveryPacket {
   const verdict = facts.verdict === null ? undefined : verdictByCode(registry, facts.verdict);
   const trace = traceId(facts.idempotencyKey);
   const state = facts.verdict === null ? null : sideEffectState(verdict, facts.error);
   return {
     trace_id: trace,
-    tool: facts.call.tool,
-    failed_step: facts.call.id,
+    tool: facts.tool,
+    failed_step: step,
     queue,
     code: facts.verdict,
     summary: text(verdict?.summary, redact),
@@ -99,16 +101,16 @@ export function buildPacket(registry: Registry, facts: EndFacts, queue: string, 
     safe_next_actions: texts(verdict?.safe_next_actions, redact),
     unsafe_next_actions: texts(verdict?.unsafe_next_actions, redact),
     // Made of redacted parts; redacted whole too, since parts side by side could form a secret.
-    suggested_prompt: redact(suggestedPrompt(facts, trace, verdict, state)),
+    suggested_prompt: redact(suggestedPrompt(facts, step, trace, verdict, state)),
   };
 }
 
-function suggestedPrompt(facts: EndFacts, trace: string, verdict: Verdict | undefined, state: SideEffectState | null): string {
+function suggestedPrompt(facts: EndFacts, step: string, trace: string, verdict: Verdict | undefined, state: SideEffectState | null): string {
   const what = facts.verdict === null ? "did not complete" : `failed with ${facts.verdict}`;
   const check =
     state === "none"
       ? "Nothing was applied upstream."
-      : `Check the state of ${facts.call.tool} for trace ${trace} (idempotency key ${facts.idempotencyKey}) before trying again.`;
+      : `Check the state of ${facts.tool} for trace ${trace} (idempotency key ${facts.idempotencyKey}) before trying again.`;
   const recovery = verdict?.recovery ? ` ${verdict.recovery}` : "";
-  return `Call ${facts.call.id} to ${facts.call.tool} ${what} after ${facts.attempts} ${facts.attempts === 1 ? "attempt" : "attempts"}. ${check}${recovery}`;
+  return `Call ${step} to ${facts.tool} ${what} after ${facts.attempts} ${facts.attempts === 1 ? "attempt" : "attempts"}. ${check}${recovery}`;
 }

@@ -5,7 +5,7 @@
  */
 import * as crypto from "node:crypto";
 import type { Call } from "../model/fixture.js";
-import { Cyrb53 } from "../util/hash.js";
+import { taggedHex48 } from "../util/hash.js";
 
 /** Hex SHA-256, with Node's one-shot hash (20.12+, about twice as fast) where it has one. */
 export const sha256Hex: (text: string) => string =
@@ -30,7 +30,7 @@ export function traceId(key: string): string {
     case "mixed":
       return `fb_${key.slice(0, 12).toLowerCase()}`;
     default:
-      return `fb_${hash48Hex(key)}`;
+      return taggedHex48("fb_", key);
   }
 }
 
@@ -46,10 +46,6 @@ function hexPrefix(key: string): "lower" | "mixed" | undefined {
   }
   return lower ? "lower" : "mixed";
 }
-
-/** 48 bits of cyrb53 as 12 hex digits (one hash object, reset for each text: a dispatch allocates none). */
-const hash48Hex = (text: string): string => TRACE_HASH.reset().text(text).hex48();
-const TRACE_HASH = new Cyrb53();
 
 /**
  * RFC 8785 canonical JSON: object keys sorted by UTF-16 code units, no insignificant

@@ -6,8 +6,9 @@
  * hedging).
  */
 import type { AdapterError, Call, Response } from "../model/fixture.js";
-import type { AttemptError, DispatchEvent, Outcome, UnstampedEvent } from "../model/outcome.js";
+import type { AttemptError, DispatchEvent, Outcome, RecoveryPacket, UnstampedEvent } from "../model/outcome.js";
 import type { CompensationAction } from "../model/playbook.js";
+import type { Registry } from "../model/registry.js";
 import { runAction } from "./actions/index.js";
 import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End, type FinalKind, type RunContext, type ShownCall, type Step } from "./call.js";
 import { CAUSE_DEPTH } from "./classifier.js";
@@ -34,6 +35,33 @@ export interface ToolFacts {
   readonly idempotent: boolean;
   readonly timeoutMs: number | undefined;
   readonly hedged: boolean;
+  /** Neither hedged nor timed: a first attempt dispatch() may send itself, without a run (`dispatchAtOnce`). */
+  readonly direct: boolean;
+}
+
+/** What every dispatch of a dispatcher shares: its settings, redactor, facts per tool, quota and policies. */
+export interface RunShared {
+  readonly o: DispatchSettings;
+  readonly redact: Redactor;
+  /** The dispatcher's facts per tool, filled in as tools appear. */
+  readonly tools: Map<string, ToolFacts>;
+  readonly quota: RetryQuotaBucket | undefined;
+  readonly policies: SharedPolicies;
+}
+
+/** A tool's facts, worked out once per dispatcher. */
+export function toolFactsOf(shared: RunShared, tool: string): ToolFacts {
+  let facts = shared.tools.get(tool);
+  if (facts === undefined) {
+    const { o, policies } = shared;
+    const idempotent = isIdempotent(o.playbook, { id: "", tool });
+    const timeoutMs = policies.timeouts?.forTool(tool);
+    const hedged = idempotent && policies.hedging?.hedges(tool) === true;
+    facts = { shown: shared.redact(tool), idempotent, timeoutMs, hedged, direct: !hedged && timeoutMs === undefined };
+    if (shared.tools.size >= 4096) shared.tools.clear();
+    shared.tools.set(tool, facts);
+  }
+  return facts;
 }
 
 /** A failed attempt (`kind` is none of an outcome's: `answer` returns an End or this). */
@@ -74,7 +102,7 @@ export interface Failing {
   readonly failed: Failed;
 }
 
-const PLAIN_CONTEXT: AttemptContext = Object.freeze({ fallback: false });
+export const PLAIN_CONTEXT: AttemptContext = Object.freeze({ fallback: false });
 const FALLBACK_CONTEXT: AttemptContext = Object.freeze({ fallback: true });
 
 /** A budget ledger starting at `startedAt`, nothing spent. */
@@ -104,19 +132,25 @@ export class DispatchRun implements RunContext {
   /** From the dispatch's first retry to its end: a retry in progress, for the retry budget. */
   retrying = false;
 
+  private readonly o: DispatchSettings;
+  readonly redact: Redactor;
+  readonly quota: RetryQuotaBucket | undefined;
+  readonly policies: SharedPolicies;
+
   constructor(
-    private readonly o: DispatchSettings,
-    readonly redact: Redactor,
-    /** The dispatcher's facts per tool, filled in as tools appear. */
-    private readonly tools: Map<string, ToolFacts>,
+    private readonly shared: RunShared,
     private readonly sharedLedger: BudgetLedger | undefined,
-    readonly quota: RetryQuotaBucket | undefined,
-    readonly policies: SharedPolicies,
     private readonly runId: string,
     private readonly label: string | undefined,
+    /** When the dispatch started (default now): a run made after its first attempt (`resume`) started before it. */
+    startedAt = shared.o.clock.now(),
   ) {
-    this.startedAt = o.clock.now();
-    this.ledgerStart = sharedLedger === undefined ? this.startedAt : sharedLedger.startedAt;
+    this.o = shared.o;
+    this.redact = shared.redact;
+    this.quota = shared.quota;
+    this.policies = shared.policies;
+    this.startedAt = startedAt;
+    this.ledgerStart = sharedLedger === undefined ? startedAt : sharedLedger.startedAt;
   }
 
   get ledger(): BudgetLedger {
@@ -180,9 +214,24 @@ export class DispatchRun implements RunContext {
    */
   start(call: Call, attempt: AttemptFn): Attempt | undefined {
     this.attemptFn = attempt;
-    const tool = this.toolFacts(call.tool);
+    const tool = toolFactsOf(this.shared, call.tool);
     if (tool.hedged && call.idempotent !== false) return undefined;
     return this.send(this.turnOf(call, attempt, 0, tool), 1);
+  }
+
+  /**
+   * The dispatch's first attempt, which dispatch() sent and awaited itself (`dispatchAtOnce`), did
+   * not succeed: the run takes it over as its own first attempt (sent at `before`, admitted as
+   * `admission`) and goes on from it.
+   */
+  resume(call: Call, attempt: AttemptFn, tool: ToolFacts, key: string, admission: Admission | undefined, before: number, response: Response): Promise<End> | End {
+    this.attemptFn = attempt;
+    const turn = this.turnOf(call, attempt, 0, tool, key);
+    turn.sent = 1;
+    this.attempts = 1;
+    const sent: Attempt = { turn, n: 1, before, admission, response, blocked: undefined };
+    const failed = this.answer(sent, response);
+    return failed.kind === "failure" ? this.call(call, attempt, 0, { attempt: sent, failed }) : failed;
   }
 
   /**
@@ -315,14 +364,12 @@ export class DispatchRun implements RunContext {
   }
 
   /** A call's turn: its key (as sent and as shown), whether it may be retried, its attempt timeout. */
-  private turnOf(call: Call, attempt: AttemptFn, depth: number, tool = this.toolFacts(call.tool)): Turn {
-    const key = idempotencyKey(this.runId, call);
+  private turnOf(call: Call, attempt: AttemptFn, depth: number, tool = toolFactsOf(this.shared, call.tool), key = idempotencyKey(this.runId, call)): Turn {
     return {
       call,
-      // A derived key is hex: only a key the caller brought can hold a secret.
-      shownKey: call.idempotency_key === undefined ? key : this.redact(key),
+      shownKey: shownKeyOf(call, key, this.redact),
       shown: { tool: tool.shown, id: this.redact(call.id) },
-      idempotent: call.idempotent !== false && tool.idempotent,
+      idempotent: mayRetry(call, tool),
       depth,
       retries: 0,
       lastDelay: undefined,
@@ -336,17 +383,6 @@ export class DispatchRun implements RunContext {
       timeoutMs: tool.timeoutMs,
       sent: 0,
     };
-  }
-
-  private toolFacts(tool: string): ToolFacts {
-    let facts = this.tools.get(tool);
-    if (facts === undefined) {
-      const idempotent = isIdempotent(this.o.playbook, { id: "", tool });
-      facts = { shown: this.redact(tool), idempotent, timeoutMs: this.policies.timeouts?.forTool(tool), hedged: idempotent && this.policies.hedging?.hedges(tool) === true };
-      if (this.tools.size >= 4096) this.tools.clear();
-      this.tools.set(tool, facts);
-    }
-    return facts;
   }
 
   /** Attempt `n` of a turn: sent, once the breakers guarding its tool let it through, else failed at once, unsent. */
@@ -414,7 +450,7 @@ export class DispatchRun implements RunContext {
     const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
     if (observed.kind === "ok") {
       // The common event, stamped in place (emit's order: t, type, then the body).
-      if (this.label === undefined && !hedge) this.record({ t: now - this.ledgerStart, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+      if (this.label === undefined && !hedge) this.record(okAttempt(now - this.ledgerStart, n, shownKey, latency));
       else this.emit({ type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency, ...(hedge ? HEDGE : {}) });
       return observed;
     }
@@ -433,7 +469,7 @@ export class DispatchRun implements RunContext {
   /** Settle the quota, apply on_exhausted, emit the closing event, dress the end as an outcome. */
   finish(end: End): DispatchResult {
     const { registry, playbook } = this.o;
-    if (this.quota !== undefined && (end.kind === "succeeded" || end.kind === "recovered")) this.quota.settle(this.quotaCosts ?? []);
+    if (this.quota !== undefined && (end.kind === "succeeded" || end.kind === "recovered")) this.quota.settle(this.quotaCosts ?? NO_COSTS);
     let kind: FinalKind = end.kind;
     let queue = end.queue;
     if (kind === "exhausted" && playbook.on_exhausted) {
@@ -443,10 +479,9 @@ export class DispatchRun implements RunContext {
     if (kind === "escalated" && queue !== null) this.emit({ type: "escalated", queue, reason: end.reason });
     if (kind === "dead_lettered" && queue !== null) this.emit({ type: "dead_lettered", queue });
 
-    const elapsed = this.o.clock.now() - this.startedAt;
     const facts: EndFacts = {
       kind,
-      call: end.shown,
+      tool: end.shown.tool,
       idempotencyKey: end.key,
       idempotent: end.idempotent,
       verdict: this.verdict,
@@ -456,23 +491,10 @@ export class DispatchRun implements RunContext {
       queue,
       attempts: this.attempts,
       retried: this.retried,
-      elapsedMs: elapsed,
+      elapsedMs: this.o.clock.now() - this.startedAt,
     };
-    const envelope = buildEnvelope(registry, facts, this.redact);
-    const packet = kind === "escalated" && queue !== null ? buildPacket(registry, facts, queue, this.redact) : null;
-    const outcome: Outcome = {
-      kind,
-      verdict: this.verdict,
-      attempts: this.attempts,
-      retried: this.retried,
-      elapsed_ms: elapsed,
-      reason: end.reason,
-      queue,
-      replan: end.replan,
-      exhausted: end.exhausted,
-      envelope,
-      packet,
-    };
+    const packet = kind === "escalated" && queue !== null ? buildPacket(registry, facts, end.shown.id, queue, this.redact) : null;
+    const outcome = outcomeOf(registry, facts, end.exhausted, packet, this.redact);
     if (kind === "dead_lettered" && queue !== null) {
       outcome.dead_letters = [
         {
@@ -480,7 +502,7 @@ export class DispatchRun implements RunContext {
           call: redactValue(end.call, this.redact),
           step: null,
           errors: this.errors,
-          envelope,
+          envelope: outcome.envelope,
           first_attempt_ms: this.errors[0]?.t ?? null,
           dead_lettered_ms: this.o.clock.now() - this.ledgerStart,
         },
@@ -513,6 +535,75 @@ function shownError(error: AdapterError, redact: Redactor, depth = 0): AdapterEr
 }
 
 const HEDGE = Object.freeze({ hedge: true as const });
+
+/** No quota tokens taken: what a dispatch that never retried settles. */
+const NO_COSTS: readonly number[] = Object.freeze([]);
+
+/** The call may be retried at all: its own flag and the playbook's `tools`. */
+const mayRetry = (call: Call, tool: ToolFacts): boolean => call.idempotent !== false && tool.idempotent;
+
+/** The idempotency key as outputs show it. A derived key is hex: only a key the caller brought can hold a secret. */
+const shownKeyOf = (call: Call, key: string, redact: Redactor): string => (call.idempotency_key === undefined ? key : redact(key));
+
+/** The `attempt` event of an ok answer without a label, stamped in place (emit's order: t, type, then the body). */
+const okAttempt = (t: number, n: number, shownKey: string, latency: number): DispatchEvent => ({ t, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
+
+/** An end dressed as an outcome (SPEC 4): with the envelope the agent is shown, and `packet` when a person must act. */
+function outcomeOf(registry: Registry, facts: EndFacts, exhausted: boolean, packet: RecoveryPacket | null, redact: Redactor): Outcome {
+  return {
+    kind: facts.kind,
+    verdict: facts.verdict,
+    attempts: facts.attempts,
+    retried: facts.retried,
+    elapsed_ms: facts.elapsedMs,
+    reason: facts.reason,
+    queue: facts.queue,
+    replan: facts.replan,
+    exhausted,
+    envelope: buildEnvelope(registry, facts, redact),
+    packet,
+  };
+}
+
+/**
+ * The first attempt of a dispatch that dispatch() sent and awaited itself, without a run
+ * (its tool `direct` and every breaker guarding it closed, `admission`): when it answered ok,
+ * the whole dispatch, finished as a run would have finished it (the attempt's event, then the
+ * breakers, retry throttling and quota told of the success, then the outcome). Undefined for
+ * any other answer: the run takes the attempt over (`DispatchRun.resume`).
+ */
+export function succeededAtOnce(shared: RunShared, call: Call, tool: ToolFacts, key: string, admission: Admission | undefined, before: number, ledger: BudgetLedger | undefined, response: Response): DispatchResult | undefined {
+  const { o, redact, policies } = shared;
+  if (observe(response, o.playbook.empty_response_is_failure ?? false) !== OK) return undefined;
+  const now = o.clock.now();
+  const shownKey = shownKeyOf(call, key, redact);
+  const event = okAttempt(now - (ledger === undefined ? before : ledger.startedAt), 1, shownKey, now - before);
+  const events = [event];
+  o.onEvent?.(event);
+  if (admission !== undefined) policies.breakers!.record(admission, tool.shown, now, null, closedSuccessEmitsNothing);
+  policies.throttle?.succeeded();
+  shared.quota?.settle(NO_COSTS);
+  const facts: EndFacts = {
+    kind: "succeeded",
+    tool: tool.shown,
+    idempotencyKey: shownKey,
+    idempotent: mayRetry(call, tool),
+    verdict: null,
+    error: null,
+    reason: null,
+    replan: false,
+    queue: null,
+    attempts: 1,
+    retried: 0,
+    elapsedMs: now - before,
+  };
+  return { outcome: outcomeOf(o.registry, facts, false, null, redact), events, errors: [], idempotencyKey: shownKey };
+}
+
+/** A success of an attempt every breaker admitted closed moves no breaker out of closed: it has no event. */
+function closedSuccessEmitsNothing(event: UnstampedEvent): never {
+  throw new Error(`a closed breaker's success emitted ${event.type}`);
+}
 
 /** What the attempt function is told besides the call: a fallback, a hint, refreshed credentials. */
 function contextOf(turn: CallTurn): AttemptContext {

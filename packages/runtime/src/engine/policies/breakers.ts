@@ -94,13 +94,27 @@ export class CircuitBreakers {
       if (said === "rejected") return { blockedBy: guard.breaker.name, guards: [], admitted: [] };
       if (said !== "closed") (admitted ??= guards.map(() => "closed" as const))[i] = said;
     }
-    if (admitted === undefined) {
-      let closed = this.allClosed.get(guards);
-      if (closed === undefined) this.allClosed.set(guards, (closed = { blockedBy: undefined, guards, admitted: guards.map(() => "closed" as const) }));
-      return closed;
-    }
+    if (admitted === undefined) return this.allClosedOf(guards);
     for (let i = 0; i < guards.length; i++) if (admitted[i] === "probe") guards[i].circuit.takeProbe();
     return { blockedBy: undefined, guards, admitted };
+  }
+
+  /**
+   * What `admit` would say to an attempt to `tool` now when every breaker guarding it is
+   * closed (or none guards it): then admitting moves no breaker and emits nothing, so a
+   * dispatch may take this admission before it has an event stream. Undefined otherwise.
+   */
+  closedAdmission(tool: string): Admission | undefined {
+    const guards = this.guardsOf(tool);
+    if (guards.length === 0) return UNGUARDED;
+    for (let i = 0; i < guards.length; i++) if (!guards[i].circuit.closed) return undefined;
+    return this.allClosedOf(guards);
+  }
+
+  private allClosedOf(guards: readonly Guard[]): Admission {
+    let closed = this.allClosed.get(guards);
+    if (closed === undefined) this.allClosed.set(guards, (closed = { blockedBy: undefined, guards, admitted: guards.map(() => "closed" as const) }));
+    return closed;
   }
 
   /** The attempt answered: a success (`failure` null) or a failure, which each breaker counts or not. */

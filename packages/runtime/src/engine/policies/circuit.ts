@@ -52,6 +52,11 @@ export class Circuit {
     return this.state === "open" && now - this.openedAt >= this.breakMs ? "half_open" : this.state;
   }
 
+  /** Closed: `admit` lets an attempt through as an ordinary one, changing nothing and emitting nothing. */
+  get closed(): boolean {
+    return this.state === "closed";
+  }
+
   /** May an attempt go now? `emit` hears the move from open to half-open. */
   admit(now: number, emit: (t: CircuitTransition) => void): CircuitAdmission {
     if (this.state === "closed") return "closed";
