@@ -1,7 +1,7 @@
 /** The redactor: every family of SPEC 16, never the project's vocabulary, linear time, cheap when clean. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRedactor, REDACTED, redactValue } from "failbook-runtime/engine/redact.js";
+import { createRedactor, REDACTED, redactValue, rememberRedactions, type Redactor } from "failbook-runtime/engine/redact.js";
 import { anySecret, FAMILIES, leaks } from "./helpers/secrets.js";
 
 const redact = createRedactor();
@@ -146,5 +146,40 @@ describe("a big text", () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("the memo a dispatcher redacts through", () => {
+  /** A redactor that counts how often it ran on each text (a project's patterns cost that much). */
+  const counting = () => {
+    const runs = new Map<string, number>();
+    const inner: Redactor = (text) => {
+      runs.set(text, (runs.get(text) ?? 0) + 1);
+      return text.replace(/ticket-\d+/g, REDACTED);
+    };
+    return { runs, redact: rememberRedactions(inner) };
+  };
+
+  it("runs the patterns once for a string in use, however many strings are met once in between", () => {
+    const { runs, redact: remembered } = counting();
+    for (let i = 0; i < 20_000; i++) {
+      expect(remembered(`failed with ticket-${i}`)).toBe(`failed with ${REDACTED}`);
+      if (i % 100 === 0) expect(remembered("svc1.op_2")).toBe("svc1.op_2");
+    }
+    expect(runs.get("svc1.op_2")).toBe(1);
+  });
+
+  it("forgets strings not met again: a stream of distinct messages cannot grow it", () => {
+    const { runs, redact: remembered } = counting();
+    remembered("first ticket-1");
+    for (let i = 0; i < 20_000; i++) remembered(`message ${i}`);
+    expect(remembered("first ticket-1")).toBe(`first ${REDACTED}`);
+    expect(runs.get("first ticket-1")).toBe(2);
+  });
+
+  it("is not stacked on a redactor that remembers already (createRedactor's)", () => {
+    const redact = createRedactor(["ticket-[0-9]+"]);
+    expect(rememberRedactions(redact)).toBe(redact);
+    expect(rememberRedactions(createRedactor())("token=" + token(10))).toBe(`token=${REDACTED}`);
   });
 });

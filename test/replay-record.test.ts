@@ -63,6 +63,16 @@ describe("dispatch(..., { record })", () => {
     expect(replayed.kind).toBe(record.outcome?.kind);
   });
 
+  it("a replay decides by what an action reads of the call (its reversal token), never by its id, arguments or idempotency key", async () => {
+    const reversing = playbook({ conflict: { action: "issue_reversal", reason: "undo the capture" } });
+    const replay = (call: DispatchRecord["call"]) =>
+      new Replayer({ registry: REGISTRY, playbook: reversing }).replay({ apiVersion: "failbook/v1", kind: "Record", call, responses: [err("conflict", {}, 3)] });
+    const withToken = await replay({ id: "c1", tool: "payments.refund", args: { amount: 5 }, reversal_token: "rv_1" });
+    expect(withToken).toEqual({ kind: "reversed", verdict: "conflict" });
+    expect(await replay({ id: "another", tool: "payments.refund", args: { amount: 7, note: "token=abcdefgh" }, idempotency_key: "k-2", reversal_token: "rv_2" })).toEqual(withToken);
+    expect(await replay({ id: "c1", tool: "payments.refund", args: { amount: 5 } })).toEqual({ kind: "exhausted", verdict: "conflict" });
+  });
+
   it("createRecordWriter appends JSON lines, gzipped by suffix", async () => {
     const dir = mkdtempSync(join(tmpdir(), "failbook-records-"));
     for (const name of ["r.jsonl", "r.jsonl.gz"]) {

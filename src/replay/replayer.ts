@@ -11,7 +11,7 @@
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
 import { createDispatcher, type AttemptFn, type Dispatcher } from "failbook-runtime/engine/dispatch.js";
 import { seededRandom, type Random } from "failbook-runtime/engine/random.js";
-import type { Response } from "failbook-runtime/model/fixture.js";
+import type { Call, Response } from "failbook-runtime/model/fixture.js";
 import type { OutcomeKind } from "failbook-runtime/model/outcome.js";
 import type { DispatchRecord } from "failbook-runtime/model/record.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
@@ -54,6 +54,22 @@ class ReplayClock extends VirtualClock {
   }
 }
 
+/**
+ * The call as a replay dispatches it. Its id, its arguments and its idempotency key decide
+ * nothing (they only label the events, the envelope and the packet, which a replay does not
+ * report): fixed ones spare a SHA-256 of canonical JSON and the redaction of a new id and of
+ * every argument per record. What an action reads (`idempotent`, `reversal_token`,
+ * `evidence_refs`) stays.
+ */
+function replayedCall(call: Call): Call {
+  const out: Call = { id: REPLAY_ID, tool: call.tool, idempotency_key: REPLAY_KEY };
+  if (call.idempotent !== undefined) out.idempotent = call.idempotent;
+  if (call.reversal_token !== undefined) out.reversal_token = call.reversal_token;
+  if (call.evidence_refs !== undefined) out.evidence_refs = call.evidence_refs;
+  return out;
+}
+
+const REPLAY_ID = "replay";
 const REPLAY_KEY = "replay";
 
 /** Thrown by the attempt function when the playbook asks for an attempt that was not recorded (not an Error: no stack to capture). */
@@ -99,10 +115,7 @@ export class Replayer {
     this.fallbacks = record.fallback_responses ?? [];
     this.lastVerdict = null;
     try {
-      // The idempotency key decides nothing (it only labels events and the envelope, which a
-      // replay does not report): a fixed one spares a SHA-256 of canonical JSON per record.
-      const call = record.call.idempotency_key === undefined ? { ...record.call, idempotency_key: REPLAY_KEY } : record.call;
-      const { outcome } = await this.dispatcher.dispatch(call, this.attempt, { runId: record.run_id ?? "" });
+      const { outcome } = await this.dispatcher.dispatch(replayedCall(record.call), this.attempt, { runId: record.run_id ?? "" });
       return { kind: outcome.kind, verdict: outcome.verdict };
     } catch (e) {
       if (e === BEYOND_RECORDING) return { kind: "unknown", verdict: this.lastVerdict, reason: "beyond_recording" };

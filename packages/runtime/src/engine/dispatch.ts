@@ -16,7 +16,7 @@ import { realClock, type AbortSignalOf, type Clock } from "./clock.js";
 import { createPolicies, type SharedPolicies } from "./policies/index.js";
 import { RetryQuotaBucket } from "./quota.js";
 import { cryptoRandom, type Random } from "./random.js";
-import { createRedactor, redactValue, type Redactor } from "./redact.js";
+import { createRedactor, redactValue, rememberRedactions, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
 import { idempotencyKey } from "./idempotency.js";
@@ -245,22 +245,3 @@ function projectOf(options: ProjectSource): { registry: Registry; playbook: Play
   // gen ts validated them (schemas, lint) before writing PROJECT: they are not checked again at run time.
   return { registry: registry as Registry, playbook: playbook as Playbook, ownPatterns: redact ?? [] };
 }
-
-/**
- * The redactor, remembering what it made of each string: a dispatch shows the same tool
- * names, kinds, queues and registry texts again and again, and redacting a string twice
- * must not cost twice. Bounded, so that a stream of distinct messages cannot grow it.
- */
-function rememberRedactions(redact: Redactor): Redactor {
-  const seen = new Map<string, string>();
-  return (text) => {
-    let out = seen.get(text);
-    if (out === undefined) {
-      out = redact(text);
-      if (seen.size >= 4096) seen.clear();
-      seen.set(text, out);
-    }
-    return out;
-  };
-}
-

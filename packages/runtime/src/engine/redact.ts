@@ -9,7 +9,7 @@
  */
 
 import { mapStrings } from "../model/json.js";
-import { redactSecrets, REDACTED } from "./secrets.js";
+import { redactSecrets, REDACTED, SHORTEST_SECRET, TRIGGER } from "./secrets.js";
 
 export { REDACTED };
 
@@ -24,7 +24,44 @@ export type Redactor = (text: string) => string;
  */
 export function createRedactor(extra: readonly (string | RegExp)[] = []): Redactor {
   const own = extra.map(nativePattern).filter((re): re is RegExp => re !== undefined);
-  return (text) => redactSecrets(text, own);
+  const remembered = rememberRedactions((text) => redactSecrets(text, own));
+  if (own.length > 0) return remembered;
+  // Built-in families only: text without a trigger comes back as it is, and deciding so costs
+  // less than looking it up would (a dispatch builds new texts, an envelope's, every call).
+  const redact: Redactor = (text) => (text.length < SHORTEST_SECRET || !TRIGGER.test(text) ? text : remembered(text));
+  remembering.add(redact);
+  return redact;
+}
+
+/** Redactors that remember what they made of each string already: rememberRedactions leaves them as they are. */
+const remembering = new WeakSet<Redactor>();
+/** Strings a generation of the memo holds: the memo holds two. */
+const GENERATION = 4096;
+
+/**
+ * `redact`, remembering what it made of each string: a dispatch shows the same tool names,
+ * kinds, queues and registry texts again and again, and redacting a string twice must not
+ * cost twice. Bounded, so that a stream of distinct messages cannot grow it: when a
+ * generation is full it becomes the older one, and a string met in the older one moves back,
+ * so strings in use outlive a run of strings seen once (a corpus of new message texts).
+ */
+export function rememberRedactions(redact: Redactor): Redactor {
+  if (remembering.has(redact)) return redact;
+  let recent = new Map<string, string>();
+  let older = new Map<string, string>();
+  const remembered: Redactor = (text) => {
+    let out = recent.get(text);
+    if (out !== undefined) return out;
+    out = older.get(text) ?? redact(text);
+    if (recent.size >= GENERATION) {
+      older = recent;
+      recent = new Map();
+    }
+    recent.set(text, out);
+    return out;
+  };
+  remembering.add(remembered);
+  return remembered;
 }
 
 function nativePattern(pattern: string | RegExp): RegExp | undefined {
