@@ -174,6 +174,18 @@ describe("the fast YAML path", () => {
     expect(agrees(fixtures(cat, 60).map((f) => toYaml(f)).join("---\n"))).toBe(true);
   });
 
+  it("reads a colon inside a plain scalar of a flow collection (host:port, URLs) as js-yaml does: the shipped fixtures' errors are read so", () => {
+    for (const text of [
+      "- error: { kind: tls_handshake_failed, message: TLS handshake timed out reaching treasury-api.acme.com:443 }\n",
+      "a: [10.0.0.7:443, http://x.test/a, a:b:c, 'q']\n",
+      "a: { k:v: 1, u: x:y#z, w: a:b }\n",
+    ]) {
+      expect(agrees(text), text).toBe(true);
+    }
+    // A colon before a line's end or a bracket stays js-yaml's to read.
+    for (const text of ["a: [x:[1]]\n", "a: { k: x:{1} }\n", "a: [x:\n  y]\n"]) expect(parseFast(text, Infinity, TYPES), text).toBeUndefined();
+  });
+
   it("on random documents: declines, or gives js-yaml's values and positions", () => {
     let read = 0;
     fc.assert(

@@ -637,7 +637,7 @@ class FastParser {
     return value;
   }
 
-  /** A plain scalar in flow context: up to `, ] }` or `: `, trimmed. */
+  /** A plain scalar in flow context: up to `, ] }` or a colon before one of them or a space, trimmed. */
   private flowPlain(): string {
     const start = this.flowPlainScan();
     return this.text.slice(start, this.pos);
@@ -659,7 +659,8 @@ class FastParser {
       if (d === COLON) {
         const e = t.charCodeAt(i + 1);
         if (e === SPACE || e === COMMA || e === 93 || e === 125) break;
-        throw DECLINE; // "a:b" in flow context: js-yaml's reading
+        // "host:443" goes on, as in js-yaml; a colon before a line's end or a bracket is js-yaml's to read.
+        if (e === NEWLINE || e === 91 || e === 123 || i + 1 >= t.length) throw DECLINE;
       }
       if (d === HASH && t.charCodeAt(i - 1) === SPACE) throw DECLINE;
       hash = (Math.imul(hash, 31) + d) | 0;
