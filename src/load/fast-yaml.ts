@@ -86,8 +86,56 @@ export function nodeParser(text: string, types: readonly ImplicitType[], resolva
   };
 }
 
+/** An array index as a property name: JavaScript orders such keys first, whatever the text's order. */
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * The frames below a truncated frame of a parse by this path, made from its tape and the
+ * values it parsed (frame.result), without reading the text again: the same frames, each node
+ * at the same start, as a parse recording every node makes. Undefined when the values cannot
+ * give the text's order (a mapping with a key such as "12", which JavaScript lists first):
+ * then the node is parsed again (nodeParser).
+ */
+export function nodeFromTape(tape: Int32Array, frame: Frame): ParsedNode | undefined {
+  let at = frame.tape;
+  if (at < 0) return undefined;
+  const make = (value: unknown, start: number): Frame | undefined => {
+    const made: Frame = { start, kind: "scalar", result: value, children: null, truncated: false, slots: null, tape: -1 };
+    if (value === null || typeof value !== "object") return made;
+    const children: Frame[] = [];
+    if (Array.isArray(value)) {
+      made.kind = "sequence";
+      for (const item of value) {
+        const child = at < tape.length ? make(item, tape[at++] as number) : undefined;
+        if (!child) return undefined;
+        children.push(child);
+      }
+    } else {
+      made.kind = "mapping";
+      for (const key of Object.keys(value)) {
+        if (INDEX_KEY.test(key) || at + 1 >= tape.length) return undefined;
+        const keyStart = tape[at++] as number;
+        const child = make((value as Record<string, unknown>)[key], tape[at++] as number);
+        if (!child) return undefined;
+        children.push({ start: keyStart, kind: "scalar", result: key, children: null, truncated: false, slots: null, tape: -1 }, child);
+      }
+    }
+    if (children.length > 0) made.children = children;
+    return made;
+  };
+  const made = make(frame.result, frame.start);
+  return made && { value: frame.result, frame: made };
+}
+
 class FastParser {
   private pos = 0;
+  /**
+   * Below the recorded levels, where each node starts, in the order a complete parse makes
+   * their frames: a key's, then its value's, then the nodes inside that value (nodeFromTape).
+   * Null when every node is recorded.
+   */
+  private tape: Int32Array | null;
+  private taped = 0;
   /** Start of the current line, and its indentation (-1: past the end). */
   private lineStart = 0;
   private indent = 0;
@@ -103,6 +151,7 @@ class FastParser {
   ) {
     if (resolvable === undefined) this.mayResolve.fill(1);
     else for (let i = 0; i < resolvable.length; i++) this.mayResolve[resolvable.charCodeAt(i) & 127] = 1;
+    this.tape = depth === Infinity ? null : new Int32Array(64 + (text.length >> 4));
   }
 
   stream(): Parsed {
@@ -127,7 +176,7 @@ class FastParser {
       this.nextLine();
       this.skipBlankLines();
     }
-    return { values, roots, depth: this.depth, fast: true };
+    return { values, roots, depth: this.depth, fast: true, ...(this.tape ? { tape: this.tape.subarray(0, this.taped) } : {}) };
   }
 
   /** The collection at `start` (see nodeParser); undefined for a scalar, which has no nodes below it. */
@@ -216,10 +265,26 @@ class FastParser {
 
   // ---- frames ------------------------------------------------------------------------
 
-  /** A frame for a node `level` levels deep (0: a document), or null when nodes so deep are not recorded. */
+  /** A frame for a node `level` levels deep (0: a document), or null when nodes so deep are not recorded (their start goes on the tape). */
   private frame(level: number, start: number): Frame | null {
-    if (level >= this.depth) return null;
-    return { start, kind: null, result: undefined, children: null, truncated: level + 1 === this.depth, slots: null };
+    if (level >= this.depth) {
+      let tape = this.tape as Int32Array;
+      if (this.taped === tape.length) {
+        tape = new Int32Array(tape.length * 2);
+        tape.set(this.tape as Int32Array);
+        this.tape = tape;
+      }
+      tape[this.taped++] = start;
+      return null;
+    }
+    const truncated = level + 1 === this.depth;
+    return { start, kind: null, result: undefined, children: null, truncated, slots: null, tape: truncated ? this.taped : -1 };
+  }
+
+  /** The node whose frame was made last starts at `start` after all (a value, once the space before it is passed). */
+  private startAt(frame: Frame | null, start: number): void {
+    if (frame) frame.start = start;
+    else (this.tape as Int32Array)[this.taped - 1] = start;
   }
 
   private close(frame: Frame, kind: string, value: unknown): Frame {
@@ -347,7 +412,7 @@ class FastParser {
       // The value: on this line, or the block below; js-yaml opens it where the colon ends.
       const valueFrame = this.frame(level + 1, this.pos);
       const onThisLine = this.valueOnThisLine();
-      if (valueFrame) valueFrame.start = this.pos;
+      this.startAt(valueFrame, this.pos);
       let value: unknown;
       if (onThisLine) {
         value = this.inlineValue(level + 1, valueFrame, indent);
@@ -407,7 +472,7 @@ class FastParser {
       this.pos++;
       const itemFrame = this.frame(level + 1, this.pos);
       const onThisLine = this.valueOnThisLine();
-      if (itemFrame) itemFrame.start = this.pos;
+      this.startAt(itemFrame, this.pos);
       let value: unknown;
       if (!onThisLine) {
         if (this.indent <= indent || this.atDocumentEdge()) throw DECLINE; // an empty item
@@ -588,7 +653,7 @@ class FastParser {
         if (keyFrame) this.close(keyFrame, "scalar", key);
         const valueFrame = this.frame(level + 1, this.pos);
         this.flowSpace();
-        if (valueFrame) valueFrame.start = this.pos;
+        this.startAt(valueFrame, this.pos);
         const item = this.flowValue(level + 1, valueFrame);
         map[key] = item;
         if (valueFrame) this.close(valueFrame, "", item);

@@ -8,14 +8,15 @@
  *
  * Recording every node of a large file costs a third of its parse and holds a frame per
  * node in memory, while most runs locate nothing or only top-level keys (simulate names
- * each fixture's `name`). So the first parse records the nodes of the top levels only; a
- * path that leads deeper parses the file once more, recording every node, and is resolved
- * in that copy. A file with an anchor is recorded whole from the start: an alias shares
+ * each fixture's `name`). So the first parse records the nodes of the top levels only, and
+ * of the nodes below them just where each starts, in one typed array (the fast path's tape);
+ * a path that leads deeper makes the frames of the node it enters from that record (or
+ * parses that node, or the whole file, once more). A file with an anchor is recorded whole from the start: an alias shares
  * the node of its anchor, and which frame indexes a shared node is decided in one walk.
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
-import { nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
+import { nodeFromTape, nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
 import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
@@ -55,11 +56,13 @@ export interface Frame {
   truncated: boolean;
   /** A collection's keys (indexes) and where they stand, made on the first path through it. */
   slots: Map<string, Slot> | null;
+  /** A truncated frame of the fast path's: where the starts of the nodes below it begin on the parse's tape (else -1). */
+  tape: number;
 }
 
 /**
  * A shallow parse records nodes this deep by default: the document, its keys and values,
- * theirs (a registry's verdicts, each parsed again on its own when a path goes into it).
+ * theirs (a registry's verdicts, each given its frames when a path goes into it).
  */
 const SHALLOW_DEPTH = 3;
 
@@ -146,6 +149,8 @@ export interface Parsed {
   depth: number;
   /** Made by the fast path (fast-yaml.ts), whose frames a node's own parse can continue. */
   fast?: boolean;
+  /** The fast path's record of where the nodes below the recorded levels start (nodeFromTape). */
+  tape?: Int32Array;
 }
 
 /** A source's recorded parses, and the index of its nodes by identity, each made when first needed. */
@@ -177,7 +182,7 @@ function parseRecorded(text: string, file: string, depth: number, fast = true): 
     schema: SCHEMA,
     listener(event, state) {
       if (event === "open") {
-        if (level++ < depth) stack.push({ start: state.position, kind: null, result: undefined, children: null, truncated: level === depth, slots: null });
+        if (level++ < depth) stack.push({ start: state.position, kind: null, result: undefined, children: null, truncated: level === depth, slots: null, tape: -1 });
         return;
       }
       if (--level >= depth) return;
@@ -407,11 +412,16 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
   return { offset, complete: true };
 }
 
-/** The node of `frame` parsed again on its own (once), or null when the fast path cannot read it so. */
+/**
+ * The node of `frame` with every node below it recorded (once): made from the fast path's
+ * tape of starts and the values already parsed, else parsed again on its own; null when the
+ * fast path cannot read it so.
+ */
 function nodeOf(trees: Trees, frame: Frame): ParsedNode | null {
   let known = trees.nodes.get(frame);
   if (known === undefined) {
-    const again = (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
+    const tape = trees.first.tape;
+    const again = (tape && nodeFromTape(tape, frame)) || (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
     // The same text read the same way from the same place gives the same node; should it
     // ever not be a collection of the same size, the whole text is parsed again instead.
     known = again !== undefined && sameShape(again.value, frame.result) ? again : null;
