@@ -58,16 +58,17 @@ function agrees(text: string): boolean {
   // A parse recording the documents alone keeps the starts of the nodes below them on its
   // tape, which give the frames a complete parse makes (unless a key such as "1" makes the
   // values' order differ from the text's).
-  const shallow = parseFast(text, 1, TYPES, RESOLVABLE_FIRST)!;
+  const shallow = parseFast(text, 1, TYPES, RESOLVABLE_FIRST, true)!;
   for (const [i, root] of shallow.roots.entries()) {
     const made = nodeFromTape(shallow.tape!, root);
     if (made === undefined) expect(JSON.stringify(fast.values[i]), `the tape gave no frames for:\n${text}`).toMatch(/"(0|[1-9][0-9]*)":/);
     else expect(frameTree(made.frame), `frames from the tape for:\n${text}`).toEqual(frameTree(fast.roots[i]!));
   }
   // The shallow parses (the top levels recorded, or the documents alone; a node below them
-  // given its frames when a path goes through it) locate the same, and say the same of what
-  // exists.
-  for (const [i, doc] of [...parseYaml("a.yaml", text).documents.entries(), ...parseYaml("a.yaml", text, { depth: 1 }).documents.entries()]) {
+  // given its frames, from the tape or parsed again, when a path goes through it) locate the
+  // same, and say the same of what exists.
+  const shallows = [{}, { depth: 1 }, { tape: true }, { depth: 1, tape: true }].flatMap((options) => [...parseYaml("a.yaml", text, options).documents.entries()]);
+  for (const [i, doc] of shallows) {
     for (const path of paths(doc.value)) {
       for (const target of ["value", "key"] as const) expect(doc.locate(path, target), `${JSON.stringify(path)} (${target}) shallow in:\n${text}`).toEqual(slow.documents[i]!.locate(path, target));
       expect(doc.has([...path, "nope"])).toBe(slow.documents[i]!.has([...path, "nope"]));

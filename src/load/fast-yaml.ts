@@ -50,10 +50,10 @@ const COMMA = 44;
  * when given, holds every character that a plain scalar `types` resolve to anything but a
  * string can start with: the types are not asked about a scalar starting otherwise.
  */
-export function parseFast(text: string, depth: number, types: readonly ImplicitType[], resolvable?: string): Parsed | undefined {
+export function parseFast(text: string, depth: number, types: readonly ImplicitType[], resolvable?: string, tape = false): Parsed | undefined {
   if (SUSPECT.test(text) && (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text))) return undefined;
   try {
-    return new FastParser(text, depth, types, resolvable).stream();
+    return new FastParser(text, depth, types, resolvable, tape).stream();
   } catch (e) {
     if (e === DECLINE) return undefined;
     throw e;
@@ -75,7 +75,7 @@ export interface ParsedNode {
  * again, instead of recording every node of the file up front.
  */
 export function nodeParser(text: string, types: readonly ImplicitType[], resolvable?: string): (start: number) => ParsedNode | undefined {
-  const parser = new FastParser(text, Infinity, types, resolvable);
+  const parser = new FastParser(text, Infinity, types, resolvable, false);
   return (start) => {
     try {
       return parser.node(start);
@@ -132,7 +132,7 @@ class FastParser {
   /**
    * Below the recorded levels, where each node starts, in the order a complete parse makes
    * their frames: a key's, then its value's, then the nodes inside that value (nodeFromTape).
-   * Null when every node is recorded.
+   * Null unless asked for, or when every node is recorded.
    */
   private tape: Int32Array | null;
   private taped = 0;
@@ -148,10 +148,11 @@ class FastParser {
     private readonly depth: number,
     private readonly types: readonly ImplicitType[],
     resolvable: string | undefined,
+    tape: boolean,
   ) {
     if (resolvable === undefined) this.mayResolve.fill(1);
     else for (let i = 0; i < resolvable.length; i++) this.mayResolve[resolvable.charCodeAt(i) & 127] = 1;
-    this.tape = depth === Infinity ? null : new Int32Array(64 + (text.length >> 4));
+    this.tape = tape && depth !== Infinity ? new Int32Array(64 + (text.length >> 4)) : null;
   }
 
   stream(): Parsed {
@@ -268,23 +269,27 @@ class FastParser {
   /** A frame for a node `level` levels deep (0: a document), or null when nodes so deep are not recorded (their start goes on the tape). */
   private frame(level: number, start: number): Frame | null {
     if (level >= this.depth) {
-      let tape = this.tape as Int32Array;
-      if (this.taped === tape.length) {
-        tape = new Int32Array(tape.length * 2);
-        tape.set(this.tape as Int32Array);
-        this.tape = tape;
+      const tape = this.tape;
+      if (tape !== null) {
+        if (this.taped === tape.length) this.growTape();
+        (this.tape as Int32Array)[this.taped++] = start;
       }
-      tape[this.taped++] = start;
       return null;
     }
     const truncated = level + 1 === this.depth;
     return { start, kind: null, result: undefined, children: null, truncated, slots: null, tape: truncated ? this.taped : -1 };
   }
 
+  private growTape(): void {
+    const tape = new Int32Array((this.tape as Int32Array).length * 2);
+    tape.set(this.tape as Int32Array);
+    this.tape = tape;
+  }
+
   /** The node whose frame was made last starts at `start` after all (a value, once the space before it is passed). */
   private startAt(frame: Frame | null, start: number): void {
     if (frame) frame.start = start;
-    else (this.tape as Int32Array)[this.taped - 1] = start;
+    else if (this.tape !== null) this.tape[this.taped - 1] = start;
   }
 
   private close(frame: Frame, kind: string, value: unknown): Frame {

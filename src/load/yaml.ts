@@ -111,6 +111,12 @@ export interface ParseOptions {
   depth?: number;
   /** Parse with js-yaml alone, never the fast path (fast-yaml.ts): the tests compare the two. */
   jsYamlOnly?: boolean;
+  /**
+   * Keep where each node below the recorded levels starts (the fast path's tape, one typed
+   * array): a path into them is then located without parsing again. For a parse many of whose
+   * findings lie deep (lint); one that locates little is faster without.
+   */
+  tape?: boolean;
 }
 
 export function parseYaml(file: string, source: string, options: ParseOptions = {}): YamlSource {
@@ -127,7 +133,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
   const anchored = text.includes("&");
   let parsed: Parsed;
   try {
-    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : Math.max(1, options.depth ?? SHALLOW_DEPTH), options.jsYamlOnly !== true);
+    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : Math.max(1, options.depth ?? SHALLOW_DEPTH), options.jsYamlOnly !== true, options.tape === true);
   } catch (e) {
     return { file, text: source, documents: [], position, error: syntaxError(e, text, lines) };
   }
@@ -168,9 +174,9 @@ interface Trees {
 }
 
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
-function parseRecorded(text: string, file: string, depth: number, fast = true): Parsed {
+function parseRecorded(text: string, file: string, depth: number, fast = true, tape = false): Parsed {
   // Most project files are of the plain kind the fast path reads; it declines everything else.
-  const quick = fast ? parseFast(text, depth, IMPLICIT_TYPES, RESOLVABLE_FIRST) : undefined;
+  const quick = fast ? parseFast(text, depth, IMPLICIT_TYPES, RESOLVABLE_FIRST, tape) : undefined;
   if (quick) return quick;
   const roots: Frame[] = [];
   const stack: Frame[] = [];
@@ -463,9 +469,19 @@ function skipTrivia(text: string, offset: number): number {
   }
 }
 
-class LineIndex {
+/** Where a text's lines start, found on first use: positions of offsets, and the lines themselves. */
+export class LineIndex {
   private starts: number[] | undefined;
   constructor(private readonly text: string) {}
+
+  /** Line `line` (from 1) without its line feed, as `text.split("\n")[line - 1]` gives it; undefined past the last. */
+  line(line: number): string | undefined {
+    const starts = this.lineStarts();
+    const start = line >= 1 ? starts[line - 1] : undefined;
+    if (start === undefined) return undefined;
+    const next = starts[line];
+    return this.text.slice(start, next === undefined ? this.text.length : next - 1);
+  }
 
   private lineStarts(): number[] {
     if (!this.starts) {
