@@ -59,8 +59,8 @@ export interface LoadOptions {
   /** Files parsed and checked by an earlier load, reused while their text is the same (failbook lsp). */
   cache?: LoadCache;
   /**
-   * Many findings will lie below the files' top levels (lint): each parse keeps where every
-   * node starts, so they are located without parsing anything again (see ParseOptions.tape).
+   * Many findings will lie inside the registry's verdicts (lint): its parse keeps where every
+   * node starts, so they are located without parsing a verdict again (see ParseOptions.tape).
    */
   locateDeep?: boolean;
 }
@@ -232,7 +232,8 @@ class SourceReader {
     const shown = this.display(absolute);
     let checked = this.cache?.lookup(absolute, kind, shown, text);
     if (!checked) {
-      const source = parseYaml(shown, text, { depth, tape: this.locateDeep });
+      // Lint's many deep findings are in verdicts: the fixtures' tape would go unread.
+      const source = parseYaml(shown, text, { depth, tape: this.locateDeep && kind === "registry" });
       const findings: Finding[] = [];
       const one = kind === "fixture" ? undefined : singleDocument(source, kind, findings);
       checked = { kind, source, documents: kind === "fixture" ? fixtureDocuments(source, findings) : one ? [one] : [], findings };
