@@ -11,12 +11,24 @@ import vm from "node:vm";
 
 export const BUNDLE = fileURLToPath(new URL("../dist/bundle/cli.cjs", import.meta.url));
 export const CODE_CACHE = `${BUNDLE}.cache`;
+/**
+ * The build writes the bundle inside this CommonJS-style wrapper (on its first line, so line
+ * numbers in stack traces hold) and closes it with WRAPPER_END: the file is one function
+ * expression, compiled as read. Code from V8's cache cannot call import() on Node 20: the
+ * bundle imports its ES module entries (the terminal views) through __failbookImport,
+ * relative to itself.
+ */
+export const WRAPPER_START = "(function (exports, require, module, __filename, __dirname, __failbookImport) {";
+export const WRAPPER_END = "\n})";
 
 /** The bundle's exports and its compiled script; undefined when there is no bundle (no build yet). */
 export function loadBundledCli() {
   let source;
   try {
-    source = readFileSync(BUNDLE, "utf8");
+    // The build writes ASCII alone (scripts/bundle.mjs), so Latin-1 reads it exactly: one byte
+    // a character, outside V8's heap (Node makes a string this large external), and compiled
+    // as it is, where UTF-8 decoding and a wrapper added here each copied the 2 MB again.
+    source = readFileSync(BUNDLE, "latin1");
   } catch (e) {
     if (e.code === "ENOENT") return undefined;
     throw e;
@@ -27,10 +39,7 @@ export function loadBundledCli() {
   } catch {
     // no cache: compile
   }
-  // The CommonJS wrapper on the bundle's first line, so that line numbers in stack traces hold.
-  // Code from V8's cache cannot call import() on Node 20: the bundle imports its ES module
-  // entries (the terminal views) through __failbookImport, relative to itself.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __failbookImport) {${source}\n})`, { filename: BUNDLE, cachedData });
+  const script = new vm.Script(source, { filename: BUNDLE, cachedData });
   const module = { exports: {} };
   const importBeside = (specifier) => import(new URL(specifier, pathToFileURL(BUNDLE)).href);
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE), importBeside);

@@ -19,6 +19,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { WRAPPER_END, WRAPPER_START } from "../bin/cli-loader.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist/bundle");
@@ -68,9 +69,10 @@ await bundle({
   splitting: true,
   banner: { js: ESM_REQUIRE },
 });
-// The CommonJS bundle imports those entries at run time through the loader's import function
-// (bin/cli-loader.js passes it in): code compiled from V8's cache cannot call import() itself
-// on Node 20.
+// The CLI: written in ASCII as one function expression (bin/cli-loader.js's WRAPPER_START and
+// WRAPPER_END) that the loader compiles as read. It imports those entries at run time through
+// the loader's import function (bin/cli-loader.js passes it in): code compiled from V8's cache
+// cannot call import() itself on Node 20.
 const ENTRY_IMPORTS = /^\.\.\/(tui\/progress|tui\/explore|mcp\/server|lsp\/server)\.js$/;
 const separateEntries = {
   name: "separate-entries",
@@ -90,7 +92,7 @@ await bundle({
   const [cli] = outputFiles;
   const text = cli.text.replace(/\bimport\(("\.\/(?:tui-progress|tui-explore|mcp-server|lsp-server)\.js")\)/g, "__failbookImport($1)");
   if (/[^\w.$]import\(/.test(text)) throw new Error("cli.cjs calls import(): make the module an entry of the ES module build and load it through __failbookImport");
-  writeFileSync(cli.path, text);
+  writeFileSync(cli.path, `${WRAPPER_START}${asciiComments(text)}${WRAPPER_END}`);
 });
 
 // The library, as `import ... from "failbook"` and `require("failbook")` load it.
@@ -109,6 +111,21 @@ writeNotices();
 // call are compiled in it too. A failure only costs the cache (start-up compiles instead).
 const trained = spawnSync(process.execPath, [join(root, "scripts/code-cache.mjs")], { cwd: root, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } });
 if (trained.status !== 0) console.error(`bundle: no code cache (scripts/code-cache.mjs exited ${trained.status ?? trained.signal}); start-up will compile the bundle`);
+
+/**
+ * The bundle with every non-ASCII character of its comments escaped. esbuild writes strings,
+ * regular expressions and names in ASCII (its default charset) but copies the comments it
+ * keeps as they are, and one character outside Latin-1 (a `…` in a comment) makes V8 hold
+ * the whole 2 MB source as UTF-16: twice the memory, and a slower read and scan at every
+ * start. Anything else non-ASCII would be esbuild's to escape: the build stops on it.
+ */
+function asciiComments(text) {
+  return text.replace(/[^\x00-\x7f]/gu, (c, at) => {
+    const before = text.slice(text.lastIndexOf("\n", at) + 1, at);
+    if (!/\/\/|\/\*/.test(before) && !before.trimStart().startsWith("*")) throw new Error(`cli.cjs: a non-ASCII character outside a comment at offset ${at}: ${JSON.stringify(before.slice(-40) + c)}`);
+    return `\\u{${c.codePointAt(0).toString(16)}}`;
+  });
+}
 
 /** Every bundled package's name, version and licence text, as their licences ask. */
 function writeNotices() {

@@ -11,8 +11,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
-import { parseYaml, RESOLVABLE_FIRST } from "../src/load/yaml.js";
+import { nodeFromTape, parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
+import { parseYaml, RESOLVABLE_FIRST, type Frame } from "../src/load/yaml.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
@@ -24,6 +24,11 @@ function jsYaml(text: string): unknown[] | "error" {
   } catch {
     return "error";
   }
+}
+
+/** A frame's start and kind, and its children's, as a tree to compare. */
+function frameTree(frame: Frame): unknown {
+  return { start: frame.start, kind: frame.kind, children: (frame.children ?? []).map(frameTree) };
 }
 
 function paths(value: unknown, path: PathSegment[] = [], out: PathSegment[][] = []): PathSegment[][] {
@@ -50,10 +55,20 @@ function agrees(text: string): boolean {
       }
     }
   }
+  // A parse recording the documents alone keeps the starts of the nodes below them on its
+  // tape, which give the frames a complete parse makes (unless a key such as "1" makes the
+  // values' order differ from the text's).
+  const shallow = parseFast(text, 1, TYPES, RESOLVABLE_FIRST, true)!;
+  for (const [i, root] of shallow.roots.entries()) {
+    const made = nodeFromTape(shallow.tape!, root);
+    if (made === undefined) expect(JSON.stringify(fast.values[i]), `the tape gave no frames for:\n${text}`).toMatch(/"(0|[1-9][0-9]*)":/);
+    else expect(frameTree(made.frame), `frames from the tape for:\n${text}`).toEqual(frameTree(fast.roots[i]!));
+  }
   // The shallow parses (the top levels recorded, or the documents alone; a node below them
-  // parsed again on its own when a path goes through it) locate the same, and say the same
-  // of what exists.
-  for (const [i, doc] of [...parseYaml("a.yaml", text).documents.entries(), ...parseYaml("a.yaml", text, { depth: 1 }).documents.entries()]) {
+  // given its frames, from the tape or parsed again, when a path goes through it) locate the
+  // same, and say the same of what exists.
+  const shallows = [{}, { depth: 1 }, { tape: true }, { depth: 1, tape: true }].flatMap((options) => [...parseYaml("a.yaml", text, options).documents.entries()]);
+  for (const [i, doc] of shallows) {
     for (const path of paths(doc.value)) {
       for (const target of ["value", "key"] as const) expect(doc.locate(path, target), `${JSON.stringify(path)} (${target}) shallow in:\n${text}`).toEqual(slow.documents[i]!.locate(path, target));
       expect(doc.has([...path, "nope"])).toBe(slow.documents[i]!.has([...path, "nope"]));
@@ -172,6 +187,18 @@ describe("the fast YAML path", () => {
     const registry = toYaml({ verdicts: cat.verdicts.map((v) => ({ code: v.code, match: v.rules })) });
     expect(agrees(registry)).toBe(true);
     expect(agrees(fixtures(cat, 60).map((f) => toYaml(f)).join("---\n"))).toBe(true);
+  });
+
+  it("reads a colon inside a plain scalar of a flow collection (host:port, URLs) as js-yaml does: the shipped fixtures' errors are read so", () => {
+    for (const text of [
+      "- error: { kind: tls_handshake_failed, message: TLS handshake timed out reaching treasury-api.acme.com:443 }\n",
+      "a: [10.0.0.7:443, http://x.test/a, a:b:c, 'q']\n",
+      "a: { k:v: 1, u: x:y#z, w: a:b }\n",
+    ]) {
+      expect(agrees(text), text).toBe(true);
+    }
+    // A colon before a line's end or a bracket stays js-yaml's to read.
+    for (const text of ["a: [x:[1]]\n", "a: { k: x:{1} }\n", "a: [x:\n  y]\n"]) expect(parseFast(text, Infinity, TYPES), text).toBeUndefined();
   });
 
   it("on random documents: declines, or gives js-yaml's values and positions", () => {

@@ -83,7 +83,7 @@ async function lint(io: Io, globals: { config?: string }, flags: LintFlags & Rec
   let findings: Finding[];
   let sources: Project["sources"];
   try {
-    const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true });
+    const { project, findings: loadFindings } = loadFor(io, { ...globals, color: true }, { locateDeep: true });
     findings = lintProject(project, loadFindings);
     const storms = lintStorms(project, loadStorms(project));
     if (storms.length > 0) findings = sortFindings([...findings, ...storms]);

@@ -50,10 +50,10 @@ const COMMA = 44;
  * when given, holds every character that a plain scalar `types` resolve to anything but a
  * string can start with: the types are not asked about a scalar starting otherwise.
  */
-export function parseFast(text: string, depth: number, types: readonly ImplicitType[], resolvable?: string): Parsed | undefined {
+export function parseFast(text: string, depth: number, types: readonly ImplicitType[], resolvable?: string, tape = false): Parsed | undefined {
   if (SUSPECT.test(text) && (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text))) return undefined;
   try {
-    return new FastParser(text, depth, types, resolvable).stream();
+    return new FastParser(text, depth, types, resolvable, tape).stream();
   } catch (e) {
     if (e === DECLINE) return undefined;
     throw e;
@@ -75,7 +75,7 @@ export interface ParsedNode {
  * again, instead of recording every node of the file up front.
  */
 export function nodeParser(text: string, types: readonly ImplicitType[], resolvable?: string): (start: number) => ParsedNode | undefined {
-  const parser = new FastParser(text, Infinity, types, resolvable);
+  const parser = new FastParser(text, Infinity, types, resolvable, false);
   return (start) => {
     try {
       return parser.node(start);
@@ -86,8 +86,56 @@ export function nodeParser(text: string, types: readonly ImplicitType[], resolva
   };
 }
 
+/** An array index as a property name: JavaScript orders such keys first, whatever the text's order. */
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * The frames below a truncated frame of a parse by this path, made from its tape and the
+ * values it parsed (frame.result), without reading the text again: the same frames, each node
+ * at the same start, as a parse recording every node makes. Undefined when the values cannot
+ * give the text's order (a mapping with a key such as "12", which JavaScript lists first):
+ * then the node is parsed again (nodeParser).
+ */
+export function nodeFromTape(tape: Int32Array, frame: Frame): ParsedNode | undefined {
+  let at = frame.tape;
+  if (at < 0) return undefined;
+  const make = (value: unknown, start: number): Frame | undefined => {
+    const made: Frame = { start, kind: "scalar", result: value, children: null, truncated: false, slots: null, tape: -1 };
+    if (value === null || typeof value !== "object") return made;
+    const children: Frame[] = [];
+    if (Array.isArray(value)) {
+      made.kind = "sequence";
+      for (const item of value) {
+        const child = at < tape.length ? make(item, tape[at++] as number) : undefined;
+        if (!child) return undefined;
+        children.push(child);
+      }
+    } else {
+      made.kind = "mapping";
+      for (const key of Object.keys(value)) {
+        if (INDEX_KEY.test(key) || at + 1 >= tape.length) return undefined;
+        const keyStart = tape[at++] as number;
+        const child = make((value as Record<string, unknown>)[key], tape[at++] as number);
+        if (!child) return undefined;
+        children.push({ start: keyStart, kind: "scalar", result: key, children: null, truncated: false, slots: null, tape: -1 }, child);
+      }
+    }
+    if (children.length > 0) made.children = children;
+    return made;
+  };
+  const made = make(frame.result, frame.start);
+  return made && { value: frame.result, frame: made };
+}
+
 class FastParser {
   private pos = 0;
+  /**
+   * Below the recorded levels, where each node starts, in the order a complete parse makes
+   * their frames: a key's, then its value's, then the nodes inside that value (nodeFromTape).
+   * Null unless asked for, or when every node is recorded.
+   */
+  private tape: Int32Array | null;
+  private taped = 0;
   /** Start of the current line, and its indentation (-1: past the end). */
   private lineStart = 0;
   private indent = 0;
@@ -100,9 +148,11 @@ class FastParser {
     private readonly depth: number,
     private readonly types: readonly ImplicitType[],
     resolvable: string | undefined,
+    tape: boolean,
   ) {
     if (resolvable === undefined) this.mayResolve.fill(1);
     else for (let i = 0; i < resolvable.length; i++) this.mayResolve[resolvable.charCodeAt(i) & 127] = 1;
+    this.tape = tape && depth !== Infinity ? new Int32Array(64 + (text.length >> 4)) : null;
   }
 
   stream(): Parsed {
@@ -127,7 +177,7 @@ class FastParser {
       this.nextLine();
       this.skipBlankLines();
     }
-    return { values, roots, depth: this.depth, fast: true };
+    return { values, roots, depth: this.depth, fast: true, ...(this.tape ? { tape: this.tape.subarray(0, this.taped) } : {}) };
   }
 
   /** The collection at `start` (see nodeParser); undefined for a scalar, which has no nodes below it. */
@@ -216,10 +266,30 @@ class FastParser {
 
   // ---- frames ------------------------------------------------------------------------
 
-  /** A frame for a node `level` levels deep (0: a document), or null when nodes so deep are not recorded. */
+  /** A frame for a node `level` levels deep (0: a document), or null when nodes so deep are not recorded (their start goes on the tape). */
   private frame(level: number, start: number): Frame | null {
-    if (level >= this.depth) return null;
-    return { start, kind: null, result: undefined, children: null, truncated: level + 1 === this.depth, slots: null };
+    if (level >= this.depth) {
+      const tape = this.tape;
+      if (tape !== null) {
+        if (this.taped === tape.length) this.growTape();
+        (this.tape as Int32Array)[this.taped++] = start;
+      }
+      return null;
+    }
+    const truncated = level + 1 === this.depth;
+    return { start, kind: null, result: undefined, children: null, truncated, slots: null, tape: truncated ? this.taped : -1 };
+  }
+
+  private growTape(): void {
+    const tape = new Int32Array((this.tape as Int32Array).length * 2);
+    tape.set(this.tape as Int32Array);
+    this.tape = tape;
+  }
+
+  /** The node whose frame was made last starts at `start` after all (a value, once the space before it is passed). */
+  private startAt(frame: Frame | null, start: number): void {
+    if (frame) frame.start = start;
+    else if (this.tape !== null) this.tape[this.taped - 1] = start;
   }
 
   private close(frame: Frame, kind: string, value: unknown): Frame {
@@ -347,7 +417,7 @@ class FastParser {
       // The value: on this line, or the block below; js-yaml opens it where the colon ends.
       const valueFrame = this.frame(level + 1, this.pos);
       const onThisLine = this.valueOnThisLine();
-      if (valueFrame) valueFrame.start = this.pos;
+      this.startAt(valueFrame, this.pos);
       let value: unknown;
       if (onThisLine) {
         value = this.inlineValue(level + 1, valueFrame, indent);
@@ -407,7 +477,7 @@ class FastParser {
       this.pos++;
       const itemFrame = this.frame(level + 1, this.pos);
       const onThisLine = this.valueOnThisLine();
-      if (itemFrame) itemFrame.start = this.pos;
+      this.startAt(itemFrame, this.pos);
       let value: unknown;
       if (!onThisLine) {
         if (this.indent <= indent || this.atDocumentEdge()) throw DECLINE; // an empty item
@@ -588,7 +658,7 @@ class FastParser {
         if (keyFrame) this.close(keyFrame, "scalar", key);
         const valueFrame = this.frame(level + 1, this.pos);
         this.flowSpace();
-        if (valueFrame) valueFrame.start = this.pos;
+        this.startAt(valueFrame, this.pos);
         const item = this.flowValue(level + 1, valueFrame);
         map[key] = item;
         if (valueFrame) this.close(valueFrame, "", item);
@@ -637,7 +707,7 @@ class FastParser {
     return value;
   }
 
-  /** A plain scalar in flow context: up to `, ] }` or `: `, trimmed. */
+  /** A plain scalar in flow context: up to `, ] }` or a colon before one of them or a space, trimmed. */
   private flowPlain(): string {
     const start = this.flowPlainScan();
     return this.text.slice(start, this.pos);
@@ -659,7 +729,8 @@ class FastParser {
       if (d === COLON) {
         const e = t.charCodeAt(i + 1);
         if (e === SPACE || e === COMMA || e === 93 || e === 125) break;
-        throw DECLINE; // "a:b" in flow context: js-yaml's reading
+        // "host:443" goes on, as in js-yaml; a colon before a line's end or a bracket is js-yaml's to read.
+        if (e === NEWLINE || e === 91 || e === 123 || i + 1 >= t.length) throw DECLINE;
       }
       if (d === HASH && t.charCodeAt(i - 1) === SPACE) throw DECLINE;
       hash = (Math.imul(hash, 31) + d) | 0;

@@ -58,6 +58,11 @@ export interface LoadOptions {
   fixturePaths?: string[];
   /** Files parsed and checked by an earlier load, reused while their text is the same (failbook lsp). */
   cache?: LoadCache;
+  /**
+   * Many findings will lie inside the registry's verdicts (lint): its parse keeps where every
+   * node starts, so they are located without parsing a verdict again (see ParseOptions.tape).
+   */
+  locateDeep?: boolean;
 }
 
 /** A file parsed and checked against its schema. */
@@ -100,7 +105,7 @@ export function loadProject(options: LoadOptions = {}): LoadResult {
 export function loadProjectFrom(files: FileReader, configFile: string, options: Omit<LoadOptions, "config"> = {}): LoadResult {
   const cwd = options.cwd ?? process.cwd();
   const root = dirname(configFile);
-  const reader = new SourceReader(files, options.cache);
+  const reader = new SourceReader(files, options.cache, options.locateDeep === true);
   const findings: Finding[] = [];
 
   const configDoc = reader.single(configFile, "config", "config file", findings);
@@ -207,6 +212,7 @@ class SourceReader {
   constructor(
     readonly files: FileReader,
     private readonly cache?: LoadCache,
+    private readonly locateDeep = false,
   ) {}
 
   display(absolute: string): string {
@@ -226,7 +232,8 @@ class SourceReader {
     const shown = this.display(absolute);
     let checked = this.cache?.lookup(absolute, kind, shown, text);
     if (!checked) {
-      const source = parseYaml(shown, text, { depth });
+      // Lint's many deep findings are in verdicts: the fixtures' tape would go unread.
+      const source = parseYaml(shown, text, { depth, tape: this.locateDeep && kind === "registry" });
       const findings: Finding[] = [];
       const one = kind === "fixture" ? undefined : singleDocument(source, kind, findings);
       checked = { kind, source, documents: kind === "fixture" ? fixtureDocuments(source, findings) : one ? [one] : [], findings };

@@ -8,14 +8,15 @@
  *
  * Recording every node of a large file costs a third of its parse and holds a frame per
  * node in memory, while most runs locate nothing or only top-level keys (simulate names
- * each fixture's `name`). So the first parse records the nodes of the top levels only; a
- * path that leads deeper parses the file once more, recording every node, and is resolved
- * in that copy. A file with an anchor is recorded whole from the start: an alias shares
+ * each fixture's `name`). So the first parse records the nodes of the top levels only, and
+ * of the nodes below them just where each starts, in one typed array (the fast path's tape);
+ * a path that leads deeper makes the frames of the node it enters from that record (or
+ * parses that node, or the whole file, once more). A file with an anchor is recorded whole from the start: an alias shares
  * the node of its anchor, and which frame indexes a shared node is decided in one walk.
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
-import { nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
+import { nodeFromTape, nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
 import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
@@ -55,11 +56,13 @@ export interface Frame {
   truncated: boolean;
   /** A collection's keys (indexes) and where they stand, made on the first path through it. */
   slots: Map<string, Slot> | null;
+  /** A truncated frame of the fast path's: where the starts of the nodes below it begin on the parse's tape (else -1). */
+  tape: number;
 }
 
 /**
  * A shallow parse records nodes this deep by default: the document, its keys and values,
- * theirs (a registry's verdicts, each parsed again on its own when a path goes into it).
+ * theirs (a registry's verdicts, each given its frames when a path goes into it).
  */
 const SHALLOW_DEPTH = 3;
 
@@ -108,6 +111,12 @@ export interface ParseOptions {
   depth?: number;
   /** Parse with js-yaml alone, never the fast path (fast-yaml.ts): the tests compare the two. */
   jsYamlOnly?: boolean;
+  /**
+   * Keep where each node below the recorded levels starts (the fast path's tape, one typed
+   * array): a path into them is then located without parsing again. For a parse many of whose
+   * findings lie deep (lint); one that locates little is faster without.
+   */
+  tape?: boolean;
 }
 
 export function parseYaml(file: string, source: string, options: ParseOptions = {}): YamlSource {
@@ -124,7 +133,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
   const anchored = text.includes("&");
   let parsed: Parsed;
   try {
-    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : Math.max(1, options.depth ?? SHALLOW_DEPTH), options.jsYamlOnly !== true);
+    parsed = parseRecorded(text, file, anchored || options.recordAll === true ? Infinity : Math.max(1, options.depth ?? SHALLOW_DEPTH), options.jsYamlOnly !== true, options.tape === true);
   } catch (e) {
     return { file, text: source, documents: [], position, error: syntaxError(e, text, lines) };
   }
@@ -146,6 +155,8 @@ export interface Parsed {
   depth: number;
   /** Made by the fast path (fast-yaml.ts), whose frames a node's own parse can continue. */
   fast?: boolean;
+  /** The fast path's record of where the nodes below the recorded levels start (nodeFromTape). */
+  tape?: Int32Array;
 }
 
 /** A source's recorded parses, and the index of its nodes by identity, each made when first needed. */
@@ -163,9 +174,9 @@ interface Trees {
 }
 
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
-function parseRecorded(text: string, file: string, depth: number, fast = true): Parsed {
+function parseRecorded(text: string, file: string, depth: number, fast = true, tape = false): Parsed {
   // Most project files are of the plain kind the fast path reads; it declines everything else.
-  const quick = fast ? parseFast(text, depth, IMPLICIT_TYPES, RESOLVABLE_FIRST) : undefined;
+  const quick = fast ? parseFast(text, depth, IMPLICIT_TYPES, RESOLVABLE_FIRST, tape) : undefined;
   if (quick) return quick;
   const roots: Frame[] = [];
   const stack: Frame[] = [];
@@ -177,7 +188,7 @@ function parseRecorded(text: string, file: string, depth: number, fast = true): 
     schema: SCHEMA,
     listener(event, state) {
       if (event === "open") {
-        if (level++ < depth) stack.push({ start: state.position, kind: null, result: undefined, children: null, truncated: level === depth, slots: null });
+        if (level++ < depth) stack.push({ start: state.position, kind: null, result: undefined, children: null, truncated: level === depth, slots: null, tape: -1 });
         return;
       }
       if (--level >= depth) return;
@@ -407,11 +418,16 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
   return { offset, complete: true };
 }
 
-/** The node of `frame` parsed again on its own (once), or null when the fast path cannot read it so. */
+/**
+ * The node of `frame` with every node below it recorded (once): made from the fast path's
+ * tape of starts and the values already parsed, else parsed again on its own; null when the
+ * fast path cannot read it so.
+ */
 function nodeOf(trees: Trees, frame: Frame): ParsedNode | null {
   let known = trees.nodes.get(frame);
   if (known === undefined) {
-    const again = (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
+    const tape = trees.first.tape;
+    const again = (tape && nodeFromTape(tape, frame)) || (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
     // The same text read the same way from the same place gives the same node; should it
     // ever not be a collection of the same size, the whole text is parsed again instead.
     known = again !== undefined && sameShape(again.value, frame.result) ? again : null;
@@ -453,9 +469,19 @@ function skipTrivia(text: string, offset: number): number {
   }
 }
 
-class LineIndex {
+/** Where a text's lines start, found on first use: positions of offsets, and the lines themselves. */
+export class LineIndex {
   private starts: number[] | undefined;
   constructor(private readonly text: string) {}
+
+  /** Line `line` (from 1) without its line feed, as `text.split("\n")[line - 1]` gives it; undefined past the last. */
+  line(line: number): string | undefined {
+    const starts = this.lineStarts();
+    const start = line >= 1 ? starts[line - 1] : undefined;
+    if (start === undefined) return undefined;
+    const next = starts[line];
+    return this.text.slice(start, next === undefined ? this.text.length : next - 1);
+  }
 
   private lineStarts(): number[] {
     if (!this.starts) {

@@ -4,6 +4,7 @@ import type { Finding } from "failbook-runtime/model/finding.js";
 import { inert, inertValue } from "failbook-runtime/util/inert.js";
 import { clip, plural } from "../../util/text.js";
 import { countBySeverity } from "../lint.js";
+import { LineIndex } from "../../load/yaml.js";
 
 export interface TextOptions {
   c: Colors;
@@ -14,10 +15,14 @@ export interface TextOptions {
 export function formatText(findings: Finding[], options: TextOptions): string {
   const { c } = options;
   const lines: string[] = [];
-  // Each file is split into lines once, however many findings it has.
-  const sourceLines = new Map<string, string[] | undefined>();
+  // Where each line of a file starts is found once, however many findings it has; only the
+  // lines shown are cut out (a 6 MB registry is 250,000 lines).
+  const sourceLines = new Map<string, LineIndex | undefined>();
   const linesOf = (file: string) => {
-    if (!sourceLines.has(file)) sourceLines.set(file, options.sourceText?.(file)?.split("\n"));
+    if (!sourceLines.has(file)) {
+      const text = options.sourceText?.(file);
+      sourceLines.set(file, text === undefined ? undefined : new LineIndex(text));
+    }
     return sourceLines.get(file);
   };
   for (const raw of findings) {
@@ -41,9 +46,9 @@ export function summaryLine(findings: Finding[], c: Colors): string {
   return errors > 0 ? c.red.bold(text) : c.yellow.bold(text);
 }
 
-function excerptAt(all: string[] | undefined, line: number, column: number, c: Colors): string | undefined {
+function excerptAt(all: LineIndex | undefined, line: number, column: number, c: Colors): string | undefined {
   if (all === undefined) return undefined;
-  const src = all[line - 1];
+  const src = all.line(line);
   if (src === undefined) return undefined;
   const gutter = String(line).length;
   // Tabs become one space so the caret lines up; control characters (a binary file, an escaped
