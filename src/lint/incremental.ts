@@ -1,15 +1,25 @@
 /**
  * Lint again after an edit, re-checking only what the edit can change (failbook lsp, SPEC 20).
  *
- * The rules stay the one implementation: a per-verdict rule (LintRule.checkVerdict) reports
- * about a verdict from that verdict and the project outside the registry's verdict list
- * alone, so its findings for a verdict whose lines are the same as at the last check, at the
- * same place in the list, with the rest of the project the same, are the findings it gave
- * then, moved by as many lines as the verdict moved. Those are reused; every other verdict,
- * and every project-wide rule, is checked again. lintProject with a VerdictFindings gives
- * exactly what it gives without one (test/lint-incremental.test.ts holds the two equal).
+ * The rules stay the one implementation; what they declare says what an edit can change:
+ *
+ * - A per-verdict rule (LintRule.checkVerdict) reports about a verdict from that verdict and
+ *   the project outside the registry's verdict list alone, so its findings for a verdict
+ *   whose lines are the same as at the last check, at the same place in the list, with the
+ *   rest of the project the same, are the findings it gave then, moved by as many lines as
+ *   the verdict moved.
+ * - A project-wide rule that declares the verdict fields it reads (LintRule.verdictFields)
+ *   gives the findings it gave last time when the rest of the project is the same, the list
+ *   has as many verdicts, and every verdict whose lines changed has those fields as before:
+ *   its findings are moved with the verdicts they are in (a finding inside a changed verdict
+ *   runs the rule again, since its place within the verdict may have moved).
+ *
+ * Everything else is checked again. lintProject with a VerdictFindings gives exactly what
+ * it gives without one (test/lint-incremental.test.ts holds the two equal).
  */
 import type { Finding } from "failbook-runtime/model/finding.js";
+import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
+import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
 
 /** One verdict's findings of one rule, from the lines they were found in. */
@@ -32,10 +42,29 @@ interface Slices {
   context: string[];
 }
 
+/** A check's registry: its verdicts and where they are. */
+interface Checked {
+  slices: Slices;
+  registry: Registry;
+  verdicts: readonly Verdict[];
+  registryFile: string;
+}
+
+/** What an edit changed, when it left the project outside the verdict list and the number of verdicts as they were. */
+interface Change {
+  before: Checked;
+  after: Checked;
+  /** The verdicts whose lines changed, by index. */
+  changed: number[];
+}
+
 /** The per-verdict findings of the last check, for the next (one per project an editor has open). */
 export class VerdictFindings {
-  private slices: Slices | undefined;
+  private last: Checked | undefined;
+  private change: Change | undefined;
   private readonly byRule = new Map<string, Entry[]>();
+  /** The findings of each project-wide rule that declares its verdict fields, as the last check made them. */
+  private readonly wholeRules = new Map<string, Finding[]>();
 
   /**
    * Start a check of `project`: what the last check found stays usable only when everything
@@ -44,10 +73,28 @@ export class VerdictFindings {
    */
   begin(project: Project): boolean {
     const slices = slicesOf(project);
-    const previous = this.slices;
-    this.slices = slices;
-    if (!slices || !previous || !sameList(slices.context, previous.context)) this.byRule.clear();
-    return slices !== undefined;
+    const registry = project.registry;
+    const previous = this.last;
+    const current = slices && registry ? { slices, registry: registry.value, verdicts: registry.value.verdicts, registryFile: registry.doc.file } : undefined;
+    this.last = current;
+    this.change = undefined;
+    if (!current || !previous || previous.registryFile !== current.registryFile || !sameList(current.slices.context, previous.slices.context)) {
+      this.byRule.clear();
+      this.wholeRules.clear();
+      return current !== undefined;
+    }
+    const before = previous.slices.lines;
+    const after = current.slices.lines;
+    if (before.length !== after.length) {
+      this.wholeRules.clear();
+      return true;
+    }
+    const changed: number[] = [];
+    for (let i = 0; i < after.length; i++) if (before[i] !== after[i]) changed.push(i);
+    this.change = { before: previous, after: current, changed };
+    // The classifier reads each verdict's code, status and match: equal, the last one classifies this registry.
+    if (changed.every((i) => sameFields(previous.verdicts[i], current.verdicts[i], CLASSIFIER_FIELDS))) carryCompiled(previous.registry, current.registry);
+    return true;
   }
 
   /**
@@ -55,7 +102,7 @@ export class VerdictFindings {
    * unchanged, else made by `check` (and kept when they can be moved with their verdict).
    */
   findings(rule: string, severity: string, index: number, registryFile: string, check: () => Finding[]): Finding[] {
-    const slices = this.slices;
+    const slices = this.last?.slices;
     if (!slices) return check();
     const key = `${rule}\u0000${severity}`;
     let entries = this.byRule.get(key);
@@ -64,31 +111,85 @@ export class VerdictFindings {
     const line = slices.first[index];
     const known = entries[index];
     if (known && known.lines === lines) {
-      const moved = known.line === line ? known.findings : known.findings.map((f) => move(f, registryFile, line - known.line));
+      const moved = known.line === line ? known.findings : known.findings.map((f) => move(f, registryFile, (l) => l + line - known.line));
       // Keep the new text's lines: the old text is not held for them.
       entries[index] = { lines, line, findings: moved };
       return moved;
     }
     const found = check();
     const last = index + 1 < slices.first.length ? slices.first[index + 1] : slices.end;
-    if (found.every((f) => movable(f, registryFile, line, last))) entries[index] = { lines, line, findings: found };
+    if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { lines, line, findings: found };
     else delete entries[index];
+    return found;
+  }
+
+  /**
+   * The findings of a project-wide rule that reads only `fields` of the verdicts: the last
+   * check's, moved with their verdicts, when the edit changed none of those fields and none
+   * of the findings is in a verdict it changed; else made by `check`.
+   */
+  ruleFindings(rule: string, severity: string, fields: readonly (keyof Verdict)[], check: () => Finding[]): Finding[] {
+    const key = `${rule}\u0000${severity}`;
+    const known = this.wholeRules.get(key);
+    const change = this.change;
+    const reused = known && change && change.changed.every((i) => sameFields(change.before.verdicts[i], change.after.verdicts[i], fields)) ? moveAll(known, change) : undefined;
+    const found = reused ?? check();
+    if (this.last) this.wholeRules.set(key, found);
     return found;
   }
 }
 
+const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["code", "status", "match"];
+
+/** The two verdicts have the same `fields` (as their YAML gives them). */
+function sameFields(a: Verdict, b: Verdict, fields: readonly (keyof Verdict)[]): boolean {
+  return fields.every((f) => a[f] === b[f] || JSON.stringify(a[f]) === JSON.stringify(b[f]));
+}
+
+/** The findings of the last check at this check's lines; undefined when one is in a changed verdict (or quotes a line). */
+function moveAll(findings: Finding[], change: Change): Finding[] | undefined {
+  const { before, after, changed } = change;
+  const file = after.registryFile;
+  const was = before.slices;
+  const is = after.slices;
+  const changedSet = new Set(changed);
+  const listStart = was.first.length > 0 ? was.first[0] : was.end;
+  /** The verdict a line of the last check's registry was in; -1 before the list, the count after it. */
+  const verdictAt = (line: number): number => {
+    if (line < listStart) return -1;
+    if (line >= was.end) return was.first.length;
+    let lo = 0;
+    let hi = was.first.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (was.first[mid] <= line) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const newLine = (line: number): number => {
+    const v = verdictAt(line);
+    if (v < 0) return line;
+    if (v === was.first.length) return line + is.end - was.end;
+    return line + is.first[v] - was.first[v];
+  };
+  if (!findings.every((f) => movable(f, file, (line) => !changedSet.has(verdictAt(line))))) return undefined;
+  if (was.end === is.end && was.first.every((line, i) => line === is.first[i])) return findings;
+  return findings.map((f) => move(f, file, newLine));
+}
+
 /**
- * A finding moves with its verdict when every position it gives in the registry is in the
- * verdict's own lines, and its prose quotes no position (which would not move).
+ * A finding can move when every position it gives in the registry is at a line `movableLine`
+ * accepts, and its prose quotes no position (which would not move).
  */
-function movable(f: Finding, registryFile: string, first: number, last: number): boolean {
-  const inside = (p: { file: string; line: number }) => p.file !== registryFile || (p.line >= first && p.line < last);
+function movable(f: Finding, registryFile: string, movableLine: (line: number) => boolean): boolean {
+  const inside = (p: { file: string; line: number }) => p.file !== registryFile || movableLine(p.line);
   const quotes = (text: string) => text.includes(`${registryFile}:`);
   return inside(f) && !quotes(f.message) && (f.related ?? []).every((r) => inside(r) && !quotes(r.message));
 }
 
-function move(f: Finding, registryFile: string, by: number): Finding {
-  const shift = <P extends { file: string; line: number }>(p: P): P => (p.file === registryFile ? { ...p, line: p.line + by } : p);
+function move(f: Finding, registryFile: string, to: (line: number) => number): Finding {
+  const shift = <P extends { file: string; line: number }>(p: P): P => (p.file === registryFile ? { ...p, line: to(p.line) } : p);
   const moved = shift(f);
   return f.related ? { ...moved, related: f.related.map(shift) } : moved;
 }

@@ -47,13 +47,27 @@ export interface LintRule extends RuleMeta {
    * over only the verdicts an edit changed (lint/incremental.ts). Absent: a project-wide rule.
    */
   checkVerdict?(ctx: RuleContext, verdict: Verdict, index: number): void;
+  /** A per-verdict rule's check of everything outside the registry's verdict list (run after every edit). */
+  checkRest?(ctx: RuleContext): void;
+  /**
+   * A project-wide rule's reading of the registry's verdicts: the only fields it reads of any
+   * verdict of `registry.value.verdicts` (it reads no other text of the registry's verdict
+   * list; it may locate positions in it). After an edit that changed none of them, lint may
+   * reuse its last findings (lint/incremental.ts). Absent: it runs after every edit.
+   * test/lint-incremental.test.ts holds each rule to what it declares.
+   */
+  verdictFields?: readonly (keyof Verdict)[];
 }
 
-/** A per-verdict rule (see LintRule.checkVerdict): its `check` is its one verdict's check, verdict by verdict. */
-export function perVerdict(rule: RuleMeta & { checkVerdict(ctx: RuleContext, verdict: Verdict, index: number): void }): LintRule {
+/**
+ * A per-verdict rule (see LintRule.checkVerdict): its `check` is its check of the rest of
+ * the project (if any), then its one verdict's check, verdict by verdict.
+ */
+export function perVerdict(rule: RuleMeta & { checkVerdict(ctx: RuleContext, verdict: Verdict, index: number): void; checkRest?(ctx: RuleContext): void }): LintRule {
   return {
     ...rule,
     check(ctx) {
+      rule.checkRest?.(ctx);
       for (const [index, verdict] of ctx.registry.value.verdicts.entries()) rule.checkVerdict(ctx, verdict, index);
     },
   };

@@ -5,6 +5,7 @@ import type { LintRule } from "../rule.js";
 export const exampleMisclassified: LintRule = {
   id: "example-misclassified",
   severity: "error",
+  verdictFields: ["code", "status", "match", "examples"],
   description: "A verdict's example that classifies to another verdict: the documentation and the match rules disagree.",
   check({ registry, playbook, report }) {
     const verdicts = registry.value.verdicts;

@@ -5,6 +5,7 @@ import type { LintRule } from "../rule.js";
 export const verdictUntested: LintRule = {
   id: "verdict-untested",
   severity: "info",
+  verdictFields: ["code", "status", "match", "examples"],
   description: "An active verdict that no example and no fixture exercises (no fixture with a golden records a failure that classifies as it): nothing shows which errors it is for.",
   check({ registry, playbook, fixtures, report }) {
     const candidates = registry.value.verdicts.flatMap((verdict, v) => (statusOf(verdict) === "active" && (verdict.examples ?? []).length === 0 ? [{ verdict, v }] : []));
