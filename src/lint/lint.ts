@@ -67,9 +67,10 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
     };
     if (incremental && previous && checkVerdict) {
       // A per-verdict rule, verdict by verdict as its check runs: each verdict's findings reused when it is unchanged.
-      rule.checkRest?.(ctx);
+      const checkRest = rule.checkRest;
+      if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
       for (const [index, verdict] of registry.value.verdicts.entries()) {
-        for (const f of previous.findings(rule.id, severity, index, registry.doc.file, () => found(() => checkVerdict(ctx, verdict, index)))) out.push(f);
+        for (const f of previous.findings(rule.id, severity, index, () => found(() => checkVerdict(ctx, verdict, index)))) out.push(f);
       }
     } else if (incremental && previous && fields) {
       // A project-wide rule that says which verdict fields it reads: its findings reused when the edit changed none.
