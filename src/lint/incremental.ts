@@ -60,6 +60,8 @@ interface Change {
   from: Int32Array;
   /** The indexes (now) of the verdicts the edit touched, when the list has as many verdicts as before; undefined when not. */
   changed: number[] | undefined;
+  /** Every line of the registry is where it was (the edit changed no line count). */
+  stayed: boolean;
 }
 
 /** The findings of the last check, for the next (one per project an editor has open). */
@@ -87,28 +89,33 @@ export class VerdictFindings {
   }
 
   /**
-   * The findings of `rule` (at `severity`) for verdict `index`: reused when its lines are
-   * unchanged, else made by `check` (and kept when they can be moved with their verdict).
+   * The findings of per-verdict `rule` (at `severity`), verdict by verdict: for verdict
+   * `index`, reused when its lines are unchanged, else made by `check` (and kept when they
+   * can be moved with their verdict).
    */
-  findings(rule: string, severity: string, index: number, check: () => Finding[]): Finding[] {
+  verdictFindings(rule: string, severity: string): (index: number, check: () => Finding[]) => Finding[] {
     const made = this.made;
-    if (!made) return check();
+    if (!made) return (_, check) => check();
     const key = `${rule}\u0000${severity}`;
-    let entries = made.verdicts.get(key);
-    if (!entries) made.verdicts.set(key, (entries = []));
+    const entries: (Entry | undefined)[] = [];
+    made.verdicts.set(key, entries);
+    const change = this.change;
+    const known = change?.before.verdicts.get(key);
     const { first, end, registryFile } = made.checked;
-    const line = first[index];
-    const was = this.change ? this.change.from[index] : -1;
-    const known = was >= 0 ? this.change?.before.verdicts.get(key)?.[was] : undefined;
-    if (known) {
-      const moved = known.line === line ? known.findings : known.findings.map((f) => move(f, registryFile, (l) => l + line - known.line));
-      entries[index] = { line, findings: moved };
-      return moved;
-    }
-    const found = check();
-    const last = index + 1 < first.length ? first[index + 1] : end;
-    if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
-    return found;
+    return (index, check) => {
+      const line = first[index];
+      const was = known && change ? change.from[index] : -1;
+      const entry = was >= 0 ? known?.[was] : undefined;
+      if (entry) {
+        const moved = entry.line === line ? entry.findings : entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
+        entries[index] = { line, findings: moved };
+        return moved;
+      }
+      const found = check();
+      const last = index + 1 < first.length ? first[index + 1] : end;
+      if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
+      return found;
+    };
   }
 
   /**
@@ -182,7 +189,7 @@ function changeOf(before: Made, now: Checked): Change | undefined {
   if (a === b) {
     if (was.end !== now.end || !sameNumbers(was.first, now.first)) return undefined;
     for (let i = 0; i < from.length; i++) from[i] = i;
-    return { before, from, changed: [] };
+    return { before, from, changed: [], stayed: true };
   }
   const prefix = commonPrefix(a, b);
   const suffix = commonSuffix(a, b, prefix);
@@ -207,7 +214,7 @@ function changeOf(before: Made, now: Checked): Change | undefined {
   from.forEach((i, j) => {
     if (i < 0) changed.push(j);
   });
-  return { before, from, changed: sameCount ? changed : undefined };
+  return { before, from, changed: sameCount ? changed : undefined, stayed: moved === 0 && sameCount && was.end === now.end && sameNumbers(was.first, now.first) };
 }
 
 /** The findings of the last check at this check's lines; undefined when one is in a changed verdict (or quotes a line). */
@@ -231,7 +238,7 @@ function moveAll(findings: Finding[], change: Change, now: Checked): Finding[] |
   // Same count: verdict i is verdict i now, unchanged when from[i] is i.
   const unchanged = (v: number) => v < 0 || v === was.first.length || change.from[v] === v;
   if (!findings.every((f) => movable(f, file, (line) => unchanged(verdictAt(line))))) return undefined;
-  if (was.end === now.end && sameNumbers(was.first, now.first)) return findings;
+  if (change.stayed) return findings;
   const newLine = (line: number): number => {
     const v = verdictAt(line);
     if (v < 0) return line;

@@ -69,8 +69,9 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
       // A per-verdict rule, verdict by verdict as its check runs: each verdict's findings reused when it is unchanged.
       const checkRest = rule.checkRest;
       if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
+      const findings = previous.verdictFindings(rule.id, severity);
       for (const [index, verdict] of registry.value.verdicts.entries()) {
-        for (const f of previous.findings(rule.id, severity, index, () => found(() => checkVerdict(ctx, verdict, index)))) out.push(f);
+        for (const f of findings(index, () => found(() => checkVerdict(ctx, verdict, index)))) out.push(f);
       }
     } else if (incremental && previous && fields) {
       // A project-wide rule that says which verdict fields it reads: its findings reused when the edit changed none.
