@@ -80,28 +80,27 @@ export class VerdictFindings {
     this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map() } : undefined;
     this.change = checked && before ? changeOf(before, checked) : undefined;
     const change = this.change;
-    if (checked && change?.changed) {
-      // The classifier reads each verdict's code, status and match: equal, the last one classifies this registry.
-      const was = change.before.checked.registry.verdicts;
-      if (change.changed.every((i) => sameFields(was[i], checked.registry.verdicts[i], CLASSIFIER_FIELDS))) carryCompiled(change.before.checked.registry, checked.registry);
-    }
+    // The classifier reads each verdict's code, status and match: equal, the last one classifies this registry.
+    if (checked && change && sameVerdicts(change, checked, CLASSIFIER_FIELDS)) carryCompiled(change.before.checked.registry, checked.registry);
     return checked !== undefined;
   }
 
   /**
    * The findings of per-verdict `rule` (at `severity`), verdict by verdict: for verdict
-   * `index`, reused when its lines are unchanged, else made by `check` (and kept when they
-   * can be moved with their verdict).
+   * `index`, reused when its lines are unchanged (and the edit changed none of the `fields`
+   * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
+   * with their verdict).
    */
-  verdictFindings(rule: string, severity: string): (index: number, check: () => Finding[]) => Finding[] {
+  verdictFindings(rule: string, severity: string, fields?: readonly (keyof Verdict)[]): (index: number, check: () => Finding[]) => Finding[] {
     const made = this.made;
     if (!made) return (_, check) => check();
     const key = `${rule}\u0000${severity}`;
     const entries: (Entry | undefined)[] = [];
     made.verdicts.set(key, entries);
     const change = this.change;
-    const known = change?.before.verdicts.get(key);
     const { first, end, registryFile } = made.checked;
+    const others = fields === undefined || (change !== undefined && sameVerdicts(change, made.checked, fields));
+    const known = others ? change?.before.verdicts.get(key) : undefined;
     return (index, check) => {
       const line = first[index];
       const was = known && change ? change.from[index] : -1;
@@ -155,11 +154,7 @@ export class VerdictFindings {
     const change = this.change;
     const known = change?.before.rules.get(key);
     let found: Finding[] | undefined;
-    if (change?.changed && known) {
-      const was = change.before.checked.registry.verdicts;
-      const now = made.checked.registry.verdicts;
-      if (change.changed.every((i) => sameFields(was[i], now[i], fields))) found = moveAll(known, change, made.checked);
-    }
+    if (change && known && sameVerdicts(change, made.checked, fields)) found = moveAll(known, change, made.checked);
     found ??= check();
     made.rules.set(key, found);
     return found;
@@ -167,6 +162,12 @@ export class VerdictFindings {
 }
 
 const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["code", "status", "match"];
+
+/** The list has as many verdicts as before, and each the edit touched has the same `fields`. */
+function sameVerdicts(change: Change, now: Checked, fields: readonly (keyof Verdict)[]): boolean {
+  const was = change.before.checked.registry.verdicts;
+  return change.changed !== undefined && change.changed.every((i) => sameFields(was[i], now.registry.verdicts[i], fields));
+}
 
 /** The two verdicts have the same `fields` (as their YAML gives them). */
 function sameFields(a: Verdict, b: Verdict, fields: readonly (keyof Verdict)[]): boolean {

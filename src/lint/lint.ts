@@ -69,7 +69,7 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
       // A per-verdict rule, verdict by verdict as its check runs: each verdict's findings reused when it is unchanged.
       const checkRest = rule.checkRest;
       if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
-      const findings = previous.verdictFindings(rule.id, severity);
+      const findings = previous.verdictFindings(rule.id, severity, fields);
       for (const [index, verdict] of registry.value.verdicts.entries()) {
         for (const f of findings(index, () => found(() => checkVerdict(ctx, verdict, index)))) out.push(f);
       }
