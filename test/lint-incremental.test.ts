@@ -1,10 +1,12 @@
 /**
- * failbook lsp re-lints after every edit with the per-verdict findings of the last check
+ * failbook lsp re-lints after every edit with the findings of the last check
  * (lint/incremental.ts): what it reports must be exactly what a full lint of the edited
- * project reports, whatever the edit moved, added or removed. On the benchmark's generated
- * project (a provider catalogue, scripts/bench/generate.mjs), smaller.
+ * project reports, whatever the edit moved, added or removed, whether it changed a field the
+ * classifier reads or not. On the benchmark's generated project (a provider catalogue,
+ * scripts/bench/generate.mjs), smaller. A rule's findings are kept only after an edit to
+ * no field it reads: each rule is held here to the fields it declares (verdictFields).
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,6 +14,10 @@ import { diskReader, type FileReader } from "../src/load/files.js";
 import { LoadCache, loadProjectFrom } from "../src/load/project.js";
 import { lintProject } from "../src/lint/lint.js";
 import { VerdictFindings } from "../src/lint/incremental.js";
+import { RULES } from "../src/lint/rules/index.js";
+import type { LintRule } from "../src/lint/rule.js";
+import { compiledRegistry } from "failbook-runtime/engine/classify.js";
+import type { Verdict } from "failbook-runtime/model/registry.js";
 // @ts-expect-error: a script of the benchmark, without types
 import { writeProject } from "../scripts/bench/generate.mjs";
 
@@ -24,6 +30,16 @@ const summaryAt = (text: string, nth: number) => {
   return at + "    summary: ".length;
 };
 
+/** The `nth` verdict's line `key: ...` replaced by `key: value`. */
+const setField = (text: string, nth: number, key: string, value: string): string => {
+  let at = -1;
+  for (let i = 0; i <= nth; i++) at = text.indexOf("\n  - code: ", at + 1);
+  const lead = key === "code" ? "\n  - " : "\n    ";
+  const line = key === "code" ? at : text.indexOf(`${lead}${key}: `, at);
+  expect(line >= 0 && line < text.indexOf("\n  - code: ", at + 1), `verdict ${nth} has ${key}`).toBe(true);
+  return `${text.slice(0, line)}${lead}${key}: ${value}${text.slice(text.indexOf("\n", line + 1))}`;
+};
+
 /** The edits an editor sends, one after another, each to the text before it. */
 const EDITS: [string, (text: string) => string][] = [
   ["a character typed in a summary", (t) => t.slice(0, summaryAt(t, 60)) + "x" + t.slice(summaryAt(t, 60))],
@@ -34,6 +50,22 @@ const EDITS: [string, (text: string) => string][] = [
   ["a verdict removed (every later one changes its place)", (t) => t.replace(/\n {2}- code: [^\n]*\n(?: {4}[^\n]*\n)+/, "\n")],
   ["a YAML error", (t) => t.replace("\n  - code: ", "\n  - code: [unclosed\n  - code: ")],
   ["the original back", () => ORIGINAL],
+  // Edits to fields the classifier reads (code, status, match) and to ones it does not.
+  ["a verdict's class changed to one the registry lacks (class-unknown)", (t) => setField(t, 30, "class", "flaky")],
+  ["a verdict's retryable flipped", (t) => setField(t, 31, "retryable", "false")],
+  ["a verdict's code renamed to another's (duplicate-code; the classifier compiles again)", (t) => setField(t, 32, "code", "svc0.internal_error_0")],
+  ["a verdict deprecated (a status: line added: later verdicts move down)", (t) => setField(t, 33, "retryable", "false\n    status: deprecated")],
+  ["a verdict's first match rule widened to every 5xx (matcher-shadowed downstream)", (t) => t.replace(/(\n {2}- code: [^\n]*\n(?: {4}[^\n]*\n)*? {4}match:\n {6}- )\{[^\n]*\}/, "$1{ http_status: 5xx }")],
+  ["an example's message changed (example-misclassified, verdict-untested)", (t) => t.replace('message: "svc3 request failed"', 'message: "svc3 failed again"')],
+  ["a verdict's examples removed", (t) => t.replace(/\n {4}examples:\n(?: {6}[^\n]*\n)+/, "\n")],
+  ["a secret typed into a summary (secret-in-project)", (t) => t.slice(0, summaryAt(t, 50)) + "token sk_live_4eC39HqLyjWDarjtT1zdp7dc " + t.slice(summaryAt(t, 50))],
+  ["two verdicts swapped", (t) => {
+    const verdicts = t.split(/(?=\n {2}- code: )/);
+    [verdicts[20], verdicts[21]] = [verdicts[21], verdicts[20]];
+    return verdicts.join("");
+  }],
+  ["the fallback changed (outside the verdict list: everything is checked)", (t) => t.replace("fallback: unknown_error", "fallback: svc0.internal_error_0")],
+  ["the original back once more", () => ORIGINAL],
 ];
 
 describe("lint after an edit, reusing the unchanged verdicts' findings, equals a full lint", () => {
@@ -54,7 +86,9 @@ describe("lint after an edit, reusing the unchanged verdicts' findings, equals a
     };
     expect(lint(true)).toEqual(lint(false));
     for (const [what, edit] of EDITS) {
+      const before = text;
       text = edit(text);
+      expect(text === before, `${what}: the edit changes the text`).toBe(false);
       const incremental = lint(true);
       expect(incremental, what).toEqual(lint(false));
       expect(Array.isArray(incremental) && incremental.length > 0, what).toBe(true);
@@ -79,6 +113,88 @@ describe("lint after an edit, reusing the unchanged verdicts' findings, equals a
     const after = messageRules();
     expect(after.map((f) => f.line)).toEqual(before.map((f) => f.line + 2));
     expect(after.map((f) => f.fingerprint)).toEqual(before.map((f) => f.fingerprint));
+  });
+});
+
+describe("lint after an edit reuses only what the edit cannot change", () => {
+  /** The project with its registry text given, loaded and linted with `previous` (and `extraRules`). */
+  const session = (extraRules: LintRule[] = []) => {
+    let text = ORIGINAL;
+    const disk = diskReader(dir);
+    const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
+    const previous = new VerdictFindings();
+    const cache = new LoadCache();
+    return (edit: (t: string) => string) => {
+      text = edit(text);
+      const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
+      lintProject(project, findings, { previous, extraRules });
+      return project;
+    };
+  };
+
+  it("runs a rule that declares the verdict fields it reads again only after an edit to one of them", () => {
+    let runs = 0;
+    const counting: LintRule = { ...RULES[0], id: "duplicate-code", verdictFields: ["code"], check: () => void runs++ };
+    const edit = session([counting]);
+    edit((t) => t);
+    expect(runs).toBe(1);
+    edit((t) => t.slice(0, summaryAt(t, 10)) + "x" + t.slice(summaryAt(t, 10)));
+    edit((t) => setField(t, 10, "class", "state"));
+    expect(runs, "a summary and a class edited: code unchanged").toBe(1);
+    edit((t) => setField(t, 10, "code", "svc9.renamed"));
+    expect(runs, "a code edited").toBe(2);
+  });
+
+  it("keeps the compiled classifier while no verdict's code, status or match changed", () => {
+    const edit = session();
+    const indexOf = (project: ReturnType<typeof edit>) => compiledRegistry(project.registry!.value, project.playbook!.value).index;
+    const first = indexOf(edit((t) => t));
+    const afterSummary = edit((t) => t.slice(0, summaryAt(t, 10)) + "x" + t.slice(summaryAt(t, 10)));
+    expect(indexOf(afterSummary)).toBe(first);
+    const afterMatch = edit((t) => t.replace("{ kind: internal_error_2 }", "{ kind: internal_error_3 }"));
+    expect(indexOf(afterMatch)).not.toBe(first);
+  });
+
+  it("holds every rule to the verdict fields it declares (on the generated project and every example)", () => {
+    const projects = [dir, ...readdirSync("examples").map((d) => join(process.cwd(), "examples", d))];
+    // A per-verdict rule reads its own verdict freely, and of the others only what it declares (nothing when it declares nothing).
+    const held = RULES.filter((r) => r.verdictFields !== undefined || r.checkVerdict !== undefined);
+    expect(held.length).toBeGreaterThan(30);
+    const undeclared = new Map<string, Set<string>>();
+    let checked = 0;
+    for (const root of projects) {
+      let loaded;
+      try {
+        loaded = loadProjectFrom(diskReader(root), join(root, "failbook.yaml"), { cwd: root });
+      } catch {
+        continue;
+      }
+      const { project } = loaded;
+      if (!project.registry || !project.playbook) continue;
+      checked++;
+      for (const rule of held) {
+        const allowed = new Set<string>(rule.verdictFields);
+        const read = (key: string | symbol) => {
+          if (typeof key === "string" && !allowed.has(key)) undeclared.set(rule.id, (undeclared.get(rule.id) ?? new Set()).add(key));
+        };
+        // Every verdict watched; a fresh registry object, so that no cache answers for the rule.
+        const watch = (v: Verdict) =>
+          new Proxy(v, {
+            get: (t, k, r) => (read(k), Reflect.get(t, k, r)),
+            has: (t, k) => (read(k), Reflect.has(t, k)),
+            getOwnPropertyDescriptor: (t, k) => (read(k), Reflect.getOwnPropertyDescriptor(t, k)),
+            ownKeys: (t) => (read("(every key)"), Reflect.ownKeys(t)),
+          });
+        const own = project.registry.value.verdicts;
+        const registry = { ...project.registry, value: { ...project.registry.value, verdicts: own.map(watch) } };
+        const ctx = { project: { ...project, registry }, registry, playbook: project.playbook, fixtures: project.fixtures, report: () => {} };
+        const checkVerdict = rule.checkVerdict;
+        if (checkVerdict) own.forEach((verdict, index) => checkVerdict(ctx, verdict, index));
+        else rule.check(ctx);
+      }
+    }
+    expect(checked).toBeGreaterThan(5);
+    expect(Object.fromEntries([...undeclared].map(([id, keys]) => [id, [...keys]]))).toEqual({});
   });
 });
 

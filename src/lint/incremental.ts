@@ -1,41 +1,73 @@
 /**
  * Lint again after an edit, re-checking only what the edit can change (failbook lsp, SPEC 20).
  *
- * The rules stay the one implementation: a per-verdict rule (LintRule.checkVerdict) reports
- * about a verdict from that verdict and the project outside the registry's verdict list
- * alone, so its findings for a verdict whose lines are the same as at the last check, at the
- * same place in the list, with the rest of the project the same, are the findings it gave
- * then, moved by as many lines as the verdict moved. Those are reused; every other verdict,
- * and every project-wide rule, is checked again. lintProject with a VerdictFindings gives
- * exactly what it gives without one (test/lint-incremental.test.ts holds the two equal).
+ * The rules stay the one implementation; what they declare says what an edit can change:
+ *
+ * - A per-verdict rule (LintRule.checkVerdict) reports about a verdict from that verdict and
+ *   the project outside the registry's verdict list alone, so its findings for a verdict
+ *   whose lines are the same as at the last check, at the same place in the list, with the
+ *   rest of the project the same, are the findings it gave then, moved by as many lines as
+ *   the verdict moved.
+ * - A project-wide rule that declares the verdict fields it reads (LintRule.verdictFields)
+ *   gives the findings it gave last time when the rest of the project is the same, the list
+ *   has as many verdicts, and every verdict whose lines changed has those fields as before:
+ *   its findings are moved with the verdicts they are in (a finding inside a changed verdict
+ *   runs the rule again, since its place within the verdict may have moved).
+ *
+ * Everything else is checked again. lintProject with a VerdictFindings gives exactly what
+ * it gives without one (test/lint-incremental.test.ts holds the two equal).
  */
 import type { Finding } from "failbook-runtime/model/finding.js";
+import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
+import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
+import type { YamlSource } from "../load/yaml.js";
 
-/** One verdict's findings of one rule, from the lines they were found in. */
+/** One verdict's findings of one rule, with the verdict's first line (1-based) when they were made. */
 interface Entry {
-  lines: string;
-  /** The verdict's first line (1-based) when its findings were made. */
   line: number;
   findings: Finding[];
 }
 
-/** Where each verdict's lines are in the registry text, and what lies outside them. */
-interface Slices {
-  /** Each verdict's lines, from its first line to the next verdict's (the last: to the end of the list). */
-  lines: string[];
+/** A check's registry: its verdicts, where they are in its text, and every other text of the project. */
+interface Checked {
+  registry: Registry;
+  registryFile: string;
+  source: YamlSource;
   /** Each verdict's first line (1-based). */
   first: number[];
   /** The first line after the list (1-based; past the end when the list ends the file). */
   end: number;
-  /** Everything a per-verdict rule may read besides its verdict: every other text of the project. */
+  /** Everything a rule may read besides the registry: every other text of the project. */
   context: string[];
 }
 
-/** The per-verdict findings of the last check, for the next (one per project an editor has open). */
+/** What one check made, for the next to reuse. */
+interface Made {
+  checked: Checked;
+  /** Each per-verdict rule's findings, verdict by verdict (an empty slot: not kept). */
+  verdicts: Map<string, (Entry | undefined)[]>;
+  /** Each project-wide rule's findings, of the rules that declare their verdict fields. */
+  rules: Map<string, Finding[]>;
+  /** Each per-verdict rule's findings for the rest of the project. */
+  rests: Map<string, Finding[]>;
+}
+
+/** What an edit changed, when it left the project outside the registry's verdict list as it was. */
+interface Change {
+  before: Made;
+  /** For each verdict now, its own index when its lines are the same as at the last check, at that index; -1 when not. */
+  from: Int32Array;
+  /** The indexes (now) of the verdicts the edit touched, when the list has as many verdicts as before; undefined when not. */
+  changed: number[] | undefined;
+  /** Every line of the registry is where it was (the edit changed no line count). */
+  stayed: boolean;
+}
+
+/** The findings of the last check, for the next (one per project an editor has open). */
 export class VerdictFindings {
-  private slices: Slices | undefined;
-  private readonly byRule = new Map<string, Entry[]>();
+  private made: Made | undefined;
+  private change: Change | undefined;
 
   /**
    * Start a check of `project`: what the last check found stays usable only when everything
@@ -43,84 +75,235 @@ export class VerdictFindings {
    * told apart by their lines (a flow list, an anchor): every verdict is then checked.
    */
   begin(project: Project): boolean {
-    const slices = slicesOf(project);
-    const previous = this.slices;
-    this.slices = slices;
-    if (!slices || !previous || !sameList(slices.context, previous.context)) this.byRule.clear();
-    return slices !== undefined;
+    const checked = checkedOf(project);
+    const before = this.made;
+    this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map() } : undefined;
+    this.change = checked && before ? changeOf(before, checked) : undefined;
+    const change = this.change;
+    // The classifier reads each verdict's code, status and match: equal, the last one classifies this registry.
+    if (checked && change && sameVerdicts(change, checked, CLASSIFIER_FIELDS)) carryCompiled(change.before.checked.registry, checked.registry);
+    return checked !== undefined;
   }
 
   /**
-   * The findings of `rule` (at `severity`) for verdict `index`: reused when its lines are
-   * unchanged, else made by `check` (and kept when they can be moved with their verdict).
+   * The findings of per-verdict `rule` (at `severity`), verdict by verdict: for verdict
+   * `index`, reused when its lines are unchanged (and the edit changed none of the `fields`
+   * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
+   * with their verdict).
    */
-  findings(rule: string, severity: string, index: number, registryFile: string, check: () => Finding[]): Finding[] {
-    const slices = this.slices;
-    if (!slices) return check();
+  verdictFindings(rule: string, severity: string, fields?: readonly (keyof Verdict)[]): (index: number, check: () => Finding[]) => Finding[] {
+    const made = this.made;
+    if (!made) return (_, check) => check();
     const key = `${rule}\u0000${severity}`;
-    let entries = this.byRule.get(key);
-    if (!entries) this.byRule.set(key, (entries = []));
-    const lines = slices.lines[index];
-    const line = slices.first[index];
-    const known = entries[index];
-    if (known && known.lines === lines) {
-      const moved = known.line === line ? known.findings : known.findings.map((f) => move(f, registryFile, line - known.line));
-      // Keep the new text's lines: the old text is not held for them.
-      entries[index] = { lines, line, findings: moved };
-      return moved;
+    const entries: (Entry | undefined)[] = [];
+    made.verdicts.set(key, entries);
+    const change = this.change;
+    const { first, end, registryFile } = made.checked;
+    const others = fields === undefined || (change !== undefined && sameVerdicts(change, made.checked, fields));
+    const known = others ? change?.before.verdicts.get(key) : undefined;
+    return (index, check) => {
+      const line = first[index];
+      const was = known && change ? change.from[index] : -1;
+      const entry = was >= 0 ? known?.[was] : undefined;
+      if (entry) {
+        const moved = entry.line === line ? entry.findings : entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
+        entries[index] = { line, findings: moved };
+        return moved;
+      }
+      const found = check();
+      const last = index + 1 < first.length ? first[index + 1] : end;
+      if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
+      return found;
+    };
+  }
+
+  /**
+   * The findings of a per-verdict rule's check of the rest of the project (LintRule.checkRest):
+   * the last check's while the rest is the same (those after the verdict list moved with its
+   * end), else made by `check`.
+   */
+  restFindings(rule: string, severity: string, check: () => Finding[]): Finding[] {
+    const made = this.made;
+    if (!made) return check();
+    const key = `${rule}\u0000${severity}`;
+    const before = this.change?.before;
+    const known = before?.rests.get(key);
+    let found: Finding[] | undefined;
+    if (before && known) {
+      const { first, end } = before.checked;
+      const listStart = first.length > 0 ? first[0] : end;
+      const to = made.checked.end;
+      if (known.every((f) => movable(f, made.checked.registryFile, (line) => line < listStart || line >= end))) {
+        found = to === end ? known : known.map((f) => move(f, made.checked.registryFile, (line) => (line >= end ? line + to - end : line)));
+      }
     }
-    const found = check();
-    const last = index + 1 < slices.first.length ? slices.first[index + 1] : slices.end;
-    if (found.every((f) => movable(f, registryFile, line, last))) entries[index] = { lines, line, findings: found };
-    else delete entries[index];
+    found ??= check();
+    made.rests.set(key, found);
+    return found;
+  }
+
+  /**
+   * The findings of a project-wide rule that reads only `fields` of the verdicts: the last
+   * check's, moved with their verdicts, when the list has as many verdicts, the edit changed
+   * none of those fields and none of the findings is in a verdict it changed; else made by `check`.
+   */
+  ruleFindings(rule: string, severity: string, fields: readonly (keyof Verdict)[], check: () => Finding[]): Finding[] {
+    const made = this.made;
+    if (!made) return check();
+    const key = `${rule}\u0000${severity}`;
+    const change = this.change;
+    const known = change?.before.rules.get(key);
+    let found: Finding[] | undefined;
+    if (change && known && sameVerdicts(change, made.checked, fields)) found = moveAll(known, change, made.checked);
+    found ??= check();
+    made.rules.set(key, found);
     return found;
   }
 }
 
+const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["code", "status", "match"];
+
+/** The list has as many verdicts as before, and each the edit touched has the same `fields`. */
+function sameVerdicts(change: Change, now: Checked, fields: readonly (keyof Verdict)[]): boolean {
+  const was = change.before.checked.registry.verdicts;
+  return change.changed !== undefined && change.changed.every((i) => sameFields(was[i], now.registry.verdicts[i], fields));
+}
+
+/** The two verdicts have the same `fields` (as their YAML gives them). */
+function sameFields(a: Verdict, b: Verdict, fields: readonly (keyof Verdict)[]): boolean {
+  return fields.every((f) => a[f] === b[f] || JSON.stringify(a[f]) === JSON.stringify(b[f]));
+}
+
 /**
- * A finding moves with its verdict when every position it gives in the registry is in the
- * verdict's own lines, and its prose quotes no position (which would not move).
+ * What changed between the last check and this one: undefined when anything outside the
+ * registry's verdict list did. The two registry texts are compared once (their common start
+ * and end); a verdict is unchanged when all its lines lie in one of them, and it starts and
+ * ends where its lines moved to.
  */
-function movable(f: Finding, registryFile: string, first: number, last: number): boolean {
-  const inside = (p: { file: string; line: number }) => p.file !== registryFile || (p.line >= first && p.line < last);
+function changeOf(before: Made, now: Checked): Change | undefined {
+  const was = before.checked;
+  if (was.registryFile !== now.registryFile || !sameList(was.context, now.context)) return undefined;
+  const a = was.source.text;
+  const b = now.source.text;
+  const from = new Int32Array(now.first.length).fill(-1);
+  const bounds = (c: Checked, i: number) => [c.first[i], i + 1 < c.first.length ? c.first[i + 1] : c.end];
+  if (a === b) {
+    if (was.end !== now.end || !sameNumbers(was.first, now.first)) return undefined;
+    for (let i = 0; i < from.length; i++) from[i] = i;
+    return { before, from, changed: [], stayed: true };
+  }
+  const prefix = commonPrefix(a, b);
+  const suffix = commonSuffix(a, b, prefix);
+  // Lines before `startLine` are the same in both texts; so are lines after `oldLast` (before) and after `newLast` (now).
+  const startLine = now.source.position(prefix).line;
+  const oldLast = was.source.position(a.length - suffix).line;
+  const newLast = now.source.position(b.length - suffix).line;
+  const moved = newLast - oldLast;
+  const listStart = (c: Checked) => (c.first.length > 0 ? c.first[0] : c.end);
+  // The text outside the list is the same only when the edit is inside the list.
+  if (listStart(was) !== listStart(now) || startLine < listStart(now) || oldLast >= was.end || newLast >= now.end || now.end - was.end !== moved) return undefined;
+  // A finding names its verdict by index (its path): a verdict keeps its findings only at the same index.
+  const sameCount = now.first.length === was.first.length;
+  for (let i = 0; i < Math.min(was.first.length, now.first.length); i++) {
+    const [top, next] = bounds(was, i);
+    const by = next <= startLine ? 0 : top > oldLast && sameCount ? moved : undefined;
+    if (by === undefined) continue;
+    const [nowTop, nowNext] = bounds(now, i);
+    if (nowTop === top + by && nowNext === next + by) from[i] = i;
+  }
+  const changed: number[] = [];
+  from.forEach((i, j) => {
+    if (i < 0) changed.push(j);
+  });
+  return { before, from, changed: sameCount ? changed : undefined, stayed: moved === 0 && sameCount && was.end === now.end && sameNumbers(was.first, now.first) };
+}
+
+/** The findings of the last check at this check's lines; undefined when one is in a changed verdict (or quotes a line). */
+function moveAll(findings: Finding[], change: Change, now: Checked): Finding[] | undefined {
+  const was = change.before.checked;
+  const file = now.registryFile;
+  const listStart = was.first.length > 0 ? was.first[0] : was.end;
+  /** The verdict a line of the last check's registry was in; -1 before the list, the count after it. */
+  const verdictAt = (line: number): number => {
+    if (line < listStart) return -1;
+    if (line >= was.end) return was.first.length;
+    let lo = 0;
+    let hi = was.first.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (was.first[mid] <= line) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  // Same count: verdict i is verdict i now, unchanged when from[i] is i.
+  const unchanged = (v: number) => v < 0 || v === was.first.length || change.from[v] === v;
+  if (!findings.every((f) => movable(f, file, (line) => unchanged(verdictAt(line))))) return undefined;
+  if (change.stayed) return findings;
+  const newLine = (line: number): number => {
+    const v = verdictAt(line);
+    if (v < 0) return line;
+    if (v === was.first.length) return line + now.end - was.end;
+    return line + now.first[v] - was.first[v];
+  };
+  return findings.map((f) => move(f, file, newLine));
+}
+
+/**
+ * A finding can move when every position it gives in the registry is at a line `movableLine`
+ * accepts, and its prose quotes no position (which would not move).
+ */
+function movable(f: Finding, registryFile: string, movableLine: (line: number) => boolean): boolean {
+  const inside = (p: { file: string; line: number }) => p.file !== registryFile || movableLine(p.line);
   const quotes = (text: string) => text.includes(`${registryFile}:`);
   return inside(f) && !quotes(f.message) && (f.related ?? []).every((r) => inside(r) && !quotes(r.message));
 }
 
-function move(f: Finding, registryFile: string, by: number): Finding {
-  const shift = <P extends { file: string; line: number }>(p: P): P => (p.file === registryFile ? { ...p, line: p.line + by } : p);
+function move(f: Finding, registryFile: string, to: (line: number) => number): Finding {
+  const shift = <P extends { file: string; line: number }>(p: P): P => (p.file === registryFile ? { ...p, line: to(p.line) } : p);
   const moved = shift(f);
   return f.related ? { ...moved, related: f.related.map(shift) } : moved;
 }
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
+const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((n, i) => n === b[i]);
+
+/** Compared a block at a time: equal blocks of two strings compare at memory speed. */
+const BLOCK = 4096;
+
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i + BLOCK <= n && a.slice(i, i + BLOCK) === b.slice(i, i + BLOCK)) i += BLOCK;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** The length of the common end of `a` and `b`, not reaching into their first `prefix` characters. */
+function commonSuffix(a: string, b: string, prefix: number): number {
+  const n = Math.min(a.length, b.length) - prefix;
+  let i = 0;
+  while (i + BLOCK <= n && a.slice(a.length - i - BLOCK, a.length - i) === b.slice(b.length - i - BLOCK, b.length - i)) i += BLOCK;
+  while (i < n && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++;
+  return i;
+}
 
 /** The registry's verdicts as line ranges of its text; undefined when they are not one block list, a verdict a line or more. */
-function slicesOf(project: Project): Slices | undefined {
+function checkedOf(project: Project): Checked | undefined {
   const registry = project.registry;
   if (!registry) return undefined;
   const source = project.sources.get(registry.doc.file);
   if (!source || source.text.includes("&")) return undefined; // an alias could carry text from outside a verdict's lines
-  const text = source.text;
   const verdicts = registry.value.verdicts;
   const first = verdicts.map((_, i) => registry.doc.locate(["verdicts", i]).line);
   for (let i = 1; i < first.length; i++) if (first[i] <= first[i - 1]) return undefined;
   const keys = Object.keys(registry.value);
   const after = keys[keys.indexOf("verdicts") + 1];
-  const starts = lineStarts(text);
-  const end = after === undefined ? starts.length + 1 : registry.doc.locate([after], "key").line;
+  const lineCount = source.position(source.text.length).line;
+  const end = after === undefined ? lineCount + 1 : registry.doc.locate([after], "key").line;
   if (first.length > 0 && (end <= first[first.length - 1] || first[0] <= registry.doc.locate(["verdicts"], "key").line)) return undefined;
-  const offset = (line: number) => (line - 1 < starts.length ? starts[line - 1] : text.length);
-  const lines = first.map((line, i) => text.slice(offset(line), offset(i + 1 < first.length ? first[i + 1] : end)));
-  const listStart = first.length > 0 ? offset(first[0]) : text.length;
   // Each text as loaded: an unchanged file's is the very string of the last load (LoadCache), compared at once.
   const others = [...project.sources.values()].filter((s) => s !== source).flatMap((s) => [s.file, s.text]);
-  const context = [project.configFile, text.slice(0, listStart), text.slice(offset(end)), ...others, (project.adrFiles ?? []).join("\u0000")];
-  return { lines, first, end, context };
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
+  const context = [project.configFile, ...others, (project.adrFiles ?? []).join("\u0000")];
+  return { registry: registry.value, registryFile: registry.doc.file, source, first, end, context };
 }

@@ -56,20 +56,27 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
     let into = out;
     const ctx: RuleContext = { project, registry, playbook, fixtures: project.fixtures, report: (r) => into.push(findingAt({ rule: rule.id, severity, ...r })) };
     const checkVerdict = rule.checkVerdict;
-    if (!incremental || !previous || !checkVerdict) {
-      rule.check(ctx);
-      continue;
-    }
-    // A per-verdict rule, verdict by verdict as its check runs: each verdict's findings reused when it is unchanged.
-    for (const [index, verdict] of registry.value.verdicts.entries()) {
-      const found = previous.findings(rule.id, severity, index, registry.doc.file, () => {
-        into = [];
-        checkVerdict(ctx, verdict, index);
-        return into;
-      });
+    const fields = rule.verdictFields;
+    /** What the rule reports while `run` runs, apart from the findings so far. */
+    const found = (run: () => void) => {
+      into = [];
+      run();
+      const made = into;
       into = out;
-      out.push(...found);
-    }
+      return made;
+    };
+    if (incremental && previous && checkVerdict) {
+      // A per-verdict rule, verdict by verdict as its check runs: each verdict's findings reused when it is unchanged.
+      const checkRest = rule.checkRest;
+      if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
+      const findings = previous.verdictFindings(rule.id, severity, fields);
+      for (const [index, verdict] of registry.value.verdicts.entries()) {
+        for (const f of findings(index, () => found(() => checkVerdict(ctx, verdict, index)))) out.push(f);
+      }
+    } else if (incremental && previous && fields) {
+      // A project-wide rule that says which verdict fields it reads: its findings reused when the edit changed none.
+      for (const f of previous.ruleFindings(rule.id, severity, fields, () => found(() => rule.check(ctx)))) out.push(f);
+    } else rule.check(ctx);
   }
   return out;
 }

@@ -43,17 +43,35 @@ export interface LintRule extends RuleMeta {
   /**
    * A per-verdict rule's check of one verdict (its `check` runs this over every verdict, in
    * order). What it reports about verdict `index` depends on that verdict and the project
-   * outside the registry's verdict list alone, never on another verdict: lint may run it again
-   * over only the verdicts an edit changed (lint/incremental.ts). Absent: a project-wide rule.
+   * outside the registry's verdict list alone, and on no other verdict but through the fields
+   * it declares (verdictFields): lint may run it again over only the verdicts an edit changed
+   * (lint/incremental.ts). Absent: a project-wide rule.
    */
   checkVerdict?(ctx: RuleContext, verdict: Verdict, index: number): void;
+  /** A per-verdict rule's check of everything outside the registry's verdict list (run after every edit). */
+  checkRest?(ctx: RuleContext): void;
+  /**
+   * A rule's reading of the registry's verdicts: the only fields it reads of any verdict of
+   * `registry.value.verdicts` (a per-verdict rule: of any verdict but its own), reading no
+   * other text of the verdict list (it may locate positions in it). After an edit that
+   * changed none of them, lint may reuse its last findings (lint/incremental.ts). Absent: a
+   * project-wide rule runs after every edit; a per-verdict rule reads no other verdict.
+   * test/lint-incremental.test.ts holds each rule to what it declares.
+   */
+  verdictFields?: readonly (keyof Verdict)[];
 }
 
-/** A per-verdict rule (see LintRule.checkVerdict): its `check` is its one verdict's check, verdict by verdict. */
-export function perVerdict(rule: RuleMeta & { checkVerdict(ctx: RuleContext, verdict: Verdict, index: number): void }): LintRule {
+/**
+ * A per-verdict rule (see LintRule.checkVerdict): its `check` is its check of the rest of
+ * the project (if any), then its one verdict's check, verdict by verdict.
+ */
+export function perVerdict(
+  rule: RuleMeta & { checkVerdict(ctx: RuleContext, verdict: Verdict, index: number): void; checkRest?(ctx: RuleContext): void; verdictFields?: readonly (keyof Verdict)[] },
+): LintRule {
   return {
     ...rule,
     check(ctx) {
+      rule.checkRest?.(ctx);
       for (const [index, verdict] of ctx.registry.value.verdicts.entries()) rule.checkVerdict(ctx, verdict, index);
     },
   };

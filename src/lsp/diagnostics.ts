@@ -21,8 +21,16 @@ export interface DiagnosticData {
   fix?: Finding["fix"];
 }
 
+/**
+ * A finding's diagnostic, kept while lint hands back the same finding: it does so only while
+ * the lines around it are the same (lint/incremental.ts). Valid for the config it was made
+ * under (the redaction patterns) when redaction left the finding alone, else for its project
+ * only (redaction keeps the project's vocabulary).
+ */
+const made = new WeakMap<Finding, { under: object; diagnostic: Diagnostic }>();
+
 export class Diagnostics {
-  private readonly shown = new Map<string, string>();
+  private readonly shown = new Map<string, { version: number; diagnostics: Diagnostic[]; text: string | undefined }>();
 
   constructor(
     private readonly connection: Connection,
@@ -33,6 +41,7 @@ export class Diagnostics {
   publish(state: ProjectState | undefined): void {
     const open = this.workspace.openDocuments();
     const byFile = state ? findingsByFile(state, new Set(open.map((o) => o.absolute))) : undefined;
+    const project = state?.project;
     for (const { absolute, document, state: owner } of open) {
       if (owner !== state) continue;
       let diagnostics: Diagnostic[];
@@ -40,7 +49,7 @@ export class Diagnostics {
       else if (owner.problem) diagnostics = [{ range: LINE_ONE, severity: 1, source: "failbook", code: "project", message: owner.problem }];
       else if (absolute !== owner.configFile && owner.project && kindIn(owner, absolute) === undefined && !byFile?.has(absolute)) {
         diagnostics = outsideProject(document, `not the registry, the playbook or a fixture file of the project at ${owner.files.display(owner.configFile)}, so failbook lint does not check it; name it there (fixtures:) to have it checked`);
-      } else diagnostics = (byFile?.get(absolute) ?? []).map((f) => toDiagnostic(f, document, owner));
+      } else diagnostics = (byFile?.get(absolute) ?? []).map((f) => diagnosticOf(f, document, owner, project));
       this.send(document, diagnostics);
     }
   }
@@ -52,27 +61,43 @@ export class Diagnostics {
   }
 
   private send(document: TextDocument, diagnostics: Diagnostic[]): void {
-    const signature = `${document.version}\u0000${JSON.stringify(diagnostics)}`;
-    if (this.shown.get(document.uri) === signature) return;
-    this.shown.set(document.uri, signature);
+    const shown = this.shown.get(document.uri);
+    // The same diagnostic objects (most, after an edit elsewhere) need no encoding to compare.
+    if (shown && shown.version === document.version && (sameItems(shown.diagnostics, diagnostics) || (shown.text ??= JSON.stringify(shown.diagnostics)) === JSON.stringify(diagnostics))) return;
+    this.shown.set(document.uri, { version: document.version, diagnostics, text: undefined });
     void this.connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
   }
 }
 
 const LINE_ONE = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
-/** The findings in the open files, redacted as lint redacts them, by absolute path. */
+/** The findings in the open files, by absolute path. */
 function findingsByFile(state: ProjectState, open: ReadonlySet<string>): Map<string, Finding[]> {
   const out = new Map<string, Finding[]>();
-  const wanted = state.findings.filter((f) => open.has(absoluteOf(state, f.file)));
-  for (const f of redactFindings(wanted, redactorOf(state))) {
-    const absolute = absoluteOf(state, f.file);
-    const list = out.get(absolute);
+  const absolute = new Map<string, string>();
+  for (const f of state.findings) {
+    let file = absolute.get(f.file);
+    if (file === undefined) absolute.set(f.file, (file = absoluteOf(state, f.file)));
+    if (!open.has(file)) continue;
+    const list = out.get(file);
     if (list) list.push(f);
-    else out.set(absolute, [f]);
+    else out.set(file, [f]);
   }
   return out;
 }
+
+/** A finding as a diagnostic, redacted as lint redacts it (the one made for the same finding before, when still valid). */
+function diagnosticOf(f: Finding, document: TextDocument, state: ProjectState, project: object | undefined): Diagnostic {
+  const known = made.get(f);
+  if (known && (known.under === project || known.under === state.project?.config)) return known.diagnostic;
+  const [redacted] = redactFindings([f], redactorOf(state));
+  const diagnostic = toDiagnostic(redacted, document, state);
+  const clean = JSON.stringify(redacted) === JSON.stringify(f);
+  if (project) made.set(f, { under: clean && state.project ? state.project.config : project, diagnostic });
+  return diagnostic;
+}
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function toDiagnostic(f: Finding, document: TextDocument, state: ProjectState): Diagnostic {
   const start = { line: f.line - 1, character: f.column - 1 };

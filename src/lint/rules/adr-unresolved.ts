@@ -4,6 +4,7 @@ import type { LintRule } from "../rule.js";
 export const adrUnresolved: LintRule = {
   id: "adr-unresolved",
   severity: "error",
+  verdictFields: ["code", "adr"],
   description: "An adr: reference with no file in adr_dir.",
   check({ project, registry, report }) {
     const dir = project.config.adr_dir;

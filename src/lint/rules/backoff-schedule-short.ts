@@ -4,6 +4,7 @@ import type { LintRule } from "../rule.js";
 export const backoffScheduleShort: LintRule = {
   id: "backoff-schedule-short",
   severity: "error",
+  verdictFields: [],
   description: "A backoff_ms list shorter than max_retries.",
   check({ playbook, report }) {
     for (const [code, action] of Object.entries(playbook.value.verdicts)) {

@@ -6,6 +6,7 @@ import { breakerGlobs, mentionedTools, reaches } from "./tools-mentioned.js";
 export const breakerGuardsNothing: LintRule = {
   id: "breaker-guards-nothing",
   severity: "warning",
+  verdictFields: ["match", "examples"],
   description: "A circuit breaker whose tools match no tool the project mentions (fixtures, tools: entries, fallbacks, match rules).",
   example: `# playbooks/playbook.yaml
 circuit_breakers: { payments: { tools: "payment.*", failure_ratio: 0.5, minimum_throughput: 20, sampling_ms: 30000, break_ms: 5000 } }   # the tools are payments.*`,

@@ -14,6 +14,7 @@ import { playbookEntries } from "./support.js";
 export const breakerTrippedByOneCall: LintRule = {
   id: "breaker-tripped-by-one-call",
   severity: "warning",
+  verdictFields: ["code", "status", "class", "retryable", "match"],
   description: "One call's attempts under its verdicts' retry limits can reach a breaker's minimum_throughput, so a single failing call opens it.",
   example: `# playbooks/playbook.yaml
 circuit_breakers: { payments: { tools: "payments.*", failure_ratio: 0.5, minimum_throughput: 3, sampling_ms: 30000, break_ms: 5000 } }

@@ -14,6 +14,7 @@ import { breakerGlobs, guardedMentions } from "./tools-mentioned.js";
 export const breakerUnclassified: LintRule = {
   id: "breaker-unclassified",
   severity: "error",
+  verdictFields: ["code", "status", "match", "examples"],
   description: "A circuit breaker whose circuit_open error classifies only to the fallback verdict: nobody said what an open circuit means.",
   example: `# playbooks/playbook.yaml
 circuit_breakers: { payments: { tools: "payments.*", failure_ratio: 0.5, minimum_throughput: 20, sampling_ms: 30000, break_ms: 5000 } }

@@ -5,6 +5,7 @@ import { playbookEntries } from "./support.js";
 export const classRetryCeiling: LintRule = {
   id: "class-retry-ceiling",
   severity: "error",
+  verdictFields: ["code", "class"],
   description: "max_retries above the class's max_retries.",
   check(ctx) {
     for (const { verdict, code, action } of playbookEntries(ctx)) {

@@ -4,6 +4,7 @@ import { didYouMean } from "./support.js";
 export const classUnknown: LintRule = {
   id: "class-unknown",
   severity: "error",
+  verdictFields: ["class"],
   description: "A verdict (or the playbook's throttle) naming a class that is not declared.",
   check({ registry, playbook, report }) {
     const classes = Object.keys(registry.value.classes);

@@ -5,6 +5,7 @@ import type { LintRule } from "../rule.js";
 export const codeFormat: LintRule = {
   id: "code-format",
   severity: "error",
+  verdictFields: ["code"],
   description: "A code that does not match code_pattern.",
   check({ project, registry, report }) {
     const source = project.config.code_pattern ?? DEFAULT_CODE_PATTERN;

@@ -4,6 +4,7 @@ import type { LintRule } from "../rule.js";
 export const compensationNotIdempotent: LintRule = {
   id: "compensation-not-idempotent",
   severity: "error",
+  verdictFields: [],
   description: "A saga compensation call declared idempotent: false.",
   check({ playbook, fixtures, report }) {
     const tools = Object.entries(playbook.value.tools ?? {}).filter(([, decl]) => decl.idempotent === false);

@@ -5,6 +5,7 @@ import { didYouMean, verdictIndex } from "./support.js";
 export const deprecatedReplacement: LintRule = {
   id: "deprecated-replacement",
   severity: "error",
+  verdictFields: ["code", "status", "replaced_by"],
   description: "A deprecated verdict without an active replaced_by.",
   check({ registry, report }) {
     const index = verdictIndex(registry.value);

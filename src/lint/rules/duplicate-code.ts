@@ -3,6 +3,7 @@ import type { LintRule } from "../rule.js";
 export const duplicateCode: LintRule = {
   id: "duplicate-code",
   severity: "error",
+  verdictFields: ["code"],
   description: "Two verdicts with one code.",
   check({ registry, report }) {
     const first = new Map<string, number>();

@@ -1,35 +1,35 @@
 import { classifyExample } from "failbook-runtime/engine/classify.js";
 import { statusOf } from "failbook-runtime/model/registry.js";
-import type { LintRule } from "../rule.js";
+import { perVerdict } from "../rule.js";
 
-export const exampleMisclassified: LintRule = {
+export const exampleMisclassified = perVerdict({
   id: "example-misclassified",
   severity: "error",
+  // Verdict by verdict, each example against the classifier: what it reads of the other verdicts.
+  verdictFields: ["code", "status", "match"],
   description: "A verdict's example that classifies to another verdict: the documentation and the match rules disagree.",
-  check({ registry, playbook, report }) {
+  checkVerdict({ registry, playbook, report }, verdict, v) {
     const verdicts = registry.value.verdicts;
-    for (const [v, verdict] of verdicts.entries()) {
-      for (const [e, example] of (verdict.examples ?? []).entries()) {
-        const got = classifyExample(registry.value, example, playbook.value);
-        if (got.verdict === verdict.code) continue;
-        const reserved = statusOf(verdict) === "reserved" ? " (a reserved verdict never matches; move the example to the verdict that will)" : "";
-        if (got.rule === undefined) {
-          report({
-            message: `example ${e + 1} of '${verdict.code}' classifies as '${got.verdict}', the fallback: no match rule holds for it${reserved}; add a rule to '${verdict.code}' that recognises it, or fix the example`,
-            doc: registry.doc,
-            path: ["verdicts", v, "examples", e],
-          });
-          continue;
-        }
-        const winner = registry.doc.locate(["verdicts", got.rule.verdict, "match", got.rule.index]);
-        const where = `${winner.file}:${winner.line}:${winner.column}`;
+    for (const [e, example] of (verdict.examples ?? []).entries()) {
+      const got = classifyExample(registry.value, example, playbook.value);
+      if (got.verdict === verdict.code) continue;
+      const reserved = statusOf(verdict) === "reserved" ? " (a reserved verdict never matches; move the example to the verdict that will)" : "";
+      if (got.rule === undefined) {
         report({
-          message: `example ${e + 1} of '${verdict.code}' classifies as '${got.verdict}': match rule #${got.rule.index + 1} of '${verdicts[got.rule.verdict].code}' (${where}) wins${reserved}; narrow that rule, order the verdicts so that '${verdict.code}' is tried first, or fix the example`,
+          message: `example ${e + 1} of '${verdict.code}' classifies as '${got.verdict}', the fallback: no match rule holds for it${reserved}; add a rule to '${verdict.code}' that recognises it, or fix the example`,
           doc: registry.doc,
           path: ["verdicts", v, "examples", e],
-          related: [{ message: `the rule that wins, of '${verdicts[got.rule.verdict].code}'`, position: winner }],
         });
+        continue;
       }
+      const winner = registry.doc.locate(["verdicts", got.rule.verdict, "match", got.rule.index]);
+      const where = `${winner.file}:${winner.line}:${winner.column}`;
+      report({
+        message: `example ${e + 1} of '${verdict.code}' classifies as '${got.verdict}': match rule #${got.rule.index + 1} of '${verdicts[got.rule.verdict].code}' (${where}) wins${reserved}; narrow that rule, order the verdicts so that '${verdict.code}' is tried first, or fix the example`,
+        doc: registry.doc,
+        path: ["verdicts", v, "examples", e],
+        related: [{ message: `the rule that wins, of '${verdicts[got.rule.verdict].code}'`, position: winner }],
+      });
     }
   },
   example: `# playbooks/registry.yaml
@@ -38,4 +38,4 @@ export const exampleMisclassified: LintRule = {
   - code: gateway_timeout
     examples: [{ kind: http_error, http_status: 504 }]   # classifies as server_error`,
   fix: "Narrow the rule that wins, order the verdicts so that the example's is tried first, add a rule that recognises the example, or fix the example.",
-};
+});

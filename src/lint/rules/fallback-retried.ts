@@ -4,6 +4,7 @@ import type { LintRule } from "../rule.js";
 export const fallbackRetried: LintRule = {
   id: "fallback-retried",
   severity: "warning",
+  verdictFields: [],
   description: "The fallback (unknown-error) verdict is retried automatically.",
   check({ registry, playbook, report }) {
     const code = registry.value.fallback;

@@ -5,6 +5,7 @@ import { didYouMean, verdictIndex } from "./support.js";
 export const fallbackUndefined: LintRule = {
   id: "fallback-undefined",
   severity: "error",
+  verdictFields: ["code", "status"],
   description: "fallback missing or not an active verdict.",
   check({ registry, report }) {
     const code = registry.value.fallback;

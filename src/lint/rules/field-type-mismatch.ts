@@ -5,6 +5,7 @@ import { matchRules } from "./field-undeclared.js";
 export const fieldTypeMismatch: LintRule = {
   id: "field-type-mismatch",
   severity: "error",
+  verdictFields: ["match"],
   description: "A match rule testing a declared error field with a value of another type: it can never hold.",
   check({ registry, report }) {
     const declared = registry.value.error_fields ?? {};

@@ -22,6 +22,7 @@ function* nestedRules(rule: MatchRule, path: PathSegment[], depth: number): Gene
 export const fieldUndeclared: LintRule = {
   id: "field-undeclared",
   severity: "error",
+  verdictFields: ["match"],
   description: "A match rule testing an error field that the registry's error_fields does not declare.",
   check({ registry, report }) {
     const declared = Object.keys(registry.value.error_fields ?? {});

@@ -14,6 +14,7 @@ const SUMMARY_LISTS = ["steps", "compensations", "calls"] as const;
 export const fixtureInvalid: LintRule = {
   id: "fixture-invalid",
   severity: "error",
+  verdictFields: ["code"],
   description: "A fixture that names an unknown verdict, lacks responses, or duplicates a name.",
   check({ registry, playbook, fixtures, report }) {
     const codes = [...verdictIndex(registry.value).keys()];

@@ -9,6 +9,7 @@ import { toolGlobs } from "./tools-mentioned.js";
 export const hedgingNonIdempotent: LintRule = {
   id: "hedging-non-idempotent",
   severity: "error",
+  verdictFields: [],
   description: "A hedging tools glob that matches a tools: entry declared idempotent: false (the runtime never hedges those calls).",
   example: `# playbooks/playbook.yaml
 hedging: { tools: "payments.*", max_attempts: 3, delay_ms: 200 }

@@ -4,6 +4,7 @@ import type { LintRule } from "../rule.js";
 export const jitterRangeInverted: LintRule = {
   id: "jitter-range-inverted",
   severity: "error",
+  verdictFields: [],
   description: "A jitter range whose min is above its max.",
   example: `# playbooks/playbook.yaml
 verdicts:

@@ -16,6 +16,7 @@ import type { LintRule } from "../rule.js";
 export const matcherShadowed: LintRule = {
   id: "matcher-shadowed",
   severity: "error",
+  verdictFields: ["code", "status", "match"],
   description: "A match rule that can never win because an earlier rule always matches first.",
   check({ registry, playbook, report }) {
     const { index, places } = compiledRegistry(registry.value, playbook.value);

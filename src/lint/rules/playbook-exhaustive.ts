@@ -5,6 +5,7 @@ import type { LintRule } from "../rule.js";
 export const playbookExhaustive: LintRule = {
   id: "playbook-exhaustive",
   severity: "error",
+  verdictFields: ["code", "status"],
   description: "An active or deprecated verdict with no playbook action.",
   check({ registry, playbook, report }) {
     for (const [i, v] of registry.value.verdicts.entries()) {

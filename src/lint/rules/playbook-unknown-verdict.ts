@@ -4,6 +4,7 @@ import { didYouMean, verdictIndex } from "./support.js";
 export const playbookUnknownVerdict: LintRule = {
   id: "playbook-unknown-verdict",
   severity: "error",
+  verdictFields: ["code"],
   description: "A playbook entry for no registry verdict.",
   check({ registry, playbook, report }) {
     const known = verdictIndex(registry.value);

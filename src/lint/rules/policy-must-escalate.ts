@@ -5,6 +5,7 @@ import { playbookEntries } from "./support.js";
 export const policyMustEscalate: LintRule = {
   id: "policy-must-escalate",
   severity: "error",
+  verdictFields: ["code", "class", "status"],
   description: "A verdict of a class that requires a human (requires_human: true, or a class named policy unless it says false) whose action is not escalate_to_human.",
   check(ctx) {
     const registry = ctx.registry.value;

@@ -18,6 +18,7 @@ const PROBES = ["", " ", "a", "Z", "0", "_", "-", ".", ":", "/", "\n", "a b"];
 export const redactPatternInvalid: LintRule = {
   id: "redact-pattern-invalid",
   severity: "error",
+  verdictFields: ["code", "match"],
   description: "A redact: pattern in the config that matches the empty string, or a code or kind of the registry.",
   check({ project, registry, report }) {
     const patterns = project.config.redact ?? [];

@@ -4,6 +4,7 @@ import type { LintRule } from "../rule.js";
 export const reservedInUse: LintRule = {
   id: "reserved-in-use",
   severity: "error",
+  verdictFields: ["code", "status", "match"],
   description: "A reserved verdict with match rules or a playbook action other than fail.",
   check({ registry, playbook, report }) {
     for (const [i, v] of registry.value.verdicts.entries()) {

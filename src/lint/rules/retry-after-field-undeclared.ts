@@ -10,6 +10,7 @@ import { didYouMean } from "./support.js";
 export const retryAfterFieldUndeclared: LintRule = {
   id: "retry-after-field-undeclared",
   severity: "error",
+  verdictFields: [],
   description: "A retry_after.fields entry that is not a numeric error field the registry declares.",
   example: `# playbooks/playbook.yaml
 retry_after: { fields: [next_retry_delay] }   # the registry's error_fields has no next_retry_delay`,

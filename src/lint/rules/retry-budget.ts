@@ -12,6 +12,7 @@ const SHOWN_DELAYS = 5;
 export const retryBudget: LintRule = {
   id: "retry-budget",
   severity: "warning",
+  verdictFields: ["code", "status", "class", "retryable", "match"],
   description: "A verdict whose worst-case backoff exceeds budgets.retry_seconds or wall_ms.",
   check(ctx) {
     const { registry, playbook } = ctx;

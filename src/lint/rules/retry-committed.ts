@@ -6,6 +6,7 @@ import { playbookEntries } from "./support.js";
 export const retryCommitted: LintRule = {
   id: "retry-committed",
   severity: "error",
+  verdictFields: ["code", "side_effect"],
   description: "A retry action on a side_effect: committed verdict.",
   check(ctx) {
     for (const { verdict, index, code, action } of playbookEntries(ctx)) {

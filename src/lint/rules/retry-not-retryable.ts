@@ -5,6 +5,7 @@ import { playbookEntries } from "./support.js";
 export const retryNotRetryable: LintRule = {
   id: "retry-not-retryable",
   severity: "error",
+  verdictFields: ["code", "retryable"],
   description: "A retry action on a retryable: false verdict.",
   check(ctx) {
     for (const { verdict, index, code, action } of playbookEntries(ctx)) {

@@ -6,6 +6,7 @@ const GIVE_UP = new Set(["fail", "dead_letter"]);
 export const retryableNotRetried: LintRule = {
   id: "retryable-not-retried",
   severity: "info",
+  verdictFields: ["code", "retryable"],
   description: "A retryable: true verdict whose action is fail or dead_letter: a failure that may pass on retry is given up at once.",
   check(ctx) {
     for (const { verdict, index, code, action } of playbookEntries(ctx)) {

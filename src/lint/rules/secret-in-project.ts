@@ -1,6 +1,7 @@
 import { FAMILIES, SHORTEST_SECRET, TRIGGER } from "failbook-runtime/engine/secrets.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
-import type { LintRule } from "../rule.js";
+import type { YamlDocument } from "../../load/yaml.js";
+import { perVerdict, type RuleContext } from "../rule.js";
 
 /** The rule's messages by id (ESLint's `meta.messages`); none quotes the string, which is the secret. */
 const MESSAGES = {
@@ -15,21 +16,38 @@ const MESSAGES = {
  * fixture's argument) is vocabulary, which redaction leaves alone; so every string of the
  * config, registry, playbook and fixtures is scanned with redaction's own secret families.
  */
-export const secretInProject: LintRule = {
+export const secretInProject = perVerdict({
   id: "secret-in-project",
   severity: "error",
   description: "A string of the config, registry, playbook or a fixture that a built-in redaction family recognises as a secret (the value is never echoed).",
-  check({ project, registry, playbook, fixtures, report }) {
+  // Verdict by verdict (a registry of 10,000 verdicts is most of a project's strings), then the rest.
+  checkVerdict({ registry, report }, verdict, index) {
+    scan(verdict, ["verdicts", index], reporter(registry.doc, report));
+  },
+  checkRest({ project, registry, playbook, fixtures, report }) {
     for (const doc of [project.configDoc, registry.doc, playbook.doc, ...fixtures.map((f) => f.doc)]) {
-      scan(doc.value, [], (family, path, target) => report({ message: target === "key" ? MESSAGES.secretKey(family) : MESSAGES.secretValue(family), doc, path, target }));
+      const value = doc === registry.doc ? withoutVerdicts(doc.value) : doc.value;
+      scan(value, [], reporter(doc, report));
     }
   },
   example: `# playbooks/fixtures/charge.yaml
 call: { id: call_1, tool: payments.charge, args: { api_key: "sk_live_..." } }   # a real key, committed`,
   fix: "Move the secret out of the project (an environment variable, a secret store), rotate it, and leave a placeholder; fixtures that hold fake secrets on purpose can set rules: { secret-in-project: warning }.",
-};
+});
 
 type Found = (family: string, path: PathSegment[], target: "value" | "key") => void;
+
+/** Each secret found in `doc`, reported (the message never quotes the string). */
+const reporter =
+  (doc: YamlDocument, report: RuleContext["report"]): Found =>
+  (family, path, target) =>
+    report({ message: target === "key" ? MESSAGES.secretKey(family) : MESSAGES.secretValue(family), doc, path, target });
+
+/** The registry without its verdict list (its key is scanned, its verdicts one by one). */
+function withoutVerdicts(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "verdicts" ? [] : v]));
+}
 
 /** Every key and string value inside a document that holds a secret, with its path (one path array, copied only for a finding: a registry has 100,000s of strings). */
 function scan(value: unknown, path: PathSegment[], found: Found): void {

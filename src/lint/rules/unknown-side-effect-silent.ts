@@ -6,6 +6,7 @@ import { playbookEntries } from "./support.js";
 export const unknownSideEffectSilent: LintRule = {
   id: "unknown-side-effect-silent",
   severity: "warning",
+  verdictFields: ["code", "side_effect"],
   description: "A retried verdict whose side effect is unknown, with no on_unknown_side_effect queue: a non-idempotent call ends failed quietly.",
   check(ctx) {
     if (ctx.playbook.value.on_unknown_side_effect !== undefined) return;

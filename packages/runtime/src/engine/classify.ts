@@ -49,6 +49,18 @@ export function compiledRegistry(registry: Registry, playbook?: HintPlaybook): C
   return compiled;
 }
 
+/**
+ * `to` classifies as `from` does: the caller knows that every verdict's code, status and
+ * match are the same in both, in the same order (failbook lsp after an edit elsewhere in the
+ * registry). `to` takes `from`'s compiled classifier, when it has one, instead of compiling
+ * again; a rule that reads the playbook's hints still recompiles for another playbook.
+ */
+export function carryCompiled(from: Registry, to: Registry): void {
+  const known = compiledRegistries.get(from);
+  if (from === to || known === undefined || known.verdicts !== from.verdicts || known.count !== from.verdicts.length || to.verdicts.length !== known.count) return;
+  compiledRegistries.set(to, { ...known, verdicts: to.verdicts });
+}
+
 const readsHint = (c: RuleConditions): boolean => c.retry_after !== undefined || (c.cause !== undefined && readsHint(c.cause)) || (c.not !== undefined && readsHint(c.not));
 
 /**
