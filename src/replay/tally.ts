@@ -52,10 +52,8 @@ export class Tally {
   changed = 0;
   unrecorded = 0;
   readonly verdicts = new Map<string, number>();
-  /** In the order first met. */
-  private readonly transitions: TransitionTally[] = [];
-  /** The transitions by from, to and verdict (null and "" alike): no key is built per record. */
-  private readonly byKinds = new Map<string, Map<string, Map<string, TransitionTally>>>();
+  /** By from, to and verdict, in the order first met. */
+  private readonly transitions = new Map<string, TransitionTally>();
   /** The first invalid lines by location (`add` and `addInvalid` see a chunk's lines in order). */
   invalidLines: InvalidLine[] = [];
 
@@ -102,21 +100,16 @@ export class Tally {
       changed: this.changed,
       unrecorded: this.unrecorded,
       verdicts: [...this.verdicts],
-      transitions: [...this.transitions],
+      transitions: [...this.transitions.values()],
       invalidLines: this.invalidLines,
     };
   }
 
   private transition(from: string, to: string, verdict: string | null, count: number, examples: Location[]): void {
-    let tos = this.byKinds.get(from);
-    if (tos === undefined) this.byKinds.set(from, (tos = new Map()));
-    let verdicts = tos.get(to);
-    if (verdicts === undefined) tos.set(to, (verdicts = new Map()));
-    const seen = verdicts.get(verdict ?? "");
+    const key = `${from}\u0000${to}\u0000${verdict ?? ""}`;
+    const seen = this.transitions.get(key);
     if (seen === undefined) {
-      const made = { from, to, verdict, count, examples: examples.slice(0, this.examplesLimit) };
-      verdicts.set(verdict ?? "", made);
-      this.transitions.push(made);
+      this.transitions.set(key, { from, to, verdict, count, examples: examples.slice(0, this.examplesLimit) });
       return;
     }
     seen.count += count;
