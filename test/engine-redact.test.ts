@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createRedactor, REDACTED, redactValue, rememberRedactions, type Redactor } from "failbook-runtime/engine/redact.js";
+import { holdsTrigger, TRIGGER } from "failbook-runtime/engine/secrets.js";
 import { anySecret, FAMILIES, leaks } from "./helpers/secrets.js";
 
 const redact = createRedactor();
@@ -66,6 +67,35 @@ describe("built-in families", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("the trigger scan", () => {
+  // holdsTrigger is TRIGGER.test without the regular expression on most texts: it must never say
+  // "no trigger" where the expression finds one, or a secret would pass unredacted.
+  const words = TRIGGER.source.split("|").map((w) => w.replace(/\[(.)[^\]]*\]\??/g, "$1").replace(/\\(.)/g, "$1"));
+  const piece = fc.oneof(
+    fc.constantFrom(...words, ...words.map((w) => w.toUpperCase()), "sK-", "Rk_", "A3T", "ghS_", "xoxB-", "api-KEY", "Access_key", "::/", "\u017f", "\u212a", "\u0131"),
+    fc.string({ maxLength: 6 }),
+    fc.string({ unit: "binary", maxLength: 4 }),
+  );
+
+  it("agrees with TRIGGER.test on every text", () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 6 }), (parts) => {
+        const text = parts.join("");
+        expect(holdsTrigger(text)).toBe(TRIGGER.test(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each(words)("finds %s, in either case, at the start, the end and inside a text", (word) => {
+    for (const w of [word, word.toUpperCase()]) for (const text of [w, `x${w}`, `order-42 ${w}-x`]) expect(holdsTrigger(text)).toBe(true);
+  });
+
+  it("finds none in clean keys and texts", () => {
+    for (const text of ["order-42-update", "refund-9931", "call_1_attempt", "crm.update_record", "upstream took too long", ""]) expect(holdsTrigger(text)).toBe(false);
   });
 });
 

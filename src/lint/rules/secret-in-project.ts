@@ -1,4 +1,4 @@
-import { FAMILIES, SHORTEST_SECRET, TRIGGER } from "failbook-runtime/engine/secrets.js";
+import { FAMILIES, holdsTrigger, SHORTEST_SECRET } from "failbook-runtime/engine/secrets.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { YamlDocument } from "../../load/yaml.js";
 import { perVerdict, type RuleContext } from "../rule.js";
@@ -74,7 +74,7 @@ function scan(value: unknown, path: PathSegment[], found: Found): void {
 
 /** The first built-in family that finds a secret in the text, by its short name (the redactor's own trigger first, so most strings cost one scan). */
 function familyOf(text: string): string | undefined {
-  if (text.length < SHORTEST_SECRET || !TRIGGER.test(text)) return undefined;
+  if (text.length < SHORTEST_SECRET || !holdsTrigger(text)) return undefined;
   for (const { name, re } of FAMILIES) {
     re.lastIndex = 0;
     const hit = re.test(text);

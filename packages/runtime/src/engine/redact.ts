@@ -9,7 +9,7 @@
  */
 
 import { mapStrings } from "../model/json.js";
-import { redactSecrets, REDACTED, SHORTEST_SECRET, TRIGGER } from "./secrets.js";
+import { holdsTrigger, redactSecrets, REDACTED, SHORTEST_SECRET } from "./secrets.js";
 
 export { REDACTED };
 
@@ -28,7 +28,7 @@ export function createRedactor(extra: readonly (string | RegExp)[] = []): Redact
   if (own.length > 0) return remembered;
   // Built-in families only: text without a trigger comes back as it is, and deciding so costs
   // less than looking it up would (a dispatch builds new texts, an envelope's, every call).
-  const redact: Redactor = (text) => (text.length < SHORTEST_SECRET || !TRIGGER.test(text) ? text : remembered(text));
+  const redact: Redactor = (text) => (text.length < SHORTEST_SECRET || !holdsTrigger(text) ? text : remembered(text));
   remembering.add(redact);
   return redact;
 }
