@@ -11,8 +11,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { nodeFromTape, parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
-import { parseYaml, RESOLVABLE_FIRST, type Frame } from "../src/load/yaml.js";
+import { locateOnTape, parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
+import { parseYaml, RESOLVABLE_FIRST } from "../src/load/yaml.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
@@ -24,11 +24,6 @@ function jsYaml(text: string): unknown[] | "error" {
   } catch {
     return "error";
   }
-}
-
-/** A frame's start and kind, and its children's, as a tree to compare. */
-function frameTree(frame: Frame): unknown {
-  return { start: frame.start, kind: frame.kind, children: (frame.children ?? []).map(frameTree) };
 }
 
 function paths(value: unknown, path: PathSegment[] = [], out: PathSegment[][] = []): PathSegment[][] {
@@ -56,13 +51,24 @@ function agrees(text: string): boolean {
     }
   }
   // A parse recording the documents alone keeps the starts of the nodes below them on its
-  // tape, which give the frames a complete parse makes (unless a key such as "1" makes the
-  // values' order differ from the text's).
+  // tape, which locate every path as a complete parse does, and a path that leads nowhere at
+  // the deepest node it reaches (unless a key such as "1" on the way makes the values' order
+  // differ from the text's).
   const shallow = parseFast(text, 1, TYPES, RESOLVABLE_FIRST, true)!;
+  const complete = parseYaml("a.yaml", text, { recordAll: true });
   for (const [i, root] of shallow.roots.entries()) {
-    const made = nodeFromTape(shallow.tape!, root);
-    if (made === undefined) expect(JSON.stringify(fast.values[i]), `the tape gave no frames for:\n${text}`).toMatch(/"(0|[1-9][0-9]*)":/);
-    else expect(frameTree(made.frame), `frames from the tape for:\n${text}`).toEqual(frameTree(fast.roots[i]!));
+    for (const path of paths(fast.values[i])) {
+      for (const probe of [path, [...path, "nope"], [...path, 99]]) {
+        for (const target of ["value", "key"] as const) {
+          const found = locateOnTape(shallow.tape!, root, probe, 0, target);
+          if (found === undefined) expect(JSON.stringify(fast.values[i]), `the tape did not locate ${JSON.stringify(probe)} in:\n${text}`).toMatch(/"(0|[1-9][0-9]*)":/);
+          else {
+            const at = quick.position(found.offset);
+            expect(`${at.line}:${at.column} ${found.complete}`, `${JSON.stringify(probe)} (${target}) from the tape in:\n${text}`).toBe(`${complete.documents[i]!.locate(probe, target).line}:${complete.documents[i]!.locate(probe, target).column} ${complete.documents[i]!.has(probe)}`);
+          }
+        }
+      }
+    }
   }
   // The shallow parses (the top levels recorded, or the documents alone; a node below them
   // given its frames, from the tape or parsed again, when a path goes through it) locate the

@@ -90,48 +90,67 @@ export function nodeParser(text: string, types: readonly ImplicitType[], resolva
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
 /**
- * The frames below a truncated frame of a parse by this path, made from its tape and the
- * values it parsed (frame.result), without reading the text again: the same frames, each node
- * at the same start, as a parse recording every node makes. Undefined when the values cannot
- * give the text's order (a mapping with a key such as "12", which JavaScript lists first):
- * then the node is parsed again (nodeParser).
+ * Where `path[from..]` leads below a truncated frame of a parse by this path, read from its
+ * tape and the values it parsed (frame.result), without reading the text again or making a
+ * frame: the start of the node the path names (of its key, for target "key" in a mapping),
+ * complete when the path exists, else the start of the deepest node it reaches, as a parse
+ * recording every node locates it. A node the path passes by is skipped by its count of nodes
+ * on the tape. Undefined when the values cannot give the text's order (the path goes through
+ * a mapping with a key such as "12", which JavaScript lists first): the node is then parsed
+ * again (nodeParser).
  */
-export function nodeFromTape(tape: Int32Array, frame: Frame): ParsedNode | undefined {
+export function locateOnTape(tape: Int32Array, frame: Frame, path: readonly (string | number)[], from: number, target: "value" | "key"): { offset: number; complete: boolean } | undefined {
   let at = frame.tape;
   if (at < 0) return undefined;
-  const make = (value: unknown, start: number): Frame | undefined => {
-    const made: Frame = { start, kind: "scalar", result: value, children: null, truncated: false, slots: null, tape: -1 };
-    if (value === null || typeof value !== "object") return made;
-    const children: Frame[] = [];
-    if (Array.isArray(value)) {
-      made.kind = "sequence";
-      for (const item of value) {
-        const child = at < tape.length ? make(item, tape[at++] as number) : undefined;
-        if (!child) return undefined;
-        children.push(child);
-      }
+  let node = frame.result;
+  let start = frame.start;
+  for (let i = from; i < path.length; i++) {
+    if (node === null || typeof node !== "object") return { offset: start, complete: false };
+    const segment = String(path[i]);
+    let keyStart = -1;
+    if (Array.isArray(node)) {
+      const index = INDEX_KEY.test(segment) ? Number(segment) : -1;
+      if (index < 0 || index >= node.length) return { offset: start, complete: false };
+      for (let k = 0; k < index; k++) at += 1 + nodesBelow(node[k]);
+      if (at >= tape.length) return undefined;
+      start = tape[at++] as number;
+      node = node[index];
     } else {
-      made.kind = "mapping";
-      for (const key of Object.keys(value)) {
-        if (INDEX_KEY.test(key) || at + 1 >= tape.length) return undefined;
-        const keyStart = tape[at++] as number;
-        const child = make((value as Record<string, unknown>)[key], tape[at++] as number);
-        if (!child) return undefined;
-        children.push({ start: keyStart, kind: "scalar", result: key, children: null, truncated: false, slots: null, tape: -1 }, child);
+      const record = node as Record<string, unknown>;
+      if (!Object.hasOwn(record, segment)) return { offset: start, complete: false };
+      let found = false;
+      for (const key of Object.keys(record)) {
+        const c = key.charCodeAt(0);
+        if (c >= 48 && c <= 57 && INDEX_KEY.test(key)) return undefined;
+        if (found) continue;
+        if (key === segment) found = true;
+        else at += 2 + nodesBelow(record[key]);
       }
+      if (at + 1 >= tape.length) return undefined;
+      keyStart = tape[at] as number;
+      start = tape[at + 1] as number;
+      at += 2;
+      node = record[segment];
     }
-    if (children.length > 0) made.children = children;
-    return made;
-  };
-  const made = make(frame.result, frame.start);
-  return made && { value: frame.result, frame: made };
+    if (i === path.length - 1 && target === "key" && keyStart >= 0) return { offset: keyStart, complete: true };
+  }
+  return { offset: start, complete: true };
+}
+
+/** How many starts the nodes below `value` take on a tape: an item's one, a key's and its value's two, and theirs. */
+function nodesBelow(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let n = 0;
+  if (Array.isArray(value)) for (const item of value) n += 1 + nodesBelow(item);
+  else for (const key in value) n += 2 + nodesBelow((value as Record<string, unknown>)[key]);
+  return n;
 }
 
 class FastParser {
   private pos = 0;
   /**
    * Below the recorded levels, where each node starts, in the order a complete parse makes
-   * their frames: a key's, then its value's, then the nodes inside that value (nodeFromTape).
+   * their frames: a key's, then its value's, then the nodes inside that value (locateOnTape).
    * Null unless asked for, or when every node is recorded.
    */
   private tape: Int32Array | null;

@@ -10,13 +10,13 @@
  * node in memory, while most runs locate nothing or only top-level keys (simulate names
  * each fixture's `name`). So the first parse records the nodes of the top levels only, and
  * of the nodes below them just where each starts, in one typed array (the fast path's tape);
- * a path that leads deeper makes the frames of the node it enters from that record (or
- * parses that node, or the whole file, once more). A file with an anchor is recorded whole from the start: an alias shares
+ * a path that leads deeper is read from that record without making a frame (or the node it
+ * enters is parsed again, or the whole file is). A file with an anchor is recorded whole from the start: an alias shares
  * the node of its anchor, and which frame indexes a shared node is decided in one walk.
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
-import { nodeFromTape, nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
+import { locateOnTape, nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
 import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
@@ -155,7 +155,7 @@ export interface Parsed {
   depth: number;
   /** Made by the fast path (fast-yaml.ts), whose frames a node's own parse can continue. */
   fast?: boolean;
-  /** The fast path's record of where the nodes below the recorded levels start (nodeFromTape). */
+  /** The fast path's record of where the nodes below the recorded levels start (locateOnTape). */
   tape?: Int32Array;
 }
 
@@ -402,6 +402,9 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
   for (let i = 0; i < path.length; i++) {
     if (node === null || typeof node !== "object") return { offset, complete: false };
     if (outer.truncated && outer.result === node && parsed.fast === true && trees !== undefined) {
+      // The rest of the path read from the tape, when the parse kept one; else the node is parsed again.
+      const onTape = parsed.tape && locateOnTape(parsed.tape, outer, path, i, target);
+      if (onTape) return onTape;
       const again = nodeOf(trees, outer);
       if (again === null) return undefined;
       outer = again.frame;
@@ -419,15 +422,13 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
 }
 
 /**
- * The node of `frame` with every node below it recorded (once): made from the fast path's
- * tape of starts and the values already parsed, else parsed again on its own; null when the
- * fast path cannot read it so.
+ * The node of `frame` parsed again on its own (once), with every node below it recorded; null
+ * when the fast path cannot read it so.
  */
 function nodeOf(trees: Trees, frame: Frame): ParsedNode | null {
   let known = trees.nodes.get(frame);
   if (known === undefined) {
-    const tape = trees.first.tape;
-    const again = (tape && nodeFromTape(tape, frame)) || (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
+    const again = (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
     // The same text read the same way from the same place gives the same node; should it
     // ever not be a collection of the same size, the whole text is parsed again instead.
     known = again !== undefined && sameShape(again.value, frame.result) ? again : null;
