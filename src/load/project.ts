@@ -18,7 +18,7 @@ import { ConfigPaths } from "./paths.js";
 import { findingAt, findingAtPosition } from "./finding.js";
 import { messagePatternProblems } from "./regex-safety.js";
 import { validateDocument, type DocumentKind } from "./schema.js";
-import { parseYaml, type YamlDocument, type YamlSource } from "./yaml.js";
+import { parseYaml, type ParseOptions, type YamlDocument, type YamlSource } from "./yaml.js";
 import { clip } from "../util/text.js";
 
 export interface Loaded<T> {
@@ -137,9 +137,7 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
     : expandFixturePaths(fixtureEntries, reader, paths);
   const fixtures: Loaded<Fixture>[] = [];
   for (const { file, key } of fixtureFiles) {
-    // Fixtures are many small documents: their top keys are recorded (simulate places each by
-    // its name), and a node below them is parsed again when a finding is in it.
-    const checked = reader.checked(file, "fixture", "fixture file", key && paths.where(key), 2);
+    const checked = reader.checked(file, "fixture", "fixture file", key && paths.where(key));
     findings.push(...checked.findings);
     for (const doc of checked.documents) fixtures.push({ value: doc.value as Fixture, doc });
   }
@@ -227,13 +225,12 @@ class SourceReader {
   }
 
   /** Read, parse and check one file, or take it from the cache when its text is unchanged. */
-  checked(absolute: string, kind: DocumentKind, what: string, where?: string, depth?: number): CheckedFile {
+  checked(absolute: string, kind: DocumentKind, what: string, where?: string): CheckedFile {
     const text = this.readText(absolute, what, where);
     const shown = this.display(absolute);
     let checked = this.cache?.lookup(absolute, kind, shown, text);
     if (!checked) {
-      // Lint's many deep findings are in verdicts: the fixtures' tape would go unread.
-      const source = parseYaml(shown, text, { depth, tape: this.locateDeep && kind === "registry" });
+      const source = parseYaml(shown, text, parseOptions(kind, this.locateDeep));
       const findings: Finding[] = [];
       const one = kind === "fixture" ? undefined : singleDocument(source, kind, findings);
       checked = { kind, source, documents: kind === "fixture" ? fixtureDocuments(source, findings) : one ? [one] : [], findings };
@@ -257,6 +254,17 @@ class SourceReader {
     }
     return text;
   }
+}
+
+/**
+ * How a file of `kind` is parsed (see ParseOptions). Fixtures are many small documents: each
+ * is recorded as a whole, and where the nodes in it start is kept on the tape (simulate places
+ * each fixture by its name; a frame for every key and value of 10,000 fixtures made a sixth of
+ * lint's heap). The registry's verdicts are recorded; lint, whose many findings lie inside
+ * them, keeps the tape below them too.
+ */
+function parseOptions(kind: DocumentKind, locateDeep: boolean): ParseOptions {
+  return kind === "fixture" ? { depth: 1, tape: true } : { tape: locateDeep && kind === "registry" };
 }
 
 /** The documents of a fixture file that passed their schema; findings for the others. */

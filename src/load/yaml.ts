@@ -472,7 +472,7 @@ function skipTrivia(text: string, offset: number): number {
 
 /** Where a text's lines start, found on first use: positions of offsets, and the lines themselves. */
 export class LineIndex {
-  private starts: number[] | undefined;
+  private starts: Int32Array | undefined;
   constructor(private readonly text: string) {}
 
   /** Line `line` (from 1) without its line feed, as `text.split("\n")[line - 1]` gives it; undefined past the last. */
@@ -484,10 +484,17 @@ export class LineIndex {
     return this.text.slice(start, next === undefined ? this.text.length : next - 1);
   }
 
-  private lineStarts(): number[] {
+  private lineStarts(): Int32Array {
     if (!this.starts) {
-      const starts = [0];
-      for (let i = this.text.indexOf("\n"); i !== -1; i = this.text.indexOf("\n", i + 1)) starts.push(i + 1);
+      // Counted first, then filled: a typed array of 250,000 starts (a 6 MB registry) is made
+      // once, outside the heap the garbage collector copies, where a growing list was copied
+      // at every doubling and then by the collector.
+      const text = this.text;
+      let count = 1;
+      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+      const starts = new Int32Array(count);
+      let k = 1;
+      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
       this.starts = starts;
     }
     return this.starts;
