@@ -412,13 +412,21 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
     }
     const frame = unwrap(outer);
     if (frame.truncated || frame.result !== node || (frame.kind !== "mapping" && frame.kind !== "sequence")) return undefined;
-    const slot = slotsOf(frame).get(String(path[i]));
-    if (!slot) return { offset: outer.start, complete: false };
-    offset = i === path.length - 1 && target === "key" && slot.key !== undefined ? slot.key : slot.value;
+    // A sequence's item is its child by index (a registry's 10,000 verdicts need no map of slots).
+    const slot = frame.kind === "sequence" ? undefined : slotsOf(frame).get(String(path[i]));
+    const child = frame.kind === "sequence" ? frame.children?.[sequenceIndex(path[i])] : slot?.frame;
+    if (!child) return { offset: outer.start, complete: false };
+    offset = i === path.length - 1 && target === "key" && slot?.key !== undefined ? slot.key : child.start;
     node = (node as Record<string, unknown>)[String(path[i])];
-    outer = slot.frame;
+    outer = child;
   }
   return { offset, complete: true };
+}
+
+/** The index of the item a path segment names in a sequence (the slot slotsOf gives it), else -1. */
+function sequenceIndex(segment: PathSegment): number {
+  const text = String(segment);
+  return /^(?:0|[1-9][0-9]*)$/.test(text) ? Number(text) : -1;
 }
 
 /**
