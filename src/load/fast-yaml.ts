@@ -89,6 +89,12 @@ export function nodeParser(text: string, types: readonly ImplicitType[], resolva
 /** An array index as a property name: JavaScript orders such keys first, whatever the text's order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
+/** The index of the item a path segment names in a sequence (the one String(index) names), else -1. */
+export function sequenceIndex(segment: string | number): number {
+  if (typeof segment === "number") return Number.isInteger(segment) && segment >= 0 ? segment : -1;
+  return INDEX_KEY.test(segment) ? Number(segment) : -1;
+}
+
 /**
  * Where `path[from..]` leads below a truncated frame of a parse by this path, read from its
  * tape and the values it parsed (frame.result), without reading the text again or making a
@@ -106,10 +112,9 @@ export function locateOnTape(tape: Int32Array, frame: Frame, path: readonly (str
   let start = frame.start;
   for (let i = from; i < path.length; i++) {
     if (node === null || typeof node !== "object") return { offset: start, complete: false };
-    const segment = String(path[i]);
     let keyStart = -1;
     if (Array.isArray(node)) {
-      const index = INDEX_KEY.test(segment) ? Number(segment) : -1;
+      const index = sequenceIndex(path[i] as string | number);
       if (index < 0 || index >= node.length) return { offset: start, complete: false };
       for (let k = 0; k < index; k++) at += 1 + nodesBelow(node[k]);
       if (at >= tape.length) return undefined;
@@ -117,6 +122,7 @@ export function locateOnTape(tape: Int32Array, frame: Frame, path: readonly (str
       node = node[index];
     } else {
       const record = node as Record<string, unknown>;
+      const segment = String(path[i]);
       if (!Object.hasOwn(record, segment)) return { offset: start, complete: false };
       let found = false;
       for (const key of Object.keys(record)) {

@@ -16,7 +16,7 @@
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
-import { locateOnTape, nodeParser, parseFast, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
+import { locateOnTape, nodeParser, parseFast, sequenceIndex, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
 import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
@@ -423,12 +423,6 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
   return { offset, complete: true };
 }
 
-/** The index of the item a path segment names in a sequence (the slot slotsOf gives it), else -1. */
-function sequenceIndex(segment: PathSegment): number {
-  const text = String(segment);
-  return /^(?:0|[1-9][0-9]*)$/.test(text) ? Number(text) : -1;
-}
-
 /**
  * The node of `frame` parsed again on its own (once), with every node below it recorded; null
  * when the fast path cannot read it so.
@@ -478,6 +472,26 @@ function skipTrivia(text: string, offset: number): number {
   }
 }
 
+/**
+ * Where each line of a text starts. Counted first, then filled: a typed array of 170,000 starts
+ * (a 6 MB registry) is made once, outside the heap the garbage collector copies, where a
+ * growing list was copied at every doubling and then by the collector. Each loop is a function
+ * of its own, with nothing after it, so the code V8 compiles for the loop while it runs (on
+ * stack replacement) is not thrown away at its end.
+ */
+function lineStartsOf(text: string): Int32Array {
+  const starts = new Int32Array(lineCount(text));
+  let k = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
+  return starts;
+}
+
+function lineCount(text: string): number {
+  let count = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+  return count;
+}
+
 /** Where a text's lines start, found on first use: positions of offsets, and the lines themselves. */
 export class LineIndex {
   private starts: Int32Array | undefined;
@@ -493,19 +507,7 @@ export class LineIndex {
   }
 
   private lineStarts(): Int32Array {
-    if (!this.starts) {
-      // Counted first, then filled: a typed array of 250,000 starts (a 6 MB registry) is made
-      // once, outside the heap the garbage collector copies, where a growing list was copied
-      // at every doubling and then by the collector.
-      const text = this.text;
-      let count = 1;
-      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
-      const starts = new Int32Array(count);
-      let k = 1;
-      for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
-      this.starts = starts;
-    }
-    return this.starts;
+    return (this.starts ??= lineStartsOf(this.text));
   }
 
   lineColumn(offset: number): { line: number; column: number } {
