@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { locateOnTape, parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
-import { parseYaml, RESOLVABLE_FIRST } from "../src/load/yaml.js";
+import { INDEXED_ENTRIES, parseYaml, RESOLVABLE_FIRST } from "../src/load/yaml.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
@@ -73,7 +73,7 @@ function agrees(text: string): boolean {
   // The shallow parses (the top levels recorded, or the documents alone; a node below them
   // given its frames, from the tape or parsed again, when a path goes through it) locate the
   // same, and say the same of what exists.
-  const shallows = [{}, { depth: 1 }, { tape: true }, { depth: 1, tape: true }].flatMap((options) => [...parseYaml("a.yaml", text, options).documents.entries()]);
+  const shallows = [{}, { depth: 1 }, { tape: true }, { depth: 1, tape: true }, { depth: 2, tape: true }].flatMap((options) => [...parseYaml("a.yaml", text, options).documents.entries()]);
   for (const [i, doc] of shallows) {
     for (const path of paths(doc.value)) {
       for (const target of ["value", "key"] as const) expect(doc.locate(path, target), `${JSON.stringify(path)} (${target}) shallow in:\n${text}`).toEqual(slow.documents[i]!.locate(path, target));
@@ -192,6 +192,12 @@ describe("the fast YAML path", () => {
     const cat = catalogue(60);
     const registry = toYaml({ verdicts: cat.verdicts.map((v) => ({ code: v.code, match: v.rules })) });
     expect(agrees(registry)).toBe(true);
+    // A playbook's actions by code: a mapping large enough that its entries on the tape are
+    // indexed (INDEXED_ENTRIES), and one whose key "12" JavaScript lists first.
+    const actions = Object.fromEntries(cat.verdicts.map((v, i) => [v.code, i % 2 === 0 ? { action: "retry_with_backoff", max_retries: 2, backoff_ms: [100, 200] } : { action: "fail" }]));
+    expect(Object.keys(actions).length).toBeGreaterThanOrEqual(INDEXED_ENTRIES);
+    expect(agrees(toYaml({ verdicts: actions }))).toBe(true);
+    expect(agrees(toYaml({ verdicts: { ...actions, "12": { action: "fail" } } }))).toBe(true);
     expect(agrees(fixtures(cat, 60).map((f) => toYaml(f)).join("---\n"))).toBe(true);
   });
 

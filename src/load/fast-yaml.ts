@@ -105,7 +105,14 @@ export function sequenceIndex(segment: string | number): number {
  * a mapping with a key such as "12", which JavaScript lists first): the node is then parsed
  * again (nodeParser).
  */
-export function locateOnTape(tape: Int32Array, frame: Frame, path: readonly (string | number)[], from: number, target: "value" | "key"): { offset: number; complete: boolean } | undefined {
+export function locateOnTape(
+  tape: Int32Array,
+  frame: Frame,
+  path: readonly (string | number)[],
+  from: number,
+  target: "value" | "key",
+  entries: TapeEntries | null = null,
+): { offset: number; complete: boolean } | undefined {
   let at = frame.tape;
   if (at < 0) return undefined;
   let node = frame.result;
@@ -113,10 +120,13 @@ export function locateOnTape(tape: Int32Array, frame: Frame, path: readonly (str
   for (let i = from; i < path.length; i++) {
     if (node === null || typeof node !== "object") return { offset: start, complete: false };
     let keyStart = -1;
+    // The frame's own entries may have been indexed (tapeEntries): the first step goes straight to its entry.
+    const index0 = i === from ? entries : null;
     if (Array.isArray(node)) {
       const index = sequenceIndex(path[i] as string | number);
       if (index < 0 || index >= node.length) return { offset: start, complete: false };
-      for (let k = 0; k < index; k++) at += 1 + nodesBelow(node[k]);
+      if (index0?.items) at = index0.items[index] as number;
+      else for (let k = 0; k < index; k++) at += 1 + nodesBelow(node[k]);
       if (at >= tape.length) return undefined;
       start = tape[at++] as number;
       node = node[index];
@@ -124,13 +134,16 @@ export function locateOnTape(tape: Int32Array, frame: Frame, path: readonly (str
       const record = node as Record<string, unknown>;
       const segment = String(path[i]);
       if (!Object.hasOwn(record, segment)) return { offset: start, complete: false };
-      let found = false;
-      for (const key of Object.keys(record)) {
-        const c = key.charCodeAt(0);
-        if (c >= 48 && c <= 57 && INDEX_KEY.test(key)) return undefined;
-        if (found) continue;
-        if (key === segment) found = true;
-        else at += 2 + nodesBelow(record[key]);
+      const indexed = index0?.keys?.get(segment);
+      if (indexed !== undefined) at = indexed;
+      else {
+        let found = false;
+        for (const key of Object.keys(record)) {
+          if (isIndexKey(key)) return undefined;
+          if (found) continue;
+          if (key === segment) found = true;
+          else at += 2 + nodesBelow(record[key]);
+        }
       }
       if (at + 1 >= tape.length) return undefined;
       keyStart = tape[at] as number;
@@ -141,6 +154,44 @@ export function locateOnTape(tape: Int32Array, frame: Frame, path: readonly (str
     if (i === path.length - 1 && target === "key" && keyStart >= 0) return { offset: keyStart, complete: true };
   }
   return { offset: start, complete: true };
+}
+
+const isIndexKey = (key: string): boolean => {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57 && INDEX_KEY.test(key);
+};
+
+/** Where each entry of a collection begins on the tape: an item's start, or a key's (its value's follows). */
+export interface TapeEntries {
+  items: Int32Array | null;
+  keys: Map<string, number> | null;
+}
+
+/**
+ * The entries of a truncated frame's collection on the tape (see locateOnTape), made in one
+ * pass, so that a path into a large collection (a registry's 10,000 verdicts, a playbook's
+ * actions) is not read past every entry before its own. Null for a scalar, or a mapping with
+ * a key such as "12".
+ */
+export function tapeEntries(frame: Frame): TapeEntries | null {
+  let at = frame.tape;
+  const node = frame.result;
+  if (at < 0 || node === null || typeof node !== "object") return null;
+  if (Array.isArray(node)) {
+    const items = new Int32Array(node.length);
+    for (let k = 0; k < node.length; k++) {
+      items[k] = at;
+      at += 1 + nodesBelow(node[k]);
+    }
+    return { items, keys: null };
+  }
+  const keys = new Map<string, number>();
+  for (const key of Object.keys(node)) {
+    if (isIndexKey(key)) return null;
+    keys.set(key, at);
+    at += 2 + nodesBelow((node as Record<string, unknown>)[key]);
+  }
+  return { items: null, keys };
 }
 
 /** How many starts the nodes below `value` take on a tape: an item's one, a key's and its value's two, and theirs. */

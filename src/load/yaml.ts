@@ -16,7 +16,7 @@
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
-import { locateOnTape, nodeParser, parseFast, sequenceIndex, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
+import { locateOnTape, nodeParser, parseFast, sequenceIndex, tapeEntries, type ImplicitType, type ParsedNode, type TapeEntries } from "./fast-yaml.js";
 import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
@@ -143,7 +143,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
     const bomb = expansionProblem(value);
     if (bomb) return { file, text: source, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
-  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file, lines };
+  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file, lines, entries: new Map() };
   const documents: YamlDocument[] = values.map((value, i) => new LocatedDocument(file, i, value, trees));
   return { file, text: source, documents, position };
 }
@@ -172,6 +172,8 @@ interface Trees {
   text: string;
   file: string;
   lines: LineIndex;
+  /** The tape's entries of the large collections a path went into (see entriesOf). */
+  entries: Map<Frame, TapeEntries | null>;
 }
 
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
@@ -413,7 +415,7 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
     if (node === null || typeof node !== "object") return { offset, complete: false };
     if (outer.truncated && outer.result === node && parsed.fast === true && trees !== undefined) {
       // The rest of the path read from the tape, when the parse kept one; else the node is parsed again.
-      const onTape = parsed.tape && locateOnTape(parsed.tape, outer, path, i, target);
+      const onTape = parsed.tape && locateOnTape(parsed.tape, outer, path, i, target, entriesOf(trees, outer));
       if (onTape) return onTape;
       const again = nodeOf(trees, outer);
       if (again === null) return undefined;
@@ -431,6 +433,23 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
     outer = child;
   }
   return { offset, complete: true };
+}
+
+/** A collection this large has its entries on the tape indexed on the first path into it; a smaller one is read past entry by entry. */
+export const INDEXED_ENTRIES = 32;
+
+/** The entries of a large collection of a truncated frame on the tape, indexed once (tapeEntries); null for a small one. */
+function entriesOf(trees: Trees, frame: Frame): TapeEntries | null {
+  const known = trees.entries.get(frame);
+  if (known !== undefined) return known;
+  const node = frame.result;
+  let size = 0;
+  if (Array.isArray(node)) size = node.length;
+  else if (node !== null && typeof node === "object") for (const _ in node) if (++size >= INDEXED_ENTRIES) break;
+  if (size < INDEXED_ENTRIES) return null;
+  const entries = tapeEntries(frame);
+  trees.entries.set(frame, entries);
+  return entries;
 }
 
 /**
