@@ -22,6 +22,7 @@ import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
 import type { YamlSource } from "../load/yaml.js";
+import { commonPrefix, commonSuffix } from "../util/text.js";
 
 /** One verdict's findings of one rule, with the verdict's first line (1-based) when they were made. */
 interface Entry {
@@ -267,26 +268,6 @@ function move(f: Finding, registryFile: string, to: (line: number) => number): F
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
 const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((n, i) => n === b[i]);
-
-/** Compared a block at a time: equal blocks of two strings compare at memory speed. */
-const BLOCK = 4096;
-
-function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i + BLOCK <= n && a.slice(i, i + BLOCK) === b.slice(i, i + BLOCK)) i += BLOCK;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
-}
-
-/** The length of the common end of `a` and `b`, not reaching into their first `prefix` characters. */
-function commonSuffix(a: string, b: string, prefix: number): number {
-  const n = Math.min(a.length, b.length) - prefix;
-  let i = 0;
-  while (i + BLOCK <= n && a.slice(a.length - i - BLOCK, a.length - i) === b.slice(b.length - i - BLOCK, b.length - i)) i += BLOCK;
-  while (i < n && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++;
-  return i;
-}
 
 /** The registry's verdicts as line ranges of its text; undefined when they are not one block list, a verdict a line or more. */
 function checkedOf(project: Project): Checked | undefined {
