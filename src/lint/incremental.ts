@@ -92,9 +92,9 @@ export class VerdictFindings {
    * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
    * with their verdict).
    */
-  verdictFindings(rule: string, severity: string, fields?: readonly (keyof Verdict)[]): (index: number, check: () => Finding[]) => Finding[] {
+  verdictFindings(rule: string, severity: string, fields: readonly (keyof Verdict)[] | undefined, check: (index: number) => Finding[]): (index: number) => Finding[] {
     const made = this.made;
-    if (!made) return (_, check) => check();
+    if (!made) return check;
     const key = `${rule}\u0000${severity}`;
     const entries: (Entry | undefined)[] = [];
     made.verdicts.set(key, entries);
@@ -102,16 +102,18 @@ export class VerdictFindings {
     const { first, end, registryFile } = made.checked;
     const others = fields === undefined || (change !== undefined && sameVerdicts(change, made.checked, fields));
     const known = others ? change?.before.verdicts.get(key) : undefined;
-    return (index, check) => {
+    return (index) => {
       const line = first[index];
       const was = known && change ? change.from[index] : -1;
       const entry = was >= 0 ? known?.[was] : undefined;
       if (entry) {
-        const moved = entry.line === line ? entry.findings : entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
+        // Ten thousand verdicts, most of them unchanged and where they were: each keeps its entry.
+        if (entry.line === line) return (entries[index] = entry).findings;
+        const moved = entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
         entries[index] = { line, findings: moved };
         return moved;
       }
-      const found = check();
+      const found = check(index);
       const last = index + 1 < first.length ? first[index + 1] : end;
       if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
       return found;
