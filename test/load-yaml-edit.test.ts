@@ -129,6 +129,30 @@ describe("a parse of an edit inside a list's items equals a parse of the whole t
     }
   });
 
+  it("on random edits: whenever it parses only some items, the whole parse agrees", () => {
+    // A seeded generator: the same edits every run.
+    let seed = 20261126;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const snippets = ["x", "\n", "  ", "- ", ": ", " #", "'", "{", "\n  - code: z\n", "\n    class: state", "\n\n", "    ", "-", "&a"];
+    let partial = 0;
+    for (let i = 0; i < 400; i++) {
+      const base = i % 2 ? MIDDLE : LAST;
+      const before = parseYaml("r.yaml", base);
+      if (i % 3) before.documents[0].locate(["fallback"]);
+      const at = random(base.length);
+      const text = random(3) === 0 ? cut(base, at, Math.min(base.length, at + 1 + random(40))) : insert(base, at, snippets[random(snippets.length)]);
+      if (text === base) continue;
+      const edited = editedYaml(before, text);
+      if (!edited) continue;
+      partial++;
+      expectSame(edited.source, parseYaml("r.yaml", text));
+    }
+    expect(partial).toBeGreaterThan(100);
+  });
+
   it("gives nothing for a file the fast path did not read, or one that did not parse", () => {
     const js = parseYaml("r.yaml", MIDDLE.replace("revision: 1", "revision: !!int 1"));
     expect(editedYaml(js, insert(js.text, nth(js.text, "timed out", 2), "x"))).toBeUndefined();
