@@ -3,7 +3,8 @@
 // editor drives it. Measured from the client's side: an edit to the registry (an incremental
 // change, as editors send) until the registry's diagnostics for that version arrive; a hover
 // and a go-to-definition on a code in the playbook until the answer arrives. Each figure is
-// the median of its runs.
+// the median of its runs. The log also gives the server's CPU time an edit (user + system
+// from /proc, where there is one): on a shared machine the wall figure varies with its load.
 //
 //   node scripts/bench/lsp.mjs [--runs N]   (generates .bench/10000/ when it is not there)
 import { spawn } from "node:child_process";
