@@ -1,22 +1,28 @@
 /**
- * A replay worker thread: builds its replayers once from the shared setup, then replays the
- * chunks the main thread sends, one at a time, into one tally; each chunk's buffer goes back
- * as it is done, the tally once the main thread asks for it.
+ * A replay worker thread: builds its replayers once from the shared setup (its first
+ * message), then replays the chunks the main thread sends, one at a time, into one tally;
+ * each chunk's buffer goes back as it is done, the tally once the main thread asks for it.
  */
-import { parentPort, workerData } from "node:worker_threads";
-import { HeavyLine, replayChunk } from "./chunk.js";
-import type { WorkerAnswer, WorkerRequest } from "./run.js";
-import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
+import { parentPort } from "node:worker_threads";
+import { HeavyLine, replayChunk, type ReplaySetup } from "./chunk.js";
+import type { WorkerAnswer, WorkerRequest, WorkerSetup } from "./run.js";
+import { buildSetup, readSetup } from "./setup.js";
 import { Tally } from "./tally.js";
 
 const port = parentPort!;
-const setup = buildSetup(readSetup(workerData as SharedSetup));
-const tally = new Tally(setup.examples);
+let setup: ReplaySetup;
+let tally: Tally;
 let queue: Promise<void> = Promise.resolve();
 
 const answer = (message: WorkerAnswer, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-port.on("message", (request: WorkerRequest & { id: number }) => {
+port.on("message", (request: WorkerSetup | (WorkerRequest & { id: number })) => {
+  if ("setup" in request) {
+    // The first message; nothing here keeps its bytes once read.
+    setup = buildSetup(readSetup(request.setup));
+    tally = new Tally(setup.examples);
+    return;
+  }
   queue = queue.then(async () => {
     if ("finish" in request) return answer({ id: request.id, tally: tally.data() });
     try {

@@ -13,7 +13,7 @@ import { createGunzip } from "node:zlib";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import { ChunkBuffers } from "./buffers.js";
 import { HeavyLine, PARSE_BUDGET_BYTES, replayChunk, type ChunkJob } from "./chunk.js";
-import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
+import { buildSetup, handOff, readSetup, type SharedSetup } from "./setup.js";
 import { shardOfLine } from "./shard.js";
 import { locate, Tally, type TallyData } from "./tally.js";
 
@@ -278,7 +278,7 @@ interface Executor {
 }
 
 function inThread(shared: SharedSetup, buffers: ChunkBuffers): Executor {
-  const setup = buildSetup(readSetup(shared));
+  const setup = buildSetup(readSetup(handOff(shared)));
   const tally = new Tally(setup.examples);
   const run = async (job: ChunkJob) => {
     await replayChunk(setup, job, tally);
@@ -295,8 +295,8 @@ function inThread(shared: SharedSetup, buffers: ChunkBuffers): Executor {
  * hundred megabytes smaller, for a few more collections. The bound grows with the setup, so
  * that a registry of any size fits.
  */
-function workerLimits(setup: SharedSetup): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
-  return { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB + Math.ceil((16 * setup.bytes.byteLength) / 1048576) };
+function workerLimits(setupBytes: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
+  return { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB + Math.ceil((16 * setupBytes) / 1048576) };
 }
 
 /** Should a worker still run out of heap (if chunk.ts's estimate fell short), and Node end it without aborting. */
@@ -304,6 +304,11 @@ const outOfMemory = (e: Error): boolean => (e as NodeJS.ErrnoException).code ===
 
 /** What the main thread asks a replay worker (each with an `id`): a chunk to replay, or, at the end, its tally. */
 export type WorkerRequest = ChunkJob | { finish: true };
+
+/** The first message to a replay worker, before any request: the setup's bytes (see handOff). */
+export interface WorkerSetup {
+  setup: SharedArrayBuffer;
+}
 
 /** A replay worker's answer to request `id`: a chunk's buffer, the tally, a line too heavy to parse (see HeavyLine), or what failed. */
 export interface WorkerAnswer {
@@ -328,8 +333,11 @@ class WorkerPool implements Executor {
     this.load = new Array<number>(count).fill(0);
     // Beside this module: dist/replay/ when unbundled, dist/bundle/ (an entry of its own) when bundled.
     const url = new URL("./replay-worker.js", import.meta.url);
+    const bytes = handOff(setup);
+    const limits = workerLimits(bytes.byteLength);
     this.workers = Array.from({ length: count }, () => {
-      const worker = new Worker(url, { workerData: setup, resourceLimits: workerLimits(setup) });
+      const worker = new Worker(url, { resourceLimits: limits });
+      worker.postMessage({ setup: bytes } satisfies WorkerSetup);
       worker.on("message", (m: WorkerAnswer) => {
         if (m.bytes) buffers.give(m.bytes);
         const request = this.waiting.get(m.id);
@@ -340,7 +348,7 @@ class WorkerPool implements Executor {
         else if (m.error === undefined) request.resolve(m);
         else request.reject(new Error(`a replay worker failed: ${m.error}`));
       });
-      worker.on("error", (e) => this.fail(outOfMemory(e) ? new UsageError(`a replay worker ran out of memory (its heap is bounded at ${workerLimits(setup).maxOldGenerationSizeMb} MB): replay stopped; run it with --workers 1, or split the records`) : e));
+      worker.on("error", (e) => this.fail(outOfMemory(e) ? new UsageError(`a replay worker ran out of memory (its heap is bounded at ${limits.maxOldGenerationSizeMb} MB): replay stopped; run it with --workers 1, or split the records`) : e));
       worker.on("exit", (code) => {
         if (code !== 0) this.fail(new Error(`a replay worker exited with status ${code}`));
       });
