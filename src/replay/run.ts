@@ -272,7 +272,7 @@ interface Executor {
   readonly capacity: number;
   /** Replay a chunk; its buffer goes back to the pool. */
   run(job: ChunkJob): Promise<void>;
-  /** The tallies of every chunk run, once all are done. */
+  /** The tallies of every chunk run, once all are done; a worker ends as its tally comes in. */
   tallies(): Promise<TallyData[]>;
   close(): Promise<void>;
 }
@@ -327,6 +327,8 @@ class WorkerPool implements Executor {
   private readonly waiting = new Map<number, { resolve: (answer: WorkerAnswer) => void; reject: (e: Error) => void; worker: number }>();
   private nextId = 0;
   private failure: Error | undefined;
+  /** Workers done with (their tally in), whose exit is no failure. */
+  private readonly ended = new Set<Worker>();
 
   constructor(setup: SharedSetup, count: number, capacity: number, buffers: ChunkBuffers) {
     this.capacity = capacity;
@@ -350,7 +352,7 @@ class WorkerPool implements Executor {
       });
       worker.on("error", (e) => this.fail(outOfMemory(e) ? new UsageError(`a replay worker ran out of memory (its heap is bounded at ${limits.maxOldGenerationSizeMb} MB): replay stopped; run it with --workers 1, or split the records`) : e));
       worker.on("exit", (code) => {
-        if (code !== 0) this.fail(new Error(`a replay worker exited with status ${code}`));
+        if (code !== 0 && !this.ended.has(worker)) this.fail(new Error(`a replay worker exited with status ${code}`));
       });
       return worker;
     });
@@ -362,9 +364,19 @@ class WorkerPool implements Executor {
     await this.ask(worker, job, [job.bytes.buffer as ArrayBuffer]);
   }
 
+  /**
+   * Each worker ends as soon as its tally is in: the peak of a replay was its end, two
+   * workers' heaps at their fullest while the main thread received and merged the tallies.
+   */
   async tallies(): Promise<TallyData[]> {
-    const answers = await Promise.all(this.workers.map((_, worker) => this.ask(worker, { finish: true }, [])));
-    return answers.map((answer) => answer.tally as TallyData);
+    return Promise.all(
+      this.workers.map(async (worker, i) => {
+        const { tally } = await this.ask(i, { finish: true }, []);
+        this.ended.add(worker);
+        await worker.terminate();
+        return tally as TallyData;
+      }),
+    );
   }
 
   private ask(worker: number, request: WorkerRequest, transfer: ArrayBuffer[]): Promise<WorkerAnswer> {
