@@ -8,7 +8,7 @@
 import { createReadStream, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { cpus } from "node:os";
-import { Worker } from "node:worker_threads";
+import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { createGunzip } from "node:zlib";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import { ChunkBuffers } from "./buffers.js";
@@ -299,16 +299,24 @@ function workerLimits(setupBytes: number): { maxYoungGenerationSizeMb: number; m
   return { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB + Math.ceil((16 * setupBytes) / 1048576) };
 }
 
+/**
+ * The setup's bytes as the one message on a port of their own, for a worker to read as it
+ * starts (receiveMessageOnPort) and close: its workerData then keeps no reference to them,
+ * and once every thread has read its copy, their memory is freed.
+ */
+function setupPort(bytes: SharedArrayBuffer): MessagePort {
+  const { port1, port2 } = new MessageChannel();
+  port1.postMessage(bytes);
+  port1.close();
+  return port2;
+}
+
 /** Should a worker still run out of heap (if chunk.ts's estimate fell short), and Node end it without aborting. */
 const outOfMemory = (e: Error): boolean => (e as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY";
 
 /** What the main thread asks a replay worker (each with an `id`): a chunk to replay, or, at the end, its tally. */
 export type WorkerRequest = ChunkJob | { finish: true };
 
-/** The first message to a replay worker, before any request: the setup's bytes (see handOff). */
-export interface WorkerSetup {
-  setup: SharedArrayBuffer;
-}
 
 /** A replay worker's answer to request `id`: a chunk's buffer, the tally, a line too heavy to parse (see HeavyLine), or what failed. */
 export interface WorkerAnswer {
@@ -338,8 +346,8 @@ class WorkerPool implements Executor {
     const bytes = handOff(setup);
     const limits = workerLimits(bytes.byteLength);
     this.workers = Array.from({ length: count }, () => {
-      const worker = new Worker(url, { resourceLimits: limits });
-      worker.postMessage({ setup: bytes } satisfies WorkerSetup);
+      const port = setupPort(bytes);
+      const worker = new Worker(url, { workerData: port, transferList: [port], resourceLimits: limits });
       worker.on("message", (m: WorkerAnswer) => {
         if (m.bytes) buffers.give(m.bytes);
         const request = this.waiting.get(m.id);
