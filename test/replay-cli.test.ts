@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
 import { editedProject, projectFiles, type ProjectData } from "./helpers/change-project.js";
@@ -291,6 +292,24 @@ describe("failbook replay", () => {
     const sharded = failbook(["replay", "r.jsonl", "--shard", "1/2"], { cwd: dir });
     expect(sharded.code).toBe(2);
     expect(sharded.stderr).toContain("retry_quota");
+  });
+});
+
+describe("failbook replay: a worker that stops", () => {
+  it("fails the replay with one line instead of waiting for answers that never come", () => {
+    // A module loaded into every thread ends each replay worker (the threads handed a port for their setup) at once, with status 0, before it reads a chunk.
+    const stop = 'import { MessagePort, workerData } from "node:worker_threads";\nif (workerData instanceof MessagePort) process.exit(0);\n';
+    const dir = project({ "r.jsonl": corpus(200, 5), "stop-workers.mjs": stop });
+    const r = spawnSync(process.execPath, [join(REPO, "bin/failbook.js"), "replay", "r.jsonl", "--workers", "2"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", NODE_OPTIONS: `--import=${pathToFileURL(join(dir, "stop-workers.mjs")).href}` },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.signal).toBeNull();
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/exited with status 0/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
 

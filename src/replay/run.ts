@@ -359,8 +359,9 @@ class WorkerPool implements Executor {
         else request.reject(new Error(`a replay worker failed: ${m.error}`));
       });
       worker.on("error", (e) => this.fail(outOfMemory(e) ? new UsageError(`a replay worker ran out of memory (its heap is bounded at ${limits.maxOldGenerationSizeMb} MB): replay stopped; run it with --workers 1, or split the records`) : e));
+      // A worker that stops before its tally is asked for (whatever its status) would leave its chunks unanswered: the replay fails instead of waiting.
       worker.on("exit", (code) => {
-        if (code !== 0 && !this.ended.has(worker)) this.fail(new Error(`a replay worker exited with status ${code}`));
+        if (!this.ended.has(worker)) this.fail(new Error(`a replay worker exited with status ${code} before the replay ended`));
       });
       return worker;
     });
