@@ -11,8 +11,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
-import { nodeFromTape, parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
-import { parseYaml, RESOLVABLE_FIRST, type Frame } from "../src/load/yaml.js";
+import { locateOnTape, parseFast, type ImplicitType } from "../src/load/fast-yaml.js";
+import { INDEXED_ENTRIES, parseYaml, RESOLVABLE_FIRST } from "../src/load/yaml.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 
 const SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
@@ -24,11 +24,6 @@ function jsYaml(text: string): unknown[] | "error" {
   } catch {
     return "error";
   }
-}
-
-/** A frame's start and kind, and its children's, as a tree to compare. */
-function frameTree(frame: Frame): unknown {
-  return { start: frame.start, kind: frame.kind, children: (frame.children ?? []).map(frameTree) };
 }
 
 function paths(value: unknown, path: PathSegment[] = [], out: PathSegment[][] = []): PathSegment[][] {
@@ -56,18 +51,29 @@ function agrees(text: string): boolean {
     }
   }
   // A parse recording the documents alone keeps the starts of the nodes below them on its
-  // tape, which give the frames a complete parse makes (unless a key such as "1" makes the
-  // values' order differ from the text's).
+  // tape, which locate every path as a complete parse does, and a path that leads nowhere at
+  // the deepest node it reaches (unless a key such as "1" on the way makes the values' order
+  // differ from the text's).
   const shallow = parseFast(text, 1, TYPES, RESOLVABLE_FIRST, true)!;
+  const complete = parseYaml("a.yaml", text, { recordAll: true });
   for (const [i, root] of shallow.roots.entries()) {
-    const made = nodeFromTape(shallow.tape!, root);
-    if (made === undefined) expect(JSON.stringify(fast.values[i]), `the tape gave no frames for:\n${text}`).toMatch(/"(0|[1-9][0-9]*)":/);
-    else expect(frameTree(made.frame), `frames from the tape for:\n${text}`).toEqual(frameTree(fast.roots[i]!));
+    for (const path of paths(fast.values[i])) {
+      for (const probe of [path, [...path, "nope"], [...path, 99]]) {
+        for (const target of ["value", "key"] as const) {
+          const found = locateOnTape(shallow.tape!, root, probe, 0, target);
+          if (found === undefined) expect(JSON.stringify(fast.values[i]), `the tape did not locate ${JSON.stringify(probe)} in:\n${text}`).toMatch(/"(0|[1-9][0-9]*)":/);
+          else {
+            const at = quick.position(found.offset);
+            expect(`${at.line}:${at.column} ${found.complete}`, `${JSON.stringify(probe)} (${target}) from the tape in:\n${text}`).toBe(`${complete.documents[i]!.locate(probe, target).line}:${complete.documents[i]!.locate(probe, target).column} ${complete.documents[i]!.has(probe)}`);
+          }
+        }
+      }
+    }
   }
   // The shallow parses (the top levels recorded, or the documents alone; a node below them
   // given its frames, from the tape or parsed again, when a path goes through it) locate the
   // same, and say the same of what exists.
-  const shallows = [{}, { depth: 1 }, { tape: true }, { depth: 1, tape: true }].flatMap((options) => [...parseYaml("a.yaml", text, options).documents.entries()]);
+  const shallows = [{}, { depth: 1 }, { tape: true }, { depth: 1, tape: true }, { depth: 2, tape: true }].flatMap((options) => [...parseYaml("a.yaml", text, options).documents.entries()]);
   for (const [i, doc] of shallows) {
     for (const path of paths(doc.value)) {
       for (const target of ["value", "key"] as const) expect(doc.locate(path, target), `${JSON.stringify(path)} (${target}) shallow in:\n${text}`).toEqual(slow.documents[i]!.locate(path, target));
@@ -186,6 +192,12 @@ describe("the fast YAML path", () => {
     const cat = catalogue(60);
     const registry = toYaml({ verdicts: cat.verdicts.map((v) => ({ code: v.code, match: v.rules })) });
     expect(agrees(registry)).toBe(true);
+    // A playbook's actions by code: a mapping large enough that its entries on the tape are
+    // indexed (INDEXED_ENTRIES), and one whose key "12" JavaScript lists first.
+    const actions = Object.fromEntries(cat.verdicts.map((v, i) => [v.code, i % 2 === 0 ? { action: "retry_with_backoff", max_retries: 2, backoff_ms: [100, 200] } : { action: "fail" }]));
+    expect(Object.keys(actions).length).toBeGreaterThanOrEqual(INDEXED_ENTRIES);
+    expect(agrees(toYaml({ verdicts: actions }))).toBe(true);
+    expect(agrees(toYaml({ verdicts: { ...actions, "12": { action: "fail" } } }))).toBe(true);
     expect(agrees(fixtures(cat, 60).map((f) => toYaml(f)).join("---\n"))).toBe(true);
   });
 

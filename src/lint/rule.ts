@@ -72,7 +72,9 @@ export function perVerdict(
     ...rule,
     check(ctx) {
       rule.checkRest?.(ctx);
-      for (const [index, verdict] of ctx.registry.value.verdicts.entries()) rule.checkVerdict(ctx, verdict, index);
+      // By index: an entries() iterator made two objects a verdict, for each of 20 rules over 10,000 verdicts.
+      const verdicts = ctx.registry.value.verdicts;
+      for (let index = 0; index < verdicts.length; index++) rule.checkVerdict(ctx, verdicts[index] as Verdict, index);
     },
   };
 }

@@ -116,7 +116,7 @@ export interface ParsedItems {
 export function parseItems(text: string, dash: number, indent: number, level: number, depth: number, types: readonly ImplicitType[], resolvable: string | undefined, stop: (dash: number) => boolean): ParsedItems | undefined {
   const parser = new FastParser(text, depth, types, resolvable, false);
   try {
-    return parser.items(dash, indent, level, stop);
+    return parser.itemsFrom(dash, indent, level, stop);
   } catch (e) {
     if (e === DECLINE) return undefined;
     throw e;
@@ -126,49 +126,128 @@ export function parseItems(text: string, dash: number, indent: number, level: nu
 /** An array index as a property name: JavaScript orders such keys first, whatever the text's order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
+/** The index of the item a path segment names in a sequence (the one String(index) names), else -1. */
+export function sequenceIndex(segment: string | number): number {
+  if (typeof segment === "number") return Number.isInteger(segment) && segment >= 0 ? segment : -1;
+  return INDEX_KEY.test(segment) ? Number(segment) : -1;
+}
+
 /**
- * The frames below a truncated frame of a parse by this path, made from its tape and the
- * values it parsed (frame.result), without reading the text again: the same frames, each node
- * at the same start, as a parse recording every node makes. Undefined when the values cannot
- * give the text's order (a mapping with a key such as "12", which JavaScript lists first):
- * then the node is parsed again (nodeParser).
+ * Where `path[from..]` leads below a truncated frame of a parse by this path, read from its
+ * tape and the values it parsed (frame.result), without reading the text again or making a
+ * frame: the start of the node the path names (of its key, for target "key" in a mapping),
+ * complete when the path exists, else the start of the deepest node it reaches, as a parse
+ * recording every node locates it. A node the path passes by is skipped by its count of nodes
+ * on the tape. Undefined when the values cannot give the text's order (the path goes through
+ * a mapping with a key such as "12", which JavaScript lists first): the node is then parsed
+ * again (nodeParser).
  */
-export function nodeFromTape(tape: Int32Array, frame: Frame): ParsedNode | undefined {
+export function locateOnTape(
+  tape: Int32Array,
+  frame: Frame,
+  path: readonly (string | number)[],
+  from: number,
+  target: "value" | "key",
+  entries: TapeEntries | null = null,
+): { offset: number; complete: boolean } | undefined {
   let at = frame.tape;
   if (at < 0) return undefined;
-  const make = (value: unknown, start: number): Frame | undefined => {
-    const made: Frame = { start, kind: "scalar", result: value, children: null, truncated: false, slots: null, tape: -1 };
-    if (value === null || typeof value !== "object") return made;
-    const children: Frame[] = [];
-    if (Array.isArray(value)) {
-      made.kind = "sequence";
-      for (const item of value) {
-        const child = at < tape.length ? make(item, tape[at++] as number) : undefined;
-        if (!child) return undefined;
-        children.push(child);
-      }
+  let node = frame.result;
+  let start = frame.start;
+  for (let i = from; i < path.length; i++) {
+    if (node === null || typeof node !== "object") return { offset: start, complete: false };
+    let keyStart = -1;
+    // The frame's own entries may have been indexed (tapeEntries): the first step goes straight to its entry.
+    const index0 = i === from ? entries : null;
+    if (Array.isArray(node)) {
+      const index = sequenceIndex(path[i] as string | number);
+      if (index < 0 || index >= node.length) return { offset: start, complete: false };
+      if (index0?.items) at = index0.items[index] as number;
+      else for (let k = 0; k < index; k++) at += 1 + nodesBelow(node[k]);
+      if (at >= tape.length) return undefined;
+      start = tape[at++] as number;
+      node = node[index];
     } else {
-      made.kind = "mapping";
-      for (const key of Object.keys(value)) {
-        if (INDEX_KEY.test(key) || at + 1 >= tape.length) return undefined;
-        const keyStart = tape[at++] as number;
-        const child = make((value as Record<string, unknown>)[key], tape[at++] as number);
-        if (!child) return undefined;
-        children.push({ start: keyStart, kind: "scalar", result: key, children: null, truncated: false, slots: null, tape: -1 }, child);
+      const record = node as Record<string, unknown>;
+      const segment = String(path[i]);
+      if (!Object.hasOwn(record, segment)) return { offset: start, complete: false };
+      const indexed = index0?.keys?.get(segment);
+      if (indexed !== undefined) at = indexed;
+      else {
+        let found = false;
+        for (const key of Object.keys(record)) {
+          if (isIndexKey(key)) return undefined;
+          if (found) continue;
+          if (key === segment) found = true;
+          else at += 2 + nodesBelow(record[key]);
+        }
       }
+      if (at + 1 >= tape.length) return undefined;
+      keyStart = tape[at] as number;
+      start = tape[at + 1] as number;
+      at += 2;
+      node = record[segment];
     }
-    if (children.length > 0) made.children = children;
-    return made;
-  };
-  const made = make(frame.result, frame.start);
-  return made && { value: frame.result, frame: made };
+    if (i === path.length - 1 && target === "key" && keyStart >= 0) return { offset: keyStart, complete: true };
+  }
+  return { offset: start, complete: true };
 }
+
+const isIndexKey = (key: string): boolean => {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57 && INDEX_KEY.test(key);
+};
+
+/** Where each entry of a collection begins on the tape: an item's start, or a key's (its value's follows). */
+export interface TapeEntries {
+  items: Int32Array | null;
+  keys: Map<string, number> | null;
+}
+
+/**
+ * The entries of a truncated frame's collection on the tape (see locateOnTape), made in one
+ * pass, so that a path into a large collection (a registry's 10,000 verdicts, a playbook's
+ * actions) is not read past every entry before its own. Null for a scalar, or a mapping with
+ * a key such as "12".
+ */
+export function tapeEntries(frame: Frame): TapeEntries | null {
+  let at = frame.tape;
+  const node = frame.result;
+  if (at < 0 || node === null || typeof node !== "object") return null;
+  if (Array.isArray(node)) {
+    const items = new Int32Array(node.length);
+    for (let k = 0; k < node.length; k++) {
+      items[k] = at;
+      at += 1 + nodesBelow(node[k]);
+    }
+    return { items, keys: null };
+  }
+  const keys = new Map<string, number>();
+  for (const key of Object.keys(node)) {
+    if (isIndexKey(key)) return null;
+    keys.set(key, at);
+    at += 2 + nodesBelow((node as Record<string, unknown>)[key]);
+  }
+  return { items: null, keys };
+}
+
+/** How many starts the nodes below `value` take on a tape: an item's one, a key's and its value's two, and theirs. */
+function nodesBelow(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let n = 0;
+  if (Array.isArray(value)) for (const item of value) n += 1 + nodesBelow(item);
+  else for (const key in value) n += 2 + nodesBelow((value as Record<string, unknown>)[key]);
+  return n;
+}
+
+/** Stands for the mapping of a flow sequence, which has none (never written). */
+const EMPTY: Record<string, unknown> = Object.freeze({});
 
 class FastParser {
   private pos = 0;
   /**
    * Below the recorded levels, where each node starts, in the order a complete parse makes
-   * their frames: a key's, then its value's, then the nodes inside that value (nodeFromTape).
+   * their frames: a key's, then its value's, then the nodes inside that value (locateOnTape).
    * Null unless asked for, or when every node is recorded.
    */
   private tape: Int32Array | null;
@@ -180,6 +259,23 @@ class FastParser {
   /** By character code below 128: may a plain scalar starting with it resolve to other than a string? */
   private readonly mayResolve = new Uint8Array(128);
 
+  /**
+   * The items of the sequences being read, the innermost's last (`itemCount` of them): each
+   * list is cut out at its length when it closes. A list grown by push keeps room for 16
+   * items, and most lists of a project hold one to three: 10,000 verdicts' match and
+   * examples lists and 10,000 fixtures' responses made megabytes of empty room that lived as
+   * long as the parse.
+   */
+  private readonly items: unknown[] = [];
+  private itemCount = 0;
+
+  /** The list of the items read since `from` (see items). */
+  private listFrom(from: number): unknown[] {
+    const list = this.items.slice(from, this.itemCount);
+    this.itemCount = from;
+    return list;
+  }
+
   constructor(
     private readonly text: string,
     private readonly depth: number,
@@ -189,7 +285,9 @@ class FastParser {
   ) {
     if (resolvable === undefined) this.mayResolve.fill(1);
     else for (let i = 0; i < resolvable.length; i++) this.mayResolve[resolvable.charCodeAt(i) & 127] = 1;
-    this.tape = tape && depth !== Infinity ? new Int32Array(64 + (text.length >> 4)) : null;
+    // Project YAML takes 9-15 bytes a start (fixtures the fewest): room for one every 8 bytes
+    // rarely grows, and the pages of room never written are never touched.
+    this.tape = tape && depth !== Infinity ? new Int32Array(64 + (text.length >> 3)) : null;
   }
 
   stream(): Parsed {
@@ -225,6 +323,8 @@ class FastParser {
     // A node's column is its indentation: an item's mapping ("- key: v") stands at its key.
     this.indent = start - this.lineStart;
     const frame = this.frame(0, start) as Frame;
+    // An earlier node may have been declined half read.
+    this.itemCount = 0;
     const c = t.charCodeAt(start);
     let value: unknown;
     if (c === 91 /* [ */ || c === 123 /* { */) value = this.flow(0, frame);
@@ -238,7 +338,7 @@ class FastParser {
   }
 
   /** See parseItems. */
-  items(dash: number, indent: number, level: number, stop: (dash: number) => boolean): ParsedItems {
+  itemsFrom(dash: number, indent: number, level: number, stop: (dash: number) => boolean): ParsedItems {
     const t = this.text;
     this.pos = dash;
     this.lineStart = t.lastIndexOf("\n", dash - 1) + 1;
@@ -528,7 +628,7 @@ class FastParser {
   private blockSequence(indent: number, level: number, frame: Frame | null): unknown[] {
     if (level > MAX_LEVEL) throw DECLINE;
     const t = this.text;
-    const list: unknown[] = [];
+    const from = this.itemCount;
     for (;;) {
       // pos at the dash
       this.pos++;
@@ -553,7 +653,7 @@ class FastParser {
           this.skipBlankLines();
         }
       }
-      list.push(value);
+      this.items[this.itemCount++] = value;
       if (itemFrame) this.close(itemFrame, "", value);
       this.child(frame, itemFrame);
       if (this.indent < indent || this.atDocumentEdge()) break;
@@ -564,6 +664,7 @@ class FastParser {
         break;
       }
     }
+    const list = this.listFrom(from);
     if (frame) this.close(frame, "sequence", list);
     return list;
   }
@@ -622,14 +723,36 @@ class FastParser {
     const continues = this.indent > parentIndent && !this.atDocumentEdge();
     this.pos = save;
     if (continues) throw DECLINE;
-    return this.resolvePlain(t.slice(start, end));
+    return this.plainScalar(start, end);
   }
 
-  private resolvePlain(plain: string): unknown {
-    const first = plain.charCodeAt(0);
-    if (first < 128 && this.mayResolve[first] === 0) return plain;
+  /** The plain scalar text[start, end), resolved by the schema (a string that cannot resolve is read through recentValue). */
+  private plainScalar(start: number, end: number): unknown {
+    const first = this.text.charCodeAt(start);
+    if (first < 128 && this.mayResolve[first] === 0) return this.recentValue(start, end);
+    const plain = this.text.slice(start, end);
     for (const type of this.types) if (type.resolve(plain)) return type.construct(plain);
     return plain;
+  }
+
+  /**
+   * Values repeat as keys do (a class, a side effect, a tool, a message): the last string read
+   * under each short digest of its text is kept, and a value equal to it is that very string.
+   * 10,000 verdicts and 10,000 fixtures held 200,000 strings of their own, a third of the
+   * parse's objects, each copied twice by the young generation.
+   */
+  private readonly recentValues: string[] = new Array<string>(1024).fill("");
+
+  private recentValue(start: number, end: number): string {
+    const t = this.text;
+    const length = end - start;
+    if (length === 0) return "";
+    const slot = (length * 31 + t.charCodeAt(start) * 17 + t.charCodeAt(end - 1) * 7 + t.charCodeAt(start + (length >> 1))) & 1023;
+    const known = this.recentValues[slot] as string;
+    if (known.length === length && t.startsWith(known, start)) return known;
+    const value = t.slice(start, end);
+    this.recentValues[slot] = value;
+    return value;
   }
 
   /** A quoted scalar on one line; pos after its closing quote. */
@@ -651,11 +774,11 @@ class FastParser {
             from = i;
             continue;
           }
-          out += t.slice(from, i);
+          out = from === this.pos + 1 ? this.recentValue(from, i) : out + t.slice(from, i);
           break;
         }
       } else if (c === 34) {
-        out += t.slice(from, i);
+        out = from === this.pos + 1 ? this.recentValue(from, i) : out + t.slice(from, i);
         break;
       } else if (c === 92 /* \ */) {
         out += t.slice(from, i);
@@ -686,9 +809,8 @@ class FastParser {
     const open = t.charCodeAt(this.pos);
     const close = open === 91 ? 93 : 125;
     this.pos++;
-    const list: unknown[] = [];
-    const map: Record<string, unknown> = {};
-    const value = open === 91 ? list : map;
+    const from = this.itemCount;
+    const map: Record<string, unknown> = open === 91 ? EMPTY : {};
     let first = true;
     for (;;) {
       this.flowSpace();
@@ -708,7 +830,7 @@ class FastParser {
         const item = this.flowValue(level + 1, itemFrame);
         this.flowSpace();
         if (t.charCodeAt(this.pos) === COLON) throw DECLINE; // [a: b], a single-pair mapping
-        list.push(item);
+        this.items[this.itemCount++] = item;
         if (itemFrame) this.close(itemFrame, "", item);
         this.child(frame, itemFrame);
       } else {
@@ -727,6 +849,7 @@ class FastParser {
         this.child(frame, valueFrame);
       }
     }
+    const value = open === 91 ? this.listFrom(from) : map;
     if (frame) this.close(frame, open === 91 ? "sequence" : "mapping", value);
     return value;
   }
@@ -761,23 +884,17 @@ class FastParser {
     let value: unknown;
     if (c === 39 || c === 34) value = this.quoted();
     else {
-      const plain = this.flowPlain();
-      value = this.resolvePlain(plain);
+      const start = this.flowPlainScan();
+      value = this.plainScalar(start, this.pos);
     }
     if (frame) this.close(frame, "scalar", value);
     return value;
   }
 
-  /** A plain scalar in flow context: up to `, ] }` or a colon before one of them or a space, trimmed. */
-  private flowPlain(): string {
-    const start = this.flowPlainScan();
-    return this.text.slice(start, this.pos);
-  }
-
   /** The hash of the last plain scalar flowPlainScan passed over (for the key cache). */
   private scanHash = 0;
 
-  /** Pass over a plain scalar in flow context (see flowPlain): its start; pos at its trimmed end. */
+  /** Pass over a plain scalar in flow context (up to `, ] }` or a colon before one of them or a space, trimmed): its start; pos at its trimmed end. */
   private flowPlainScan(): number {
     const t = this.text;
     const start = this.pos;

@@ -18,7 +18,7 @@ import { ConfigPaths } from "./paths.js";
 import { findingAt, findingAtPosition } from "./finding.js";
 import { messagePatternProblems } from "./regex-safety.js";
 import { validateDocument, verdictsValid, type DocumentKind } from "./schema.js";
-import { editedYaml, parseYaml, type YamlDocument, type YamlSource } from "./yaml.js";
+import { editedYaml, parseYaml, type ParseOptions, type YamlDocument, type YamlSource } from "./yaml.js";
 import { clip } from "../util/text.js";
 
 export interface Loaded<T> {
@@ -143,9 +143,7 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
     : expandFixturePaths(fixtureEntries, reader, paths);
   const fixtures: Loaded<Fixture>[] = [];
   for (const { file, key } of fixtureFiles) {
-    // Fixtures are many small documents: their top keys are recorded (simulate places each by
-    // its name), and a node below them is parsed again when a finding is in it.
-    const checked = reader.checked(file, "fixture", "fixture file", key && paths.where(key), 2);
+    const checked = reader.checked(file, "fixture", "fixture file", key && paths.where(key));
     findings.push(...checked.findings);
     for (const doc of checked.documents) fixtures.push({ value: doc.value as Fixture, doc });
   }
@@ -233,14 +231,14 @@ class SourceReader {
   }
 
   /** Read, parse and check one file, or take it from the cache when its text is unchanged. */
-  checked(absolute: string, kind: DocumentKind, what: string, where?: string, depth?: number): CheckedFile {
+  checked(absolute: string, kind: DocumentKind, what: string, where?: string): CheckedFile {
     const text = this.readText(absolute, what, where);
     const shown = this.display(absolute);
     let checked = this.cache?.lookup(absolute, kind, shown, text);
     if (!checked) {
-      // Lint's many deep findings are in verdicts: the fixtures' tape would go unread.
-      const tape = this.locateDeep && kind === "registry";
-      checked = (kind === "fixture" || tape ? undefined : this.edited(absolute, kind, shown, text)) ?? this.parsed(kind, parseYaml(shown, text, { depth, tape }));
+      const options = parseOptions(kind, this.locateDeep);
+      // An editor's edit of a file parsed without a tape (failbook lsp): only what it touched is parsed again.
+      checked = (kind === "fixture" || options.tape === true ? undefined : this.edited(absolute, kind, shown, text)) ?? this.parsed(kind, parseYaml(shown, text, options));
       this.cache?.store(absolute, checked);
     }
     this.sources.set(checked.source.file, checked.source);
@@ -286,6 +284,21 @@ class SourceReader {
     }
     return text;
   }
+}
+
+/**
+ * How a file of `kind` is parsed (see ParseOptions). Fixtures are many small documents: each
+ * is recorded as a whole, and where the nodes in it start is kept on the tape (simulate places
+ * each fixture by its name; a frame for every key and value of 10,000 fixtures was 11 MB of
+ * lint's heap). Lint, whose many findings lie inside the registry's verdicts and the
+ * playbook's actions, records their top level and keeps the tape below it (a frame for each
+ * of 10,000 verdicts and of 10,000 actions and their codes made 3.5 MB more); other commands,
+ * which locate little, record the verdicts and actions and parse one again when a path goes
+ * into it.
+ */
+function parseOptions(kind: DocumentKind, locateDeep: boolean): ParseOptions {
+  if (kind === "fixture") return { depth: 1, tape: true };
+  return locateDeep && (kind === "registry" || kind === "playbook") ? { depth: 2, tape: true } : {};
 }
 
 /** The documents of a fixture file that passed their schema; findings for the others. */

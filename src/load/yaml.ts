@@ -10,13 +10,13 @@
  * node in memory, while most runs locate nothing or only top-level keys (simulate names
  * each fixture's `name`). So the first parse records the nodes of the top levels only, and
  * of the nodes below them just where each starts, in one typed array (the fast path's tape);
- * a path that leads deeper makes the frames of the node it enters from that record (or
- * parses that node, or the whole file, once more). A file with an anchor is recorded whole from the start: an alias shares
+ * a path that leads deeper is read from that record without making a frame (or the node it
+ * enters is parsed again, or the whole file is). A file with an anchor is recorded whole from the start: an alias shares
  * the node of its anchor, and which frame indexes a shared node is decided in one walk.
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
-import { fastReadable, nodeFromTape, nodeParser, parseFast, parseItems, type ImplicitType, type ParsedNode } from "./fast-yaml.js";
+import { fastReadable, locateOnTape, nodeParser, parseFast, parseItems, sequenceIndex, tapeEntries, type ImplicitType, type ParsedNode, type TapeEntries } from "./fast-yaml.js";
 import { commonPrefix, commonSuffix } from "../util/text.js";
 import { findMistake } from "./yaml-mistake.js";
 
@@ -144,19 +144,19 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
     const bomb = expansionProblem(value);
     if (bomb) return { file, text: source, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
-  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file };
-  return sourceOf(file, source, trees, lines);
+  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file, lines, entries: new Map() };
+  return sourceOf(file, source, trees);
 }
 
-function sourceOf(file: string, source: string, trees: Trees, lines: LineIndex): YamlSource {
-  const documents = trees.first.values.map((value, i) => makeDocument(file, i, value, trees, trees.text, lines));
-  const made: YamlSource = { file, text: source, documents, position: (offset) => lines.position(file, offset) };
-  parses.set(made, { trees, lines });
+function sourceOf(file: string, source: string, trees: Trees): YamlSource {
+  const documents: YamlDocument[] = trees.first.values.map((value, i) => new LocatedDocument(file, i, value, trees));
+  const made: YamlSource = { file, text: source, documents, position: (offset) => trees.lines.position(file, offset) };
+  parses.set(made, trees);
   return made;
 }
 
 /** How each source of parseYaml was parsed, for a parse of its next text (editedYaml). */
-const parses = new WeakMap<YamlSource, { trees: Trees; lines: LineIndex }>();
+const parses = new WeakMap<YamlSource, Trees>();
 
 /** A source parsed again after an edit inside one stretch of a long list (see editedYaml). */
 export interface EditedSource {
@@ -187,9 +187,8 @@ export interface EditedSource {
  * last parse read from there, so what follows is what it parsed, moved.
  */
 export function editedYaml(previous: YamlSource, source: string): EditedSource | undefined {
-  const known = parses.get(previous);
-  if (!known || previous.error || previous.documents.length !== 1) return undefined;
-  const { trees: was, lines: wasLines } = known;
+  const was = parses.get(previous);
+  if (!was || previous.error || previous.documents.length !== 1) return undefined;
   const first = was.first;
   if (was.anchored || first.fast !== true || first.tape || first.depth < 3 || first.depth === Infinity || first.roots.length !== 1) return undefined;
   const a = was.text;
@@ -269,9 +268,9 @@ export function editedYaml(previous: YamlSource, source: string): EditedSource |
   const listAt = children.indexOf(list);
   const newRoot: Frame = { ...root, result: value, slots: null, children: children.map((c, i) => (i < listAt ? c : i === listAt ? newList : shift(c))) };
   const parsedNow: Parsed = { values: [value], roots: [newRoot], depth: first.depth, fast: true };
-  const trees: Trees = { first: parsedNow, anchored: false, complete: undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text: b, file: was.file };
-  const lines = wasLines.edited(b, prefix, oldEnd, newEnd);
-  return { source: sourceOf(previous.file, b, trees, lines), key, from, to: from + parsed.values.length };
+  const lines = was.lines.edited(b, prefix, oldEnd, newEnd);
+  const trees: Trees = { first: parsedNow, anchored: false, complete: undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text: b, file: was.file, lines, entries: new Map() };
+  return { source: sourceOf(previous.file, b, trees), key, from, to: from + parsed.values.length };
 }
 
 export interface Parsed {
@@ -281,7 +280,7 @@ export interface Parsed {
   depth: number;
   /** Made by the fast path (fast-yaml.ts), whose frames a node's own parse can continue. */
   fast?: boolean;
-  /** The fast path's record of where the nodes below the recorded levels start (nodeFromTape). */
+  /** The fast path's record of where the nodes below the recorded levels start (locateOnTape). */
   tape?: Int32Array;
 }
 
@@ -297,6 +296,9 @@ interface Trees {
   nodeParser: ((start: number) => ParsedNode | undefined) | undefined;
   text: string;
   file: string;
+  lines: LineIndex;
+  /** The tape's entries of the large collections a path went into (see entriesOf). */
+  entries: Map<Frame, TapeEntries | null>;
 }
 
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
@@ -481,11 +483,31 @@ interface Resolved {
   complete: boolean;
 }
 
-function makeDocument(file: string, docIndex: number, value: unknown, trees: Trees, text: string, lines: LineIndex): YamlDocument {
-  const resolve = (path: readonly PathSegment[], target: "value" | "key"): Resolved => {
+/**
+ * A document of a source. Its methods are its class's: a stream of 10,000 fixtures made three
+ * closures and their context for each, 2.7 MB that lived as long as the project.
+ */
+class LocatedDocument implements YamlDocument {
+  constructor(
+    readonly file: string,
+    readonly index: number,
+    readonly value: unknown,
+    private readonly trees: Trees,
+  ) {}
+
+  locate(path: readonly PathSegment[], target: "value" | "key" = "value"): Position {
+    return this.trees.lines.position(this.file, skipTrivia(this.trees.text, this.resolve(path, target).offset));
+  }
+
+  has(path: readonly PathSegment[]): boolean {
+    return this.resolve(path, "value").complete;
+  }
+
+  private resolve(path: readonly PathSegment[], target: "value" | "key"): Resolved {
+    const { trees, index: docIndex } = this;
     // Without aliases a path follows the frames, building only the slots it passes through.
     if (!trees.anchored) {
-      const found = walkFrames(trees.first, docIndex, value, path, target, trees);
+      const found = walkFrames(trees.first, docIndex, this.value, path, target, trees);
       if (found) return found;
     }
     // Parsed once already, in part: parse again, recording every node. Its values equal the first's.
@@ -500,18 +522,7 @@ function makeDocument(file: string, docIndex: number, value: unknown, trees: Tre
       for (const root of complete.roots) indexFrame(root, trees.objects);
     }
     return resolveByIdentity(trees.objects, again, rootStart(complete.roots, complete.values, docIndex), path, target);
-  };
-  return {
-    file,
-    index: docIndex,
-    value,
-    locate(path, target = "value") {
-      return lines.position(file, skipTrivia(text, resolve(path, target).offset));
-    },
-    has(path) {
-      return resolve(path, "value").complete;
-    },
-  };
+  }
 }
 
 /**
@@ -528,6 +539,9 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
   for (let i = 0; i < path.length; i++) {
     if (node === null || typeof node !== "object") return { offset, complete: false };
     if (outer.truncated && outer.result === node && parsed.fast === true && trees !== undefined) {
+      // The rest of the path read from the tape, when the parse kept one; else the node is parsed again.
+      const onTape = parsed.tape && locateOnTape(parsed.tape, outer, path, i, target, entriesOf(trees, outer));
+      if (onTape) return onTape;
       const again = nodeOf(trees, outer);
       if (again === null) return undefined;
       outer = again.frame;
@@ -535,33 +549,42 @@ function walkFrames(parsed: Parsed, docIndex: number, value: unknown, path: read
     }
     const frame = unwrap(outer);
     if (frame.truncated || frame.result !== node || (frame.kind !== "mapping" && frame.kind !== "sequence")) return undefined;
-    // A list's item is its frame of that index: a long list gets no map of its items.
-    const slot = frame.kind === "sequence" ? sequenceItem(frame, path[i]) : slotsOf(frame).get(String(path[i]));
-    if (!slot) return { offset: outer.start, complete: false };
-    offset = i === path.length - 1 && target === "key" && slot.key !== undefined ? slot.key : slot.value;
+    // A sequence's item is its child by index (a registry's 10,000 verdicts need no map of slots).
+    const slot = frame.kind === "sequence" ? undefined : slotsOf(frame).get(String(path[i]));
+    const child = frame.kind === "sequence" ? frame.children?.[sequenceIndex(path[i])] : slot?.frame;
+    if (!child) return { offset: outer.start, complete: false };
+    offset = i === path.length - 1 && target === "key" && slot?.key !== undefined ? slot.key : child.start;
     node = (node as Record<string, unknown>)[String(path[i])];
-    outer = slot.frame;
+    outer = child;
   }
   return { offset, complete: true };
 }
 
-/** Item `segment` of a list's frame, as slotsOf gives it; undefined when there is no such item. */
-function sequenceItem(frame: Frame, segment: PathSegment): Slot | undefined {
-  const index = typeof segment === "number" ? segment : /^(?:0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : -1;
-  const child = Number.isInteger(index) && index >= 0 ? frame.children?.[index] : undefined;
-  return child && { value: child.start, frame: child };
+/** A collection this large has its entries on the tape indexed on the first path into it; a smaller one is read past entry by entry. */
+export const INDEXED_ENTRIES = 32;
+
+/** The entries of a large collection of a truncated frame on the tape, indexed once (tapeEntries); null for a small one. */
+function entriesOf(trees: Trees, frame: Frame): TapeEntries | null {
+  const known = trees.entries.get(frame);
+  if (known !== undefined) return known;
+  const node = frame.result;
+  let size = 0;
+  if (Array.isArray(node)) size = node.length;
+  else if (node !== null && typeof node === "object") for (const _ in node) if (++size >= INDEXED_ENTRIES) break;
+  if (size < INDEXED_ENTRIES) return null;
+  const entries = tapeEntries(frame);
+  trees.entries.set(frame, entries);
+  return entries;
 }
 
 /**
- * The node of `frame` with every node below it recorded (once): made from the fast path's
- * tape of starts and the values already parsed, else parsed again on its own; null when the
- * fast path cannot read it so.
+ * The node of `frame` parsed again on its own (once), with every node below it recorded; null
+ * when the fast path cannot read it so.
  */
 function nodeOf(trees: Trees, frame: Frame): ParsedNode | null {
   let known = trees.nodes.get(frame);
   if (known === undefined) {
-    const tape = trees.first.tape;
-    const again = (tape && nodeFromTape(tape, frame)) || (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
+    const again = (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
     // The same text read the same way from the same place gives the same node; should it
     // ever not be a collection of the same size, the whole text is parsed again instead.
     known = again !== undefined && sameShape(again.value, frame.result) ? again : null;
@@ -603,9 +626,29 @@ function skipTrivia(text: string, offset: number): number {
   }
 }
 
+/**
+ * Where each line of a text starts. Counted first, then filled: a typed array of 170,000 starts
+ * (a 6 MB registry) is made once, outside the heap the garbage collector copies, where a
+ * growing list was copied at every doubling and then by the collector. Each loop is a function
+ * of its own, with nothing after it, so the code V8 compiles for the loop while it runs (on
+ * stack replacement) is not thrown away at its end.
+ */
+function lineStartsOf(text: string): Int32Array {
+  const starts = new Int32Array(lineCount(text));
+  let k = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
+  return starts;
+}
+
+function lineCount(text: string): number {
+  let count = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+  return count;
+}
+
 /** Where a text's lines start, found on first use: positions of offsets, and the lines themselves. */
 export class LineIndex {
-  private starts: number[] | Int32Array | undefined;
+  private starts: Int32Array | undefined;
   constructor(private readonly text: string) {}
 
   /** Line `line` (from 1) without its line feed, as `text.split("\n")[line - 1]` gives it; undefined past the last. */
@@ -640,20 +683,15 @@ export class LineIndex {
     while (k < was.length && was[k] <= oldEnd) k++;
     // One typed array, copied in blocks: a large file has a hundred thousand lines and more.
     const starts = new Int32Array(lo + added.length + was.length - k);
-    starts.set(was instanceof Int32Array ? was.subarray(0, lo) : was.slice(0, lo));
+    starts.set(was.subarray(0, lo));
     starts.set(added, lo);
     for (let j = lo + added.length; k < was.length; j++, k++) starts[j] = was[k] + delta;
     index.starts = starts;
     return index;
   }
 
-  private lineStarts(): ArrayLike<number> {
-    if (!this.starts) {
-      const starts = [0];
-      for (let i = this.text.indexOf("\n"); i !== -1; i = this.text.indexOf("\n", i + 1)) starts.push(i + 1);
-      this.starts = starts;
-    }
-    return this.starts;
+  private lineStarts(): Int32Array {
+    return (this.starts ??= lineStartsOf(this.text));
   }
 
   lineColumn(offset: number): { line: number; column: number } {
