@@ -100,8 +100,8 @@ describe("the classifier index", () => {
     const index = compileClassifier(rules);
     expect(index.residual).toEqual([]);
     expect(index.bucketOf[3000]).toEqual(["text", ""]);
-    expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 499 }, undefined)?.source.verdict).toBe("v2999");
-    expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 400, message: "Boom" }, undefined)?.source.verdict).toBe("by_text");
+    expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 499 }, undefined)?.verdict).toBe("v2999");
+    expect(classifyIndex(index, { kind: "x", provider_code: "P2999", http_status: 400, message: "Boom" }, undefined)?.verdict).toBe("by_text");
   });
 
   it("scans a message for texts only when a text rule admits the error's kind, and always when one admits any kind", () => {
@@ -109,7 +109,7 @@ describe("the classifier index", () => {
     const shared = Array.from({ length: 20 }, (_, i): ClassifierRule => ({ verdict: `param_${i}`, kind: ["invalid_request"], message_contains: [`parameter p${i} `] }));
     const narrowed = compileClassifier([...shared, { verdict: "card", kind: ["invalid_request"], message_contains: ["card number"] }, { verdict: "other", kind: ["other"] }]);
     expect(narrowed.textKinds).toEqual(new Set(["invalid_request"]));
-    const verdictOf = (index: typeof narrowed, kind: string) => classifyIndex(index, { kind, message: "Bad CARD NUMBER given" }, undefined)?.source.verdict ?? null;
+    const verdictOf = (index: typeof narrowed, kind: string) => classifyIndex(index, { kind, message: "Bad CARD NUMBER given" }, undefined)?.verdict ?? null;
     expect(verdictOf(narrowed, "invalid_request")).toBe("card");
     expect(verdictOf(narrowed, "other")).toBe("other");
     expect(verdictOf(narrowed, "api_error")).toBe(null);
@@ -124,7 +124,7 @@ describe("the classifier index", () => {
       { verdict: "no_retry", headers: { "X-Should-Retry": ["false"] } },
       { verdict: "has_retry_after", headers: { "retry-after": ["*"] } },
     ]);
-    const verdictOf = (headers: Record<string, string>) => classifyIndex(index, { kind: "k", headers }, undefined)?.source.verdict ?? null;
+    const verdictOf = (headers: Record<string, string>) => classifyIndex(index, { kind: "k", headers }, undefined)?.verdict ?? null;
     expect(verdictOf({ "x-should-retry": "false" })).toBe("no_retry");
     expect(verdictOf({ "X-SHOULD-RETRY": "false", "Retry-After": "3" })).toBe("no_retry");
     expect(verdictOf({ "x-should-retry": "FALSE" })).toBe(null);
@@ -134,8 +134,8 @@ describe("the classifier index", () => {
   it("looks through causes, at most 8 deep", () => {
     const index = compileClassifier([{ verdict: "socket", cause: { fields: { errno: ["ECONNRESET"] } } }]);
     const nest = (depth: number): ClassifierInput => (depth === 0 ? { kind: "socket", fields: { errno: "ECONNRESET" } } : { kind: "wrapper", cause: nest(depth - 1) });
-    expect(classifyIndex(index, nest(1), undefined)?.source.verdict).toBe("socket");
-    expect(classifyIndex(index, nest(8), undefined)?.source.verdict).toBe("socket");
+    expect(classifyIndex(index, nest(1), undefined)?.verdict).toBe("socket");
+    expect(classifyIndex(index, nest(8), undefined)?.verdict).toBe("socket");
     expect(classifyIndex(index, nest(9), undefined)).toBe(null);
     const cyclic: { kind: string; cause?: unknown } = { kind: "loop" };
     cyclic.cause = cyclic;
@@ -144,9 +144,9 @@ describe("the classifier index", () => {
 
   it("not: holds when the inner rule does not, inner causes included (the AWS SDK stops at an AbortError)", () => {
     const index = compileClassifier([{ verdict: "transient", kind: ["network"], not: { cause: { kind: ["AbortError"] } } }]);
-    expect(classifyIndex(index, { kind: "network" }, undefined)?.source.verdict).toBe("transient");
+    expect(classifyIndex(index, { kind: "network" }, undefined)?.verdict).toBe("transient");
     expect(classifyIndex(index, { kind: "network", cause: { kind: "socket", cause: { kind: "AbortError" } } }, undefined)).toBe(null);
-    expect(classifyIndex(index, { kind: "network", cause: { kind: "socket" } }, undefined)?.source.verdict).toBe("transient");
+    expect(classifyIndex(index, { kind: "network", cause: { kind: "socket" } }, undefined)?.verdict).toBe("transient");
   });
 
   it.each<[string, ClassifierInput, boolean]>([
@@ -167,7 +167,7 @@ describe("the classifier index", () => {
 
   it("treats field values by type: 1 is not '1', true is not 'true'", () => {
     const index = compileClassifier([{ verdict: "one", fields: { code: [1] } }, { verdict: "yes", fields: { flag: [true] } }]);
-    expect(classifyIndex(index, { kind: "k", fields: { code: 1 } }, undefined)?.source.verdict).toBe("one");
+    expect(classifyIndex(index, { kind: "k", fields: { code: 1 } }, undefined)?.verdict).toBe("one");
     expect(classifyIndex(index, { kind: "k", fields: { code: "1" } }, undefined)).toBe(null);
     expect(classifyIndex(index, { kind: "k", fields: { flag: "true" } }, undefined)).toBe(null);
   });
@@ -178,7 +178,7 @@ describe("the classifier index", () => {
     rules.push({ verdict: "aaa", kind: ["invalid_request"], message_contains: ["aaab"] });
     const index = compileClassifier(rules);
     expect(index.kind.get("invalid_request") ?? []).toEqual([]);
-    const verdictOf = (message: string) => classifyIndex(index, { kind: "invalid_request", message }, undefined)?.source.verdict ?? null;
+    const verdictOf = (message: string) => classifyIndex(index, { kind: "invalid_request", message }, undefined)?.verdict ?? null;
     expect(verdictOf("The PARAMETER [E417] IS INVALID here")).toBe("v417");
     expect(verdictOf("parameter [E9999] is invalid")).toBe(null);
     const started = performance.now();

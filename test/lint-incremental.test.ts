@@ -40,6 +40,15 @@ const setField = (text: string, nth: number, key: string, value: string): string
   return `${text.slice(0, line)}${lead}${key}: ${value}${text.slice(text.indexOf("\n", line + 1))}`;
 };
 
+/** Where the `nth` verdict's line starts (at the line feed before it). */
+const nthVerdict = (text: string, nth: number): number => {
+  let at = -1;
+  for (let i = 0; i <= nth; i++) at = text.indexOf("\n  - code: ", at + 1);
+  return at;
+};
+/** The last verdict's lines (from its dash, each with its line feed). */
+const lastVerdict = (text: string): string => text.slice(text.lastIndexOf("\n  - code: ") + 1, text.indexOf("\nfallback: ") + 1);
+
 /** The edits an editor sends, one after another, each to the text before it. */
 const EDITS: [string, (text: string) => string][] = [
   ["a character typed in a summary", (t) => t.slice(0, summaryAt(t, 60)) + "x" + t.slice(summaryAt(t, 60))],
@@ -63,6 +72,18 @@ const EDITS: [string, (text: string) => string][] = [
     const verdicts = t.split(/(?=\n {2}- code: )/);
     [verdicts[20], verdicts[21]] = [verdicts[21], verdicts[20]];
     return verdicts.join("");
+  }],
+  // Edits the loader parses by parsing again only the verdicts they touch (yaml.ts, editedYaml), and ones it parses whole.
+  ["a verdict's line indented (a YAML error inside a verdict)", (t) => t.replace("\n    retryable: ", "\n      retryable: ")],
+  ["the line put back", (t) => t.replace("\n      retryable: ", "\n    retryable: ")],
+  ["an edit across two verdicts (they become one)", (t) => t.slice(0, nthVerdict(t, 40) + t.slice(nthVerdict(t, 40)).indexOf("\n    match:")) + t.slice(nthVerdict(t, 41) + t.slice(nthVerdict(t, 41)).indexOf("\n    match:"))],
+  ["a verdict added at the end of the list", (t) => t.replace("\nfallback: ", `\n${lastVerdict(t).replace(/code: [^\n]*/, "code: svc9.added_at_end")}fallback: `)],
+  ["a key of a verdict misspelt (a schema error inside a verdict)", (t) => t.slice(0, nthVerdict(t, 45)) + t.slice(nthVerdict(t, 45)).replace("\n    retryable: ", "\n    retryabel: ")],
+  ["another verdict edited while the schema error stands", (t) => t.slice(0, summaryAt(t, 80)) + "y" + t.slice(summaryAt(t, 80))],
+  ["the key spelt right again", (t) => t.replace("    retryabel: ", "    retryable: ")],
+  ["a verdict's lines indented further, consistently", (t) => {
+    const [from, to] = [nthVerdict(t, 50), nthVerdict(t, 51)];
+    return t.slice(0, from) + t.slice(from, to).replace("\n  - code: ", "\n  -   code: ").replace(/\n {4}/g, "\n      ") + t.slice(to);
   }],
   ["the fallback changed (outside the verdict list: everything is checked)", (t) => t.replace("fallback: unknown_error", "fallback: svc0.internal_error_0")],
   ["the original back once more", () => ORIGINAL],
@@ -93,6 +114,24 @@ describe("lint after an edit, reusing the unchanged verdicts' findings, equals a
       expect(incremental, what).toEqual(lint(false));
       expect(Array.isArray(incremental) && incremental.length > 0, what).toBe(true);
     }
+  });
+
+  it("parses again only the verdicts an edit inside the list touched, and the whole file after an edit outside it", () => {
+    let text = ORIGINAL;
+    const disk = diskReader(dir);
+    const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
+    const cache = new LoadCache();
+    const verdicts = () => loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache }).project.registry!.value.verdicts;
+    const before = verdicts();
+    text = text.slice(0, summaryAt(text, 60)) + "x" + text.slice(summaryAt(text, 60));
+    const after = verdicts();
+    expect(after.length).toBe(before.length);
+    // The same objects: not parsed again. The edited verdict is new, and says what the text says.
+    expect(after.filter((v, i) => v !== before[i]).map((v) => after.indexOf(v))).toEqual([60]);
+    expect(after[60].summary.startsWith("x")).toBe(true);
+    text = text.replace("fallback: unknown_error", "fallback: svc0.internal_error_0");
+    const whole = verdicts();
+    expect(whole.some((v, i) => v === after[i])).toBe(false);
   });
 
   it("moves a reused finding with its verdict when lines are added above it", () => {

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CodeAction, CompletionItem, Diagnostic, Hover, Location, TextEdit } from "vscode-languageserver-protocol";
+import type { CodeAction, CompletionItem, Hover, Location, TextEdit } from "vscode-languageserver-protocol";
 import { ACTION_NAMES } from "failbook-runtime/model/playbook.js";
 import { failbook, modulesLoaded, REPO, tempProject } from "./helpers/cli.js";
-import { positionOf, startLsp, type LspClient } from "./helpers/lsp.js";
+import { asShown, positionOf, startLsp, type LspClient, type Shown } from "./helpers/lsp.js";
 
 const REGISTRY = "playbooks/registry.yaml";
 const PLAYBOOK = "playbooks/playbook.yaml";
@@ -32,26 +32,6 @@ function projectWithMistakes(): string {
   writeFileSync(join(dir, PLAYBOOK), playbook.replace("\n  rate_limited:\n", "\n  rate_limted:\n"));
   return dir;
 }
-
-interface Shown {
-  rule: string;
-  severity: string;
-  message: string;
-  line: number;
-  column: number;
-  related?: { message: string; file: string; line: number; column: number }[];
-}
-
-const asShown = (root: string, d: Diagnostic): Shown => ({
-  rule: String(d.code),
-  severity: ["error", "warning", "info"][(d.severity ?? 1) - 1],
-  message: d.message,
-  line: d.range.start.line + 1,
-  column: d.range.start.character + 1,
-  ...(d.relatedInformation
-    ? { related: d.relatedInformation.map((r) => ({ message: r.message, file: relative(root, fileURLToPath(r.location.uri)), line: r.location.range.start.line + 1, column: r.location.range.start.character + 1 })) }
-    : {}),
-});
 
 /** Apply text edits (LSP ranges) to a text. */
 function applyEdits(text: string, edits: TextEdit[]): string {

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
 import { editedProject, projectFiles, type ProjectData } from "./helpers/change-project.js";
@@ -256,6 +257,29 @@ describe("failbook replay", () => {
     expect(twice.stderr).toContain("are both shard");
   });
 
+  it("workers classify by the registry compiled once, a rule that reads the playbook's hint headers included: --workers 2 --against is --workers 1, byte for byte", () => {
+    // The current side: a timeout whose response carries the playbook's own hint header is `throttled`, and escalates.
+    const throttled = (p: ProjectData) => {
+      p.registry.verdicts.unshift({ code: "throttled", class: "transient", retryable: true, adr: "ADR-0001", summary: "Asked to wait.", recovery: "Wait.", match: [{ kind: "timeout", retry_after: "present" }] });
+      p.playbook.retry_after = { headers: ["x-wait"] };
+      p.playbook.verdicts.throttled = { action: "escalate_to_human", queue: "oncall" };
+    };
+    const hinted = (i: number) => record(`run_h${i}`, `h${i}`, [{ status: "error", error: { kind: "timeout", message: "slow down", headers: { "x-wait": "1" } }, latency_ms: 30 }, { status: "ok", value: true, latency_ms: 10 }], { kind: "recovered", verdict: "timeout", attempts: 2 });
+    const hints = 150;
+    const dir = project({ "r.jsonl": corpus(900, 21) + lines(...Array.from({ length: hints }, (_, i) => hinted(i))) }, throttled);
+    const base = project({});
+    const args = ["replay", "r.jsonl", "--against", base, "--format", "json"];
+    const two = failbook([...args, "--workers", "2"], { cwd: dir });
+    expect(two.stderr).toBe("");
+    expect(two.code).toBe(0);
+    expect(failbook([...args, "--workers", "1"], { cwd: dir }).stdout).toBe(two.stdout);
+    const out = json(two);
+    expect(out.records).toBe(900 + hints);
+    // Only the hinted timeouts changed: the baseline (no such rule) retries them, as production did.
+    expect(out.transitions.map(({ from, to, verdict, count }) => ({ from, to, verdict, count }))).toEqual([{ from: "recovered", to: "escalated", verdict: "throttled", count: hints }]);
+    expect(out.verdicts.throttled).toBe(hints);
+  });
+
   it("shares the playbook's retry quota across records in order, and refuses to shard such a replay", () => {
     const quota = (p: ProjectData) => {
       p.playbook.retry_quota = { capacity: 10, cost: 5, refund: 0, refund_on_recovery: "none" };
@@ -268,6 +292,24 @@ describe("failbook replay", () => {
     const sharded = failbook(["replay", "r.jsonl", "--shard", "1/2"], { cwd: dir });
     expect(sharded.code).toBe(2);
     expect(sharded.stderr).toContain("retry_quota");
+  });
+});
+
+describe("failbook replay: a worker that stops", () => {
+  it("fails the replay with one line instead of waiting for answers that never come", () => {
+    // A module loaded into every thread ends each replay worker (the threads handed a port for their setup) at once, with status 0, before it reads a chunk.
+    const stop = 'import { MessagePort, workerData } from "node:worker_threads";\nif (workerData instanceof MessagePort) process.exit(0);\n';
+    const dir = project({ "r.jsonl": corpus(200, 5), "stop-workers.mjs": stop });
+    const r = spawnSync(process.execPath, [join(REPO, "bin/failbook.js"), "replay", "r.jsonl", "--workers", "2"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", NODE_OPTIONS: `--import=${pathToFileURL(join(dir, "stop-workers.mjs")).href}` },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.signal).toBeNull();
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/exited with status 0/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
 

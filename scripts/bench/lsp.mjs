@@ -3,7 +3,8 @@
 // editor drives it. Measured from the client's side: an edit to the registry (an incremental
 // change, as editors send) until the registry's diagnostics for that version arrive; a hover
 // and a go-to-definition on a code in the playbook until the answer arrives. Each figure is
-// the median of its runs.
+// the median of its runs. The log also gives the server's CPU time an edit (user + system
+// from /proc, where there is one): on a shared machine the wall figure varies with its load.
 //
 //   node scripts/bench/lsp.mjs [--runs N]   (generates .bench/10000/ when it is not there)
 import { spawn } from "node:child_process";
@@ -17,6 +18,16 @@ const median = (values) => {
   const v = [...values].sort((a, b) => a - b);
   return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 };
+
+/** CPU time (user + system) a process has used so far, in ms; undefined where /proc is not there. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
 
 /** Line and character of the first `needle` in `text`, `offset` characters in. */
 function positionOf(text, needle, offset = 0) {
@@ -61,6 +72,7 @@ export async function lspRows({ bin, dir, runs = 5, log = () => {}, fmtMs = (ms)
     const middle = registry.indexOf("    summary: ", registry.length >> 1) + "    summary: ".length;
     const at = positionOf(registry.slice(0, middle) + "\u0000", "\u0000");
     const edits = [];
+    const cpuBefore = cpuMs(child.pid);
     let version = 1;
     for (let i = 0; i < runs * 2; i++) {
       version++;
@@ -73,7 +85,9 @@ export async function lspRows({ bin, dir, runs = 5, log = () => {}, fmtMs = (ms)
       edits.push(performance.now() - t);
     }
     const editMs = median(edits);
-    log(`lsp: registry edit -> diagnostics ${edits.map((e) => e.toFixed(0)).join(", ")} ms`);
+    const cpu = cpuMs(child.pid);
+    const perEdit = cpu !== undefined && cpuBefore !== undefined ? ` (server CPU ${((cpu - cpuBefore) / edits.length).toFixed(0)} ms an edit, mean)` : "";
+    log(`lsp: registry edit -> diagnostics ${edits.map((e) => e.toFixed(0)).join(", ")} ms${perEdit}`);
 
     const code = /^ {2}([^\s#:][^:]*):\s*$/m.exec(playbook.slice(playbook.length >> 1))?.[1] ?? /verdicts:\n {2}([^:]+):/.exec(playbook)[1];
     const position = positionOf(playbook, `\n  ${code}:`, 4);

@@ -1,6 +1,8 @@
 // The replay rows of `npm run bench` (SPEC 14): `failbook replay` over a seeded corpus of
 // 1,000,000 records (about 350 MB of JSON Lines) under .bench/replay/, plain and gzipped,
-// with --workers 2; and the same at 100,000 records, to show that memory stays flat. Then the
+// with --workers 2; and the corpus given twice (2,000,000 records), to show that memory stays
+// flat: twice the input, the same peak (a tenth of it ends before the heaps reach their
+// plateau, so a ratio to it measured start-up, not growth). Then the
 // same replay over a large registry: the generated 10,000-code project (scripts/bench/generate.mjs)
 // and a corpus of 1,000,000 records whose errors are built for its rules.
 // `node scripts/bench.mjs --replay-only` runs these rows alone.
@@ -45,16 +47,15 @@ function cpuSeconds(argv, cwd) {
  */
 export async function replayRows({ root, bin, measure, quick, log, fmtMs }) {
   const large = quick ? 100_000 : 1_000_000;
-  const small = large / 10;
   const plain = await corpus(root, large, false, log);
   const gz = await corpus(root, large, true, log);
-  const smaller = await corpus(root, small, false, log);
   const mb = (path) => (statSync(path).size / 1048576).toFixed(0);
   const replay = (file) => [bin, "replay", file, "--workers", "2", "--format", "json"];
   const m = {
     plain: measure(`replay ${large} plain`, replay(plain), root),
     gz: measure(`replay ${large} gzip`, replay(gz), root),
-    small: measure(`replay ${small} plain`, replay(smaller), root),
+    // The same records twice over, one replay: a stream whose memory is constant peaks as high.
+    twice: measure(`replay ${2 * large} plain (the corpus twice)`, [...replay(plain).slice(0, 3), plain, ...replay(plain).slice(3)], root),
   };
   const cpu = cpuSeconds(replay(plain), root);
   log(`replay ${large} plain: ${cpu?.toFixed(1)} s of CPU (all threads, one run)`);
@@ -82,16 +83,15 @@ export async function replayRows({ root, bin, measure, quick, log, fmtMs }) {
     rssMb: m.gz.rssMb,
     exit: m.gz.status,
   });
-  const flat = m.plain.rssMb / m.small.rssMb;
+  const flat = m.twice.rssMb / m.plain.rssMb;
   rows.push({
-    row: `peak RSS, ${count(large)} ÷ ${count(small)} records (memory flat)`,
+    row: `peak RSS, ${count(2 * large)} ÷ ${count(large)} records (memory flat: the corpus twice)`,
     value: flat,
-    figure: `${flat.toFixed(2)}× (${m.small.rssMb.toFixed(0)} MB → ${m.plain.rssMb.toFixed(0)} MB)`,
+    figure: `${flat.toFixed(2)}× (${m.plain.rssMb.toFixed(0)} MB → ${m.twice.rssMb.toFixed(0)} MB)`,
     target: "≤ 1.2×",
-    pass: flat <= 1.2,
-    at1k: fmtMs(m.small.ms),
-    rssMb: m.small.rssMb,
-    exit: m.small.status,
+    pass: flat <= 1.2 && m.twice.status === 0,
+    rssMb: m.twice.rssMb,
+    exit: m.twice.status,
   });
   return { rows, raw: { ...m, cpuSeconds: cpu } };
 }
@@ -127,10 +127,10 @@ export function replayTable(rows, header) {
   return [
     header,
     "",
-    line(["figure", "measured", "target", "", "at a tenth", "peak RSS", "exit"]),
-    line(["---", "---:", "---", ":-:", "---:", "---:", ":-:"]),
+    line(["figure", "measured", "target", "", "peak RSS", "exit"]),
+    line(["---", "---:", "---", ":-:", "---:", ":-:"]),
     ...rows.map((r) =>
-      line([r.row, r.figure, r.target, r.pass === null ? "" : mark(r.pass), r.at1k ?? "", r.rssMb === undefined ? "" : `${r.rssMb.toFixed(0)} MB${r.rssPass == null ? "" : ` ${mark(r.rssPass)}`}`, String(r.exit ?? "")]),
+      line([r.row, r.figure, r.target, r.pass === null ? "" : mark(r.pass), r.rssMb === undefined ? "" : `${r.rssMb.toFixed(0)} MB${r.rssPass == null ? "" : ` ${mark(r.rssPass)}`}`, String(r.exit ?? "")]),
     ),
   ].join("\n");
 }

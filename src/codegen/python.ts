@@ -362,7 +362,7 @@ function fieldKey(v: FieldValue): string {
 }
 
 function rulesSection(index: ClassifierIndex): string {
-  const rules = index.rules.map((r) => `    _Rule(${pyStr(r.source.verdict)}, ${pyConditions(r.test)}),`);
+  const rules = index.rules.map((r) => `    _Rule(${pyStr(r.verdict)}, ${pyConditions(r.test)}),`);
   const usesPatterns = (c: CompiledConditions | null): boolean => c !== null && (c.patterns !== null || usesPatterns(c.cause) || usesPatterns(c.not));
   const hasPatterns = index.rules.some((r) => usesPatterns(r.test));
   return [

@@ -22,6 +22,7 @@ import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
 import type { YamlSource } from "../load/yaml.js";
+import { commonPrefix, commonSuffix } from "../util/text.js";
 
 /** One verdict's findings of one rule, with the verdict's first line (1-based) when they were made. */
 interface Entry {
@@ -91,9 +92,9 @@ export class VerdictFindings {
    * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
    * with their verdict).
    */
-  verdictFindings(rule: string, severity: string, fields?: readonly (keyof Verdict)[]): (index: number, check: () => Finding[]) => Finding[] {
+  verdictFindings(rule: string, severity: string, fields: readonly (keyof Verdict)[] | undefined, check: (index: number) => Finding[]): (index: number) => Finding[] {
     const made = this.made;
-    if (!made) return (_, check) => check();
+    if (!made) return check;
     const key = `${rule}\u0000${severity}`;
     const entries: (Entry | undefined)[] = [];
     made.verdicts.set(key, entries);
@@ -101,16 +102,18 @@ export class VerdictFindings {
     const { first, end, registryFile } = made.checked;
     const others = fields === undefined || (change !== undefined && sameVerdicts(change, made.checked, fields));
     const known = others ? change?.before.verdicts.get(key) : undefined;
-    return (index, check) => {
+    return (index) => {
       const line = first[index];
       const was = known && change ? change.from[index] : -1;
       const entry = was >= 0 ? known?.[was] : undefined;
       if (entry) {
-        const moved = entry.line === line ? entry.findings : entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
+        // Ten thousand verdicts, most of them unchanged and where they were: each keeps its entry.
+        if (entry.line === line) return (entries[index] = entry).findings;
+        const moved = entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
         entries[index] = { line, findings: moved };
         return moved;
       }
-      const found = check();
+      const found = check(index);
       const last = index + 1 < first.length ? first[index + 1] : end;
       if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
       return found;
@@ -267,26 +270,6 @@ function move(f: Finding, registryFile: string, to: (line: number) => number): F
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
 const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((n, i) => n === b[i]);
-
-/** Compared a block at a time: equal blocks of two strings compare at memory speed. */
-const BLOCK = 4096;
-
-function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i + BLOCK <= n && a.slice(i, i + BLOCK) === b.slice(i, i + BLOCK)) i += BLOCK;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
-}
-
-/** The length of the common end of `a` and `b`, not reaching into their first `prefix` characters. */
-function commonSuffix(a: string, b: string, prefix: number): number {
-  const n = Math.min(a.length, b.length) - prefix;
-  let i = 0;
-  while (i + BLOCK <= n && a.slice(a.length - i - BLOCK, a.length - i) === b.slice(b.length - i - BLOCK, b.length - i)) i += BLOCK;
-  while (i < n && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++;
-  return i;
-}
 
 /** The registry's verdicts as line ranges of its text; undefined when they are not one block list, a verdict a line or more. */
 function checkedOf(project: Project): Checked | undefined {

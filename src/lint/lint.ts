@@ -69,10 +69,9 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
       // A per-verdict rule, verdict by verdict as its check runs: each verdict's findings reused when it is unchanged.
       const checkRest = rule.checkRest;
       if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
-      const findings = previous.verdictFindings(rule.id, severity, fields);
-      for (const [index, verdict] of registry.value.verdicts.entries()) {
-        for (const f of findings(index, () => found(() => checkVerdict(ctx, verdict, index)))) out.push(f);
-      }
+      const verdicts = registry.value.verdicts;
+      const findings = previous.verdictFindings(rule.id, severity, fields, (index) => found(() => checkVerdict(ctx, verdicts[index], index)));
+      for (let index = 0; index < verdicts.length; index++) for (const f of findings(index)) out.push(f);
     } else if (incremental && previous && fields) {
       // A project-wide rule that says which verdict fields it reads: its findings reused when the edit changed none.
       for (const f of previous.ruleFindings(rule.id, severity, fields, () => found(() => rule.check(ctx)))) out.push(f);

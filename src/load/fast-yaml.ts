@@ -51,13 +51,18 @@ const COMMA = 44;
  * string can start with: the types are not asked about a scalar starting otherwise.
  */
 export function parseFast(text: string, depth: number, types: readonly ImplicitType[], resolvable?: string, tape = false): Parsed | undefined {
-  if (SUSPECT.test(text) && (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text))) return undefined;
+  if (!fastReadable(text)) return undefined;
   try {
     return new FastParser(text, depth, types, resolvable, tape).stream();
   } catch (e) {
     if (e === DECLINE) return undefined;
     throw e;
   }
+}
+
+/** The text holds no character that sends it to js-yaml whole (a tab, a carriage return, a byte order mark, a non-printable one). */
+export function fastReadable(text: string): boolean {
+  return !(SUSPECT.test(text) && (text.includes("\t") || text.includes("\r") || text.includes("\uFEFF") || NON_PRINTABLE.test(text)));
 }
 
 /** A collection of a text parsed again on its own (see nodeParser). */
@@ -84,6 +89,38 @@ export function nodeParser(text: string, types: readonly ImplicitType[], resolva
       throw e;
     }
   };
+}
+
+/** Items of a block sequence parsed again from one of its dashes (see parseItems). */
+export interface ParsedItems {
+  values: unknown[];
+  /** Their frames, recorded as a parse of the whole text records them. */
+  frames: Frame[];
+  /** Where the parse stopped: the first token after the last item (the text's length at its end). */
+  end: number;
+  /** The indentation there (-1 at the text's end). */
+  indent: number;
+  /** True when the sequence ends at `end`; false when `end` is an item's dash that `stop` accepted. */
+  ended: boolean;
+}
+
+/**
+ * The items of the block sequence of column `indent`, `level` levels deep, from its dash at
+ * `dash` on: parsed as a parse of the whole of `text` parses them there (the same values and
+ * frames, `depth` levels recorded), until the sequence ends or the next item's dash is at an
+ * offset `stop` accepts. Undefined when this path would decline the text from there. The
+ * caller vouches that a parse of the whole text reaches `dash` at the start of an item (and,
+ * for a stop or an end, that what follows is parsed as before): an editor's edit to one item
+ * of a long list is parsed so (yaml.ts, editedYaml).
+ */
+export function parseItems(text: string, dash: number, indent: number, level: number, depth: number, types: readonly ImplicitType[], resolvable: string | undefined, stop: (dash: number) => boolean): ParsedItems | undefined {
+  const parser = new FastParser(text, depth, types, resolvable, false);
+  try {
+    return parser.itemsFrom(dash, indent, level, stop);
+  } catch (e) {
+    if (e === DECLINE) return undefined;
+    throw e;
+  }
 }
 
 /** An array index as a property name: JavaScript orders such keys first, whatever the text's order. */
@@ -299,6 +336,26 @@ class FastParser {
     }
     return { value, frame: this.close(frame, "", value) };
   }
+
+  /** See parseItems. */
+  itemsFrom(dash: number, indent: number, level: number, stop: (dash: number) => boolean): ParsedItems {
+    const t = this.text;
+    this.pos = dash;
+    this.lineStart = t.lastIndexOf("\n", dash - 1) + 1;
+    this.indent = dash - this.lineStart;
+    if (this.indent !== indent || t.charCodeAt(dash) !== DASH || !this.isSpaceOrEnd(dash + 1)) throw DECLINE;
+    this.itemStop = stop;
+    this.itemLevel = level;
+    const frame: Frame = { start: dash, kind: null, result: undefined, children: null, truncated: false, slots: null, tape: -1 };
+    const values = this.blockSequence(indent, level, frame);
+    const ended = !this.stopped;
+    return { values, frames: frame.children ?? [], end: this.pos, indent: this.indent, ended };
+  }
+
+  /** parseItems: the sequence at this level stops before an item whose dash `itemStop` accepts. */
+  private itemStop: ((dash: number) => boolean) | undefined;
+  private itemLevel = -1;
+  private stopped = false;
 
   // ---- lines -------------------------------------------------------------------------
 
@@ -602,6 +659,10 @@ class FastParser {
       if (this.indent < indent || this.atDocumentEdge()) break;
       if (this.indent > indent) throw DECLINE;
       if (!(t.charCodeAt(this.pos) === DASH && this.isSpaceOrEnd(this.pos + 1))) break; // the mapping this sequence is a value in goes on
+      if (level === this.itemLevel && this.itemStop?.(this.pos) === true) {
+        this.stopped = true;
+        break;
+      }
     }
     const list = this.listFrom(from);
     if (frame) this.close(frame, "sequence", list);

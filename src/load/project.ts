@@ -17,8 +17,8 @@ import { diskReader, type FileReader } from "./files.js";
 import { ConfigPaths } from "./paths.js";
 import { findingAt, findingAtPosition } from "./finding.js";
 import { messagePatternProblems } from "./regex-safety.js";
-import { validateDocument, type DocumentKind } from "./schema.js";
-import { parseYaml, type ParseOptions, type YamlDocument, type YamlSource } from "./yaml.js";
+import { validateDocument, verdictsValid, type DocumentKind } from "./schema.js";
+import { editedYaml, parseYaml, type ParseOptions, type YamlDocument, type YamlSource } from "./yaml.js";
 import { clip } from "../util/text.js";
 
 export interface Loaded<T> {
@@ -84,6 +84,12 @@ export class LoadCache {
   lookup(absolute: string, kind: DocumentKind, shown: string, text: string): CheckedFile | undefined {
     const known = this.files.get(absolute);
     return known && known.kind === kind && known.source.file === shown && known.source.text === text ? known : undefined;
+  }
+
+  /** The file as last checked, whatever its text then (its next text may be parsed as an edit of it). */
+  previous(absolute: string, kind: DocumentKind, shown: string): CheckedFile | undefined {
+    const known = this.files.get(absolute);
+    return known && known.kind === kind && known.source.file === shown ? known : undefined;
   }
 
   store(absolute: string, checked: CheckedFile): void {
@@ -230,14 +236,38 @@ class SourceReader {
     const shown = this.display(absolute);
     let checked = this.cache?.lookup(absolute, kind, shown, text);
     if (!checked) {
-      const source = parseYaml(shown, text, parseOptions(kind, this.locateDeep));
-      const findings: Finding[] = [];
-      const one = kind === "fixture" ? undefined : singleDocument(source, kind, findings);
-      checked = { kind, source, documents: kind === "fixture" ? fixtureDocuments(source, findings) : one ? [one] : [], findings };
+      const options = parseOptions(kind, this.locateDeep);
+      // An editor's edit of a file parsed without a tape (failbook lsp): only what it touched is parsed again.
+      checked = (kind === "fixture" || options.tape === true ? undefined : this.edited(absolute, kind, shown, text)) ?? this.parsed(kind, parseYaml(shown, text, options));
       this.cache?.store(absolute, checked);
     }
     this.sources.set(checked.source.file, checked.source);
     return checked;
+  }
+
+  private parsed(kind: DocumentKind, source: YamlSource): CheckedFile {
+    const findings: Finding[] = [];
+    const one = kind === "fixture" ? undefined : singleDocument(source, kind, findings);
+    return { kind, source, documents: kind === "fixture" ? fixtureDocuments(source, findings) : one ? [one] : [], findings };
+  }
+
+  /**
+   * An editor's edit inside one stretch of the registry's verdicts (failbook lsp): only the
+   * verdicts it touched are parsed again (editedYaml), and, when the last text passed its
+   * schema, only they are checked against it (the schema constrains each verdict alone, and
+   * the rest of the file is as it was). Undefined when the edit is not of that kind.
+   */
+  private edited(absolute: string, kind: DocumentKind, shown: string, text: string): CheckedFile | undefined {
+    const previous = this.cache?.previous(absolute, kind, shown);
+    const edit = previous && editedYaml(previous.source, text);
+    if (!previous || !edit) return undefined;
+    const doc = edit.source.documents[0];
+    const verdicts = edit.key === "verdicts" ? (doc.value as { verdicts?: unknown }).verdicts : undefined;
+    if (kind === "registry" && previous.findings.length === 0 && previous.documents.length === 1 && Array.isArray(verdicts)) {
+      const touched = verdicts.slice(edit.from, edit.to);
+      if (verdictsValid(touched) && messagePatternProblems({ verdicts: touched }).length === 0) return { kind, source: edit.source, documents: [doc], findings: [] };
+    }
+    return this.parsed(kind, edit.source);
   }
 
   /** Read one file's text; `where` is the config position that named it, for messages. */

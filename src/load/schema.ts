@@ -125,6 +125,11 @@ export function validateDocument(kind: DocumentKind, doc: YamlDocument): SchemaP
   return translate(kind, doc.value, validate.errors ?? []);
 }
 
+/** Each of `verdicts` passes the registry schema's definition of a verdict. */
+export function verdictsValid(verdicts: readonly unknown[]): boolean {
+  return verdicts.every((v) => validators.registry_verdict(v));
+}
+
 /**
  * What is wrong with an adapter error given outside any document (`failbook classify
  * --error`), by the fixture schema's own definition of one; paths are within the error.

@@ -15,3 +15,5 @@ export const playbook: Validator;
 export const fixture: Validator;
 /** An adapter error alone: the fixture schema's #/definitions/error. */
 export const adapter_error: Validator;
+/** One verdict alone: the registry schema's #/definitions/verdict. */
+export const registry_verdict: Validator;

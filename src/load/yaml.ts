@@ -16,7 +16,8 @@
  */
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
-import { locateOnTape, nodeParser, parseFast, sequenceIndex, tapeEntries, type ImplicitType, type ParsedNode, type TapeEntries } from "./fast-yaml.js";
+import { fastReadable, locateOnTape, nodeParser, parseFast, parseItems, sequenceIndex, tapeEntries, type ImplicitType, type ParsedNode, type TapeEntries } from "./fast-yaml.js";
+import { commonPrefix, commonSuffix } from "../util/text.js";
 import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
@@ -144,8 +145,132 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
     if (bomb) return { file, text: source, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
   const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file, lines, entries: new Map() };
-  const documents: YamlDocument[] = values.map((value, i) => new LocatedDocument(file, i, value, trees));
-  return { file, text: source, documents, position };
+  return sourceOf(file, source, trees);
+}
+
+function sourceOf(file: string, source: string, trees: Trees): YamlSource {
+  const documents: YamlDocument[] = trees.first.values.map((value, i) => new LocatedDocument(file, i, value, trees));
+  const made: YamlSource = { file, text: source, documents, position: (offset) => trees.lines.position(file, offset) };
+  parses.set(made, trees);
+  return made;
+}
+
+/** How each source of parseYaml was parsed, for a parse of its next text (editedYaml). */
+const parses = new WeakMap<YamlSource, Trees>();
+
+/** A source parsed again after an edit inside one stretch of a long list (see editedYaml). */
+export interface EditedSource {
+  source: YamlSource;
+  /** The key of the document's list the edit was in. */
+  key: string;
+  /** Its items parsed again (their indexes now): the others are the items of the last parse, moved. */
+  from: number;
+  to: number;
+}
+
+/**
+ * `source`, an edit of the text of `previous` (a parse of parseYaml's), parsed as parseYaml
+ * parses it, reading again only the items of a list the edit touched: when the edit lies
+ * inside the items of a block list at the top of a one-document file (the registry's
+ * verdicts), those items are parsed again from the dash of the first, until the first item
+ * after the edit whose text is as before; every other node is the last parse's, moved by
+ * the length the edit added. Undefined when this cannot be shown to give what a parse of the
+ * whole text gives (the edit reaches outside the list or the dash of its first item, the
+ * text is not of the fast path's kind, the last parse recorded every node or kept a tape, an
+ * anchor, a byte order mark): then the caller parses the whole text.
+ *
+ * Why the result is the whole parse's: the fast path reads forward, and at an item's dash its
+ * state is the position, the column and the level. The text before the first item's dash
+ * (and the dash and the character after it, which are all that the items before look ahead
+ * to) is unchanged, so a whole parse reaches that dash as the last one did; from a dash (or
+ * the list's end) after the edit with the same column, the text ahead is the same as the
+ * last parse read from there, so what follows is what it parsed, moved.
+ */
+export function editedYaml(previous: YamlSource, source: string): EditedSource | undefined {
+  const was = parses.get(previous);
+  if (!was || previous.error || previous.documents.length !== 1) return undefined;
+  const first = was.first;
+  if (was.anchored || first.fast !== true || first.tape || first.depth < 3 || first.depth === Infinity || first.roots.length !== 1) return undefined;
+  const a = was.text;
+  const b = source;
+  if (a !== previous.text || b.charCodeAt(0) === 0xfeff || a === b) return undefined;
+  const prefix = commonPrefix(a, b);
+  const suffix = commonSuffix(a, b, prefix);
+  const oldEnd = a.length - suffix;
+  const newEnd = b.length - suffix;
+  const delta = b.length - a.length;
+  // What the edit brought in must be of the fast path's kind, and hold no anchor or NUL (the rest held none).
+  const added = b.slice(Math.max(0, prefix - 1), newEnd + 1);
+  if (added.includes("&") || added.includes("\u0000") || !fastReadable(added)) return undefined;
+
+  // The top-level list whose items the edit is among.
+  const root = first.roots[0];
+  const rootValue = first.values[0];
+  if (root.kind !== "mapping" || rootValue === null || typeof rootValue !== "object" || Array.isArray(rootValue)) return undefined;
+  const pairs = mappingPairs(root);
+  let pair = -1;
+  while (pair + 1 < pairs.length && pairs[pair + 1][1].start <= prefix) pair++;
+  if (pair < 0) return undefined;
+  const [keyFrame, list] = pairs[pair];
+  if (list.kind !== "sequence" || list.truncated || list.children === null || list.children.length === 0) return undefined;
+  const items = list.children;
+  const key = String(keyFrame.result);
+  const column = list.start - (a.lastIndexOf("\n", list.start - 1) + 1);
+  /** The dash of item i of the last parse (its value starts after it, on the same line); -1 when not so. */
+  const dashOf = (i: number): number => {
+    let d = items[i].start - 1;
+    while (a.charCodeAt(d) === 32) d--;
+    return a.charCodeAt(d) === 45 && d - (a.lastIndexOf("\n", d - 1) + 1) === column ? d : -1;
+  };
+  // The first item parsed again: the last whose dash and the character after it precede the edit.
+  let lo = 0;
+  let hi = items.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (items[mid].start <= prefix) lo = mid;
+    else hi = mid - 1;
+  }
+  let from = lo;
+  while (from >= 0 && !(dashOf(from) >= 0 && dashOf(from) + 2 <= prefix)) from--;
+  if (from < 0) return undefined;
+  // Where the list ended in the last parse, and the column there (the next key's, or the text's end).
+  const next = pairs[pair + 1]?.[0];
+  const listEnd = next ? next.start : a.length;
+  if (listEnd < oldEnd) return undefined;
+  const endColumn = next ? next.start - (a.lastIndexOf("\n", next.start - 1) + 1) : -1;
+  let stopAt = -1;
+  const parsed = parseItems(b, dashOf(from), column, 1, first.depth, IMPLICIT_TYPES, RESOLVABLE_FIRST, (dash) => {
+    if (dash < newEnd) return false;
+    // An item of the last parse starts there (its value after the dash): the rest of the list is its, moved.
+    let l = from + 1;
+    let h = items.length;
+    while (l < h) {
+      const mid = (l + h) >> 1;
+      if (items[mid].start <= dash - delta) l = mid + 1;
+      else h = mid;
+    }
+    if (l >= items.length || dashOf(l) !== dash - delta) return false;
+    stopAt = l;
+    return true;
+  });
+  if (!parsed) return undefined;
+  if (parsed.ended ? !(parsed.end >= newEnd && parsed.end - delta === listEnd && parsed.indent === endColumn) : parsed.indent !== column || stopAt < 0) return undefined;
+  const resume = parsed.ended ? items.length : stopAt;
+
+  const shift = (f: Frame): Frame => ({ ...f, start: f.start + delta, slots: null, children: f.children && f.children.map(shift) });
+  const values = first.values[0] as Record<string, unknown>;
+  const oldItems = values[key] as unknown[];
+  const newItems = [...oldItems.slice(0, from), ...parsed.values, ...oldItems.slice(resume)];
+  const newList: Frame = { ...list, result: newItems, slots: null, children: [...items.slice(0, from), ...parsed.frames, ...items.slice(resume).map(shift)] };
+  const value: Record<string, unknown> = {};
+  for (const k of Object.keys(values)) value[k] = k === key ? newItems : values[k];
+  const children = root.children ?? [];
+  const listAt = children.indexOf(list);
+  const newRoot: Frame = { ...root, result: value, slots: null, children: children.map((c, i) => (i < listAt ? c : i === listAt ? newList : shift(c))) };
+  const parsedNow: Parsed = { values: [value], roots: [newRoot], depth: first.depth, fast: true };
+  const lines = was.lines.edited(b, prefix, oldEnd, newEnd);
+  const trees: Trees = { first: parsedNow, anchored: false, complete: undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text: b, file: was.file, lines, entries: new Map() };
+  return { source: sourceOf(previous.file, b, trees), key, from, to: from + parsed.values.length };
 }
 
 export interface Parsed {
@@ -533,6 +658,36 @@ export class LineIndex {
     if (start === undefined) return undefined;
     const next = starts[line];
     return this.text.slice(start, next === undefined ? this.text.length : next - 1);
+  }
+
+  /**
+   * The index of `text`, which is this index's text with the characters from `start` to
+   * `oldEnd` replaced by those of `text` from `start` to `newEnd`: the line starts of the
+   * unchanged stretches are taken from this one (moved), the rest found.
+   */
+  edited(text: string, start: number, oldEnd: number, newEnd: number): LineIndex {
+    const index = new LineIndex(text);
+    const was = this.starts;
+    if (!was) return index;
+    const delta = newEnd - oldEnd;
+    let lo = 0;
+    let hi = was.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (was[mid] <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    const added: number[] = [];
+    for (let i = text.indexOf("\n", start); i !== -1 && i < newEnd; i = text.indexOf("\n", i + 1)) added.push(i + 1);
+    let k = lo;
+    while (k < was.length && was[k] <= oldEnd) k++;
+    // One typed array, copied in blocks: a large file has a hundred thousand lines and more.
+    const starts = new Int32Array(lo + added.length + was.length - k);
+    starts.set(was.subarray(0, lo));
+    starts.set(added, lo);
+    for (let j = lo + added.length; k < was.length; j++, k++) starts[j] = was[k] + delta;
+    index.starts = starts;
+    return index;
   }
 
   private lineStarts(): Int32Array {

@@ -2,7 +2,8 @@
  * The projects the editor has open: for each failbook.yaml, the project as last loaded from
  * open buffers over the files on disk, and lint's findings for it. A project is checked again
  * shortly after any of its files changes; the loader reuses every file whose text is the
- * same (LoadCache), so an edit re-reads and re-checks only the file that changed, and lint
+ * same (LoadCache), so an edit re-reads and re-checks only the file that changed (of the
+ * registry, only the verdicts an edit inside them touched: editedYaml), and lint
  * runs its one set of rules over the result, each per-verdict rule only over the verdicts
  * the edit changed (VerdictFindings).
  */

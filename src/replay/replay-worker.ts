@@ -3,14 +3,17 @@
  * chunks the main thread sends, one at a time, into one tally; each chunk's buffer goes back
  * as it is done, the tally once the main thread asks for it.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
 import { HeavyLine, replayChunk } from "./chunk.js";
 import type { WorkerAnswer, WorkerRequest } from "./run.js";
-import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
+import { buildSetup, readSetup } from "./setup.js";
 import { Tally } from "./tally.js";
 
 const port = parentPort!;
-const setup = buildSetup(readSetup(workerData as SharedSetup));
+// The setup's bytes, the one message on the port in workerData (see setupPort in run.ts): read, and let go of.
+const setupPort = workerData as MessagePort;
+const setup = buildSetup(readSetup(receiveMessageOnPort(setupPort)!.message as SharedArrayBuffer));
+setupPort.close();
 const tally = new Tally(setup.examples);
 let queue: Promise<void> = Promise.resolve();
 

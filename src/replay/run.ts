@@ -8,12 +8,12 @@
 import { createReadStream, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { cpus } from "node:os";
-import { Worker } from "node:worker_threads";
+import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { createGunzip } from "node:zlib";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import { ChunkBuffers } from "./buffers.js";
 import { HeavyLine, PARSE_BUDGET_BYTES, replayChunk, type ChunkJob } from "./chunk.js";
-import { buildSetup, readSetup, type SharedSetup } from "./setup.js";
+import { buildSetup, handOff, readSetup, type SharedSetup } from "./setup.js";
 import { shardOfLine } from "./shard.js";
 import { locate, Tally, type TallyData } from "./tally.js";
 
@@ -272,13 +272,13 @@ interface Executor {
   readonly capacity: number;
   /** Replay a chunk; its buffer goes back to the pool. */
   run(job: ChunkJob): Promise<void>;
-  /** The tallies of every chunk run, once all are done. */
+  /** The tallies of every chunk run, once all are done; a worker ends as its tally comes in. */
   tallies(): Promise<TallyData[]>;
   close(): Promise<void>;
 }
 
 function inThread(shared: SharedSetup, buffers: ChunkBuffers): Executor {
-  const setup = buildSetup(readSetup(shared));
+  const setup = buildSetup(readSetup(handOff(shared)));
   const tally = new Tally(setup.examples);
   const run = async (job: ChunkJob) => {
     await replayChunk(setup, job, tally);
@@ -295,8 +295,20 @@ function inThread(shared: SharedSetup, buffers: ChunkBuffers): Executor {
  * hundred megabytes smaller, for a few more collections. The bound grows with the setup, so
  * that a registry of any size fits.
  */
-function workerLimits(setup: SharedSetup): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
-  return { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB + Math.ceil((16 * setup.bytes.byteLength) / 1048576) };
+function workerLimits(setupBytes: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
+  return { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_MB + Math.ceil((16 * setupBytes) / 1048576) };
+}
+
+/**
+ * The setup's bytes as the one message on a port of their own, for a worker to read as it
+ * starts (receiveMessageOnPort) and close: its workerData then keeps no reference to them,
+ * and once every thread has read its copy, their memory is freed.
+ */
+function setupPort(bytes: SharedArrayBuffer): MessagePort {
+  const { port1, port2 } = new MessageChannel();
+  port1.postMessage(bytes);
+  port1.close();
+  return port2;
 }
 
 /** Should a worker still run out of heap (if chunk.ts's estimate fell short), and Node end it without aborting. */
@@ -304,6 +316,7 @@ const outOfMemory = (e: Error): boolean => (e as NodeJS.ErrnoException).code ===
 
 /** What the main thread asks a replay worker (each with an `id`): a chunk to replay, or, at the end, its tally. */
 export type WorkerRequest = ChunkJob | { finish: true };
+
 
 /** A replay worker's answer to request `id`: a chunk's buffer, the tally, a line too heavy to parse (see HeavyLine), or what failed. */
 export interface WorkerAnswer {
@@ -322,14 +335,19 @@ class WorkerPool implements Executor {
   private readonly waiting = new Map<number, { resolve: (answer: WorkerAnswer) => void; reject: (e: Error) => void; worker: number }>();
   private nextId = 0;
   private failure: Error | undefined;
+  /** Workers done with (their tally in), whose exit is no failure. */
+  private readonly ended = new Set<Worker>();
 
   constructor(setup: SharedSetup, count: number, capacity: number, buffers: ChunkBuffers) {
     this.capacity = capacity;
     this.load = new Array<number>(count).fill(0);
     // Beside this module: dist/replay/ when unbundled, dist/bundle/ (an entry of its own) when bundled.
     const url = new URL("./replay-worker.js", import.meta.url);
+    const bytes = handOff(setup);
+    const limits = workerLimits(bytes.byteLength);
     this.workers = Array.from({ length: count }, () => {
-      const worker = new Worker(url, { workerData: setup, resourceLimits: workerLimits(setup) });
+      const port = setupPort(bytes);
+      const worker = new Worker(url, { workerData: port, transferList: [port], resourceLimits: limits });
       worker.on("message", (m: WorkerAnswer) => {
         if (m.bytes) buffers.give(m.bytes);
         const request = this.waiting.get(m.id);
@@ -340,9 +358,10 @@ class WorkerPool implements Executor {
         else if (m.error === undefined) request.resolve(m);
         else request.reject(new Error(`a replay worker failed: ${m.error}`));
       });
-      worker.on("error", (e) => this.fail(outOfMemory(e) ? new UsageError(`a replay worker ran out of memory (its heap is bounded at ${workerLimits(setup).maxOldGenerationSizeMb} MB): replay stopped; run it with --workers 1, or split the records`) : e));
+      worker.on("error", (e) => this.fail(outOfMemory(e) ? new UsageError(`a replay worker ran out of memory (its heap is bounded at ${limits.maxOldGenerationSizeMb} MB): replay stopped; run it with --workers 1, or split the records`) : e));
+      // A worker that stops before its tally is asked for (whatever its status) would leave its chunks unanswered: the replay fails instead of waiting.
       worker.on("exit", (code) => {
-        if (code !== 0) this.fail(new Error(`a replay worker exited with status ${code}`));
+        if (!this.ended.has(worker)) this.fail(new Error(`a replay worker exited with status ${code} before the replay ended`));
       });
       return worker;
     });
@@ -354,9 +373,19 @@ class WorkerPool implements Executor {
     await this.ask(worker, job, [job.bytes.buffer as ArrayBuffer]);
   }
 
+  /**
+   * Each worker ends as soon as its tally is in: the peak of a replay was its end, two
+   * workers' heaps at their fullest while the main thread received and merged the tallies.
+   */
   async tallies(): Promise<TallyData[]> {
-    const answers = await Promise.all(this.workers.map((_, worker) => this.ask(worker, { finish: true }, [])));
-    return answers.map((answer) => answer.tally as TallyData);
+    return Promise.all(
+      this.workers.map(async (worker, i) => {
+        const { tally } = await this.ask(i, { finish: true }, []);
+        this.ended.add(worker);
+        await worker.terminate();
+        return tally as TallyData;
+      }),
+    );
   }
 
   private ask(worker: number, request: WorkerRequest, transfer: ArrayBuffer[]): Promise<WorkerAnswer> {

@@ -7,6 +7,7 @@
 import { deserialize, serialize } from "node:v8";
 import type { Project } from "../load/project.js";
 import { patternRedactor } from "../load/redaction.js";
+import { withoutMatchRules } from "failbook-runtime/engine/classify.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
 import type { ReplaySetup } from "./chunk.js";
@@ -37,10 +38,12 @@ export function rulesData(project: Project): RulesData | undefined {
 /**
  * A setup as the threads of a replay share it: the SetupData's bytes, which every worker
  * reads (a SharedArrayBuffer crosses to a worker without a copy), and the little the main
- * thread reads itself while it hands out chunks.
+ * thread reads itself while it hands out chunks. The bytes go with `handOff`: a thread that
+ * replays reads its copy out of them and lets go, and once all have, their memory is freed.
  */
 export interface SharedSetup {
-  readonly bytes: SharedArrayBuffer;
+  /** Undefined once handed off. */
+  bytes: SharedArrayBuffer | undefined;
   readonly shard: Shard | undefined;
   readonly examples: number;
   /** See `sharedPolicy`. */
@@ -55,7 +58,15 @@ export function shareSetup(data: SetupData): SharedSetup {
   return { bytes, shard: data.shard, examples: data.examples, sharedPolicy: sharedPolicy(data) };
 }
 
-export const readSetup = (shared: SharedSetup): SetupData => deserialize(new Uint8Array(shared.bytes)) as SetupData;
+/** The setup's bytes, for the threads that replay: the main thread keeps no reference to them (a replay hands them off once). */
+export function handOff(shared: SharedSetup): SharedArrayBuffer {
+  const bytes = shared.bytes;
+  if (bytes === undefined) throw new Error("this replay setup was handed off already");
+  shared.bytes = undefined;
+  return bytes;
+}
+
+export const readSetup = (bytes: SharedArrayBuffer): SetupData => deserialize(new Uint8Array(bytes)) as SetupData;
 
 /**
  * The registry less what only documents a verdict (its examples, its details schema, its ADR):
@@ -65,8 +76,9 @@ function withoutDocs(registry: Registry): Registry {
   return { ...registry, verdicts: registry.verdicts.map(({ examples: _examples, details: _details, adr: _adr, ...verdict }) => verdict) };
 }
 
+/** The replayers of a setup; each registry is compiled for classification and kept without its match rules (see withoutMatchRules). */
 export function buildSetup(data: SetupData): ReplaySetup {
-  const replayer = (rules: RulesData) => new Replayer({ registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, data.seed);
+  const replayer = (rules: RulesData) => new Replayer({ registry: withoutMatchRules(rules.registry, rules.playbook), playbook: rules.playbook, redact: patternRedactor(rules.redact) }, data.seed);
   return { current: replayer(data.current), baseline: data.baseline && replayer(data.baseline), shard: data.shard, examples: data.examples };
 }
 

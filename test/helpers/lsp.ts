@@ -5,8 +5,8 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   createProtocolConnection,
   StreamMessageReader,
@@ -23,6 +23,10 @@ export interface LspClient {
   stderr: () => string;
   /** The last diagnostics published for a file. */
   diagnostics(file: string): Diagnostic[] | undefined;
+  /** The buffer version the last diagnostics of a file were published for (undefined when they named none). */
+  publishedVersion(file: string): number | undefined;
+  /** The version of an open buffer, as last sent. */
+  version(file: string): number | undefined;
   /** The diagnostics of a file that `test` accepts: those shown now, else the next such published. */
   nextDiagnostics(file: string, test?: (d: Diagnostic[]) => boolean, timeoutMs?: number): Promise<Diagnostic[]>;
   open(file: string, text?: string): Promise<void>;
@@ -38,9 +42,11 @@ export async function startLsp(root: string, args: string[] = []): Promise<LspCl
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const published = new Map<string, Diagnostic[]>();
+  const publishedVersions = new Map<string, number | undefined>();
   const waiters: { uri: string; test: (d: Diagnostic[]) => boolean; resolve: (d: Diagnostic[]) => void }[] = [];
   connection.onNotification("textDocument/publishDiagnostics", (p: PublishDiagnosticsParams) => {
     published.set(p.uri, p.diagnostics);
+    publishedVersions.set(p.uri, p.version ?? undefined);
     for (const w of [...waiters]) {
       if (w.uri === p.uri && w.test(p.diagnostics)) {
         waiters.splice(waiters.indexOf(w), 1);
@@ -63,6 +69,8 @@ export async function startLsp(root: string, args: string[] = []): Promise<LspCl
     uri,
     text: (file) => texts.get(file) ?? readFileSync(join(root, file), "utf8"),
     diagnostics: (file) => published.get(uri(file)),
+    publishedVersion: (file) => publishedVersions.get(uri(file)),
+    version: (file) => versions.get(file),
     nextDiagnostics(file, test = () => true, timeoutMs = 20_000) {
       const current = published.get(uri(file));
       if (current && test(current)) return Promise.resolve(current);
@@ -114,3 +122,24 @@ export function positionOf(text: string, needle: string, offset = 0): { line: nu
   const line = before.split("\n").length - 1;
   return { line, character: before.length - before.lastIndexOf("\n") - 1 };
 }
+
+/** A diagnostic as `failbook lint --format json` shows a finding (positions from 1, files from the root). */
+export interface Shown {
+  rule: string;
+  severity: string;
+  message: string;
+  line: number;
+  column: number;
+  related?: { message: string; file: string; line: number; column: number }[];
+}
+
+export const asShown = (root: string, d: Diagnostic): Shown => ({
+  rule: String(d.code),
+  severity: ["error", "warning", "info"][(d.severity ?? 1) - 1],
+  message: d.message,
+  line: d.range.start.line + 1,
+  column: d.range.start.character + 1,
+  ...(d.relatedInformation
+    ? { related: d.relatedInformation.map((r) => ({ message: r.message, file: relative(root, fileURLToPath(r.location.uri)), line: r.location.range.start.line + 1, column: r.location.range.start.character + 1 })) }
+    : {}),
+});
