@@ -353,7 +353,11 @@ function scheduleProblems(playbook: Record<string, unknown>): { message: string;
   const out: { message: string; path: (string | number)[]; target: "value" | "key" }[] = [];
   const verdicts = playbook.verdicts;
   if (verdicts === null || typeof verdicts !== "object") return out;
-  for (const [code, action] of Object.entries(verdicts as Record<string, Record<string, unknown>>)) {
+  // Key by key: entries() made a pair for each of a playbook's 10,000 actions.
+  const actions = verdicts as Record<string, Record<string, unknown>>;
+  for (const code in actions) {
+    if (!Object.hasOwn(actions, code)) continue;
+    const action = actions[code];
     if (action === null || typeof action !== "object") continue;
     if (action.action !== "retry_with_backoff" && action.action !== "retry_with_hint") continue;
     const hasList = action.backoff_ms !== undefined;
