@@ -22,7 +22,7 @@ import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
 import type { YamlSource } from "../load/yaml.js";
-import { commonPrefix, commonSuffix } from "../util/text.js";
+import { editedSpan } from "../util/text.js";
 
 /** One verdict's findings of one rule, with the verdict's first line (1-based) when they were made. */
 interface Entry {
@@ -195,12 +195,11 @@ function changeOf(before: Made, now: Checked): Change | undefined {
     for (let i = 0; i < from.length; i++) from[i] = i;
     return { before, from, changed: [], stayed: true };
   }
-  const prefix = commonPrefix(a, b);
-  const suffix = commonSuffix(a, b, prefix);
+  const { start, oldEnd, newEnd } = editedSpan(a, b);
   // Lines before `startLine` are the same in both texts; so are lines after `oldLast` (before) and after `newLast` (now).
-  const startLine = now.source.position(prefix).line;
-  const oldLast = was.source.position(a.length - suffix).line;
-  const newLast = now.source.position(b.length - suffix).line;
+  const startLine = now.source.position(start).line;
+  const oldLast = was.source.position(oldEnd).line;
+  const newLast = now.source.position(newEnd).line;
   const moved = newLast - oldLast;
   const listStart = (c: Checked) => (c.first.length > 0 ? c.first[0] : c.end);
   // The text outside the list is the same only when the edit is inside the list.

@@ -17,7 +17,7 @@
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
 import { fastReadable, locateOnTape, nodeParser, parseFast, parseItems, sequenceIndex, tapeEntries, type ImplicitType, type ParsedNode, type TapeEntries } from "./fast-yaml.js";
-import { commonPrefix, commonSuffix } from "../util/text.js";
+import { editedSpan } from "../util/text.js";
 import { findMistake } from "./yaml-mistake.js";
 
 export interface YamlError {
@@ -194,10 +194,7 @@ export function editedYaml(previous: YamlSource, source: string): EditedSource |
   const a = was.text;
   const b = source;
   if (a !== previous.text || b.charCodeAt(0) === 0xfeff || a === b) return undefined;
-  const prefix = commonPrefix(a, b);
-  const suffix = commonSuffix(a, b, prefix);
-  const oldEnd = a.length - suffix;
-  const newEnd = b.length - suffix;
+  const { start: prefix, oldEnd, newEnd } = editedSpan(a, b);
   const delta = b.length - a.length;
   // What the edit brought in must be of the fast path's kind, and hold no anchor or NUL (the rest held none).
   const added = b.slice(Math.max(0, prefix - 1), newEnd + 1);

@@ -317,7 +317,6 @@ const outOfMemory = (e: Error): boolean => (e as NodeJS.ErrnoException).code ===
 /** What the main thread asks a replay worker (each with an `id`): a chunk to replay, or, at the end, its tally. */
 export type WorkerRequest = ChunkJob | { finish: true };
 
-
 /** A replay worker's answer to request `id`: a chunk's buffer, the tally, a line too heavy to parse (see HeavyLine), or what failed. */
 export interface WorkerAnswer {
   id: number;

@@ -58,8 +58,19 @@ export function abbreviatedSum(terms: readonly string[], count: number, shown = 
 /** Compared a block at a time: equal blocks of two strings compare at memory speed. */
 const BLOCK = 4096;
 
+/**
+ * Where `b`, an edit of `a`, differs from it: the characters of `a` from `start` to `oldEnd`
+ * became those of `b` from `start` to `newEnd`; the rest of both is the same (the longest
+ * common start, then the longest common end that does not reach into it).
+ */
+export function editedSpan(a: string, b: string): { start: number; oldEnd: number; newEnd: number } {
+  const start = commonPrefix(a, b);
+  const suffix = commonSuffix(a, b, start);
+  return { start, oldEnd: a.length - suffix, newEnd: b.length - suffix };
+}
+
 /** The length of the common start of `a` and `b`. */
-export function commonPrefix(a: string, b: string): number {
+function commonPrefix(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
   while (i + BLOCK <= n && a.slice(i, i + BLOCK) === b.slice(i, i + BLOCK)) i += BLOCK;
@@ -68,7 +79,7 @@ export function commonPrefix(a: string, b: string): number {
 }
 
 /** The length of the common end of `a` and `b`, not reaching into their first `prefix` characters. */
-export function commonSuffix(a: string, b: string, prefix: number): number {
+function commonSuffix(a: string, b: string, prefix: number): number {
   const n = Math.min(a.length, b.length) - prefix;
   let i = 0;
   while (i + BLOCK <= n && a.slice(a.length - i - BLOCK, a.length - i) === b.slice(b.length - i - BLOCK, b.length - i)) i += BLOCK;
