@@ -1,4 +1,5 @@
 import { trigramKey, type Bucket, type ClassifierIndex, type CompiledConditions, type CompiledRule, type StringBuckets } from "failbook-runtime/engine/classifier.js";
+import type { FieldValue } from "failbook-runtime/model/registry.js";
 import { bucketRules, compiledRegistry, type RulePlace } from "failbook-runtime/engine/classify.js";
 import { conditionsCover } from "failbook-runtime/engine/match.js";
 import type { LintRule } from "../rule.js";
@@ -48,19 +49,22 @@ type Described = ReturnType<typeof describe>;
 /** The earliest rule before `rule` that holds for every error `rule` holds for. */
 export function firstCovering(index: ClassifierIndex, rule: CompiledRule): CompiledRule | undefined {
   const lists = candidateLists(index, rule.test);
-  const heads = lists.map(() => 0);
+  // A merge of the lists, each in rule order: every candidate once, earliest first.
+  const heads = new Array<number>(lists.length).fill(0);
   for (;;) {
     let next = -1;
-    lists.forEach((list, i) => {
-      const h = heads[i];
-      if (h < list.length && list[h] < rule.position && (next < 0 || list[h] < next)) next = list[h];
-    });
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i] as readonly number[];
+      const h = heads[i] as number;
+      if (h < list.length) {
+        const position = list[h] as number;
+        if (position < rule.position && (next < 0 || position < next)) next = position;
+      }
+    }
     if (next < 0) return undefined;
-    const earlier = index.rules[next];
+    const earlier = index.rules[next] as CompiledRule;
     if (conditionsCover(earlier.test, rule.test)) return earlier;
-    lists.forEach((list, i) => {
-      if (list[heads[i]] === next) heads[i]++;
-    });
+    for (let i = 0; i < lists.length; i++) if ((lists[i] as readonly number[])[heads[i] as number] === next) (heads[i] as number)++;
   }
 }
 
@@ -72,58 +76,70 @@ export function firstCovering(index: ClassifierIndex, rule: CompiledRule): Compi
  */
 function candidateLists(index: ClassifierIndex, b: CompiledConditions): (readonly number[])[] {
   const lists: (readonly number[])[] = [index.residual];
-  const add = (bucket: Bucket | undefined) => {
-    if (bucket !== undefined && (typeof bucket === "number" || bucket.length > 0)) lists.push(bucketRules(bucket));
-  };
-  const all = (bucket: string) => add(index.bucketed.get(bucket));
-  const exact = (values: readonly string[] | null, buckets: StringBuckets, bucket: string) => {
-    if (values === null) return;
-    if (values.length === 0) all(bucket);
-    else add(buckets.get(values[0]));
-  };
-  exact(b.kinds, index.kind, "kind");
-  exact(b.providerCodes, index.providerCode, "provider_code");
-  exact(b.states, index.state, "side_effect_state");
+  exact(lists, index, b.kinds, index.kind, "kind");
+  exact(lists, index, b.providerCodes, index.providerCode, "provider_code");
+  exact(lists, index, b.states, index.state, "side_effect_state");
   if (b.exactStatuses !== null) {
     const witness = b.exactStatuses.length > 0 ? b.exactStatuses[0] : b.statusRanges.length > 0 ? b.statusRanges[0] : undefined;
-    if (witness === undefined) all("status");
+    if (witness === undefined) all(lists, index, "status");
     else {
-      add(index.status.get(witness));
-      add(index.statusClass.get(Math.floor(witness / 100)));
+      add(lists, index.status.get(witness));
+      add(lists, index.statusClass.get(Math.floor(witness / 100)));
     }
   }
   if (b.globs !== null) {
     const first = b.globs[0];
-    if (first === undefined) all("tool");
-    else if (!first.star && !first.parts[0].includes(-1)) add(index.tool.get(first.source));
+    if (first === undefined) all(lists, index, "tool");
+    else if (!first.star && !(first.parts[0] as number[]).includes(-1)) add(lists, index.tool.get(first.source));
   }
-  for (const [name, values] of b.headers ?? []) {
-    add(index.headerAny.get(name));
-    if (values === null) continue;
-    if (values.length === 0) all(`header ${name}`);
-    else add(index.header.get(name)?.get(values[0]));
+  if (b.headers !== null) {
+    for (const [name, values] of b.headers) {
+      add(lists, index.headerAny.get(name));
+      if (values === null) continue;
+      if (values.length === 0) all(lists, index, `header ${name}`);
+      else add(lists, index.header.get(name)?.get(values[0] as string));
+    }
   }
   if (b.texts !== null) {
     // A text-bucketed rule covers b only if b's first text contains one of its texts, and so
     // that text's trigram.
     const first = b.texts[0];
-    if (first === undefined) all("text");
+    if (first === undefined) all(lists, index, "text");
     else {
       const seen = new Set<number>();
       for (let i = 0; i + 3 <= first.length; i++) {
         const list = index.text.get(trigramKey(first, i));
         if (list !== undefined && !seen.has(list)) {
           seen.add(list);
-          add(index.textLists[list]);
+          add(lists, index.textLists[list]);
         }
       }
     }
   }
-  for (const [name, values] of b.fields ?? []) {
-    if (values.length === 0) all(`field ${name}`);
-    else add(index.field.get(name)?.get(values[0]));
+  if (b.fields !== null) {
+    for (const [name, values] of b.fields) {
+      if (values.length === 0) all(lists, index, `field ${name}`);
+      else add(lists, index.field.get(name)?.get(values[0] as FieldValue));
+    }
   }
   return lists;
+}
+
+/** A bucket's rules, when it holds any. */
+function add(lists: (readonly number[])[], bucket: Bucket | undefined): void {
+  if (bucket !== undefined && (typeof bucket === "number" || bucket.length > 0)) lists.push(bucketRules(bucket));
+}
+
+/** Every rule bucketed under `bucket`. */
+function all(lists: (readonly number[])[], index: ClassifierIndex, bucket: string): void {
+  add(lists, index.bucketed.get(bucket));
+}
+
+/** The bucket of one value the rule admits of a string field; every rule bucketed under the field when it admits none. */
+function exact(lists: (readonly number[])[], index: ClassifierIndex, values: readonly string[] | null, buckets: StringBuckets, bucket: string): void {
+  if (values === null) return;
+  if (values.length === 0) all(lists, index, bucket);
+  else add(lists, buckets.get(values[0] as string));
 }
 
 const redundant = (here: Described, winner: Described) =>
