@@ -14,8 +14,12 @@ export function redactFindings(findings: readonly Finding[], redact: Redactor): 
 /** A JSON pointer with each segment (a key from input, such as a playbook entry's) redacted. */
 function redactPointer(pointer: string, redact: Redactor): string {
   if (pointer === "") return pointer;
-  return pointer
-    .split("/")
-    .map((segment) => redact(segment.replace(/~1/g, "/").replace(/~0/g, "~")).replace(/~/g, "~0").replace(/\//g, "~1"))
-    .join("/");
+  return pointer.split("/").map((segment) => redactSegment(segment, redact)).join("/");
+}
+
+/** One segment, decoded (`~1` is `/`, `~0` is `~`), redacted, and encoded again; most hold no escape, and redaction leaves most alone. */
+function redactSegment(segment: string, redact: Redactor): string {
+  const decoded = segment.includes("~") ? segment.replace(/~1/g, "/").replace(/~0/g, "~") : segment;
+  const redacted = redact(decoded);
+  return redacted === decoded ? segment : redacted.replace(/~/g, "~0").replace(/\//g, "~1");
 }

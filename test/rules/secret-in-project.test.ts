@@ -72,3 +72,18 @@ it("lint never echoes the secret: not in the message, the path or the excerpt, n
     expect(r.stdout + r.stderr, format).not.toContain("4eC39HqLyjWDarjtT1zdp7dc");
   }
 });
+
+it("a JSON pointer through a key holding a secret shows the key redacted and escaped: a password in a URL, its slashes as ~1", () => {
+  // In a pointer the URL's slashes are `~1`, which the output's own redaction does not read as a URL.
+  const key = "https://svc:" + "Hunter2Secret@api.example.com/x";
+  const dir = tempProject({
+    "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\n",
+    "registry.yaml": withSummary("Card declined."),
+    "playbook.yaml": DECLINED + `tools:\n  "${key}": { idempotent: false }\n`,
+  });
+  const r = failbook(["lint", "--format", "json"], { cwd: dir });
+  expect(r.code).toBe(1);
+  expect(r.stdout).not.toContain("Hunter2");
+  const findings = JSON.parse(r.stdout).findings as { rule: string; path: string }[];
+  expect(findings.filter((f) => f.rule === "secret-in-project").map((f) => f.path)).toEqual(["/tools/https:~1~1[REDACTED]@api.example.com~1x"]);
+});
