@@ -501,11 +501,16 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
   const options = compiled.map((rule) => bucketOptions(rule.test, anchorOf));
   // How many rules could go under each key: a rule goes where its keys are rarest.
   const counts = new Map<string, Map<FieldValue, number>>();
-  for (const list of options) {
-    for (const option of list) {
+  // Indexed loops here and below: the compile runs once, mostly before V8 has optimized it,
+  // and unoptimized for...of makes an iterator and a result object a step (8 MB at 10,000 codes).
+  for (let r = 0; r < options.length; r++) {
+    const list = options[r] as BucketOption[];
+    for (let o = 0; o < list.length; o++) {
+      const option = list[o] as BucketOption;
       let inner = counts.get(option.bucket);
       if (inner === undefined) counts.set(option.bucket, (inner = new Map()));
-      for (const v of option.values) inner.set(v, (inner.get(v) || 0) + 1);
+      const values = option.values;
+      for (let i = 0; i < values.length; i++) inner.set(values[i] as FieldValue, (inner.get(values[i] as FieldValue) || 0) + 1);
     }
   }
   const bucketOf = index.bucketOf as (readonly [BucketField, string])[];
@@ -519,10 +524,13 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
   for (let position = 0; position < compiled.length; position++) {
     let best: BucketOption | null = null;
     let bestCost = 0;
-    for (const option of options[position] as BucketOption[]) {
+    const list = options[position] as BucketOption[];
+    for (let o = 0; o < list.length; o++) {
+      const option = list[o] as BucketOption;
       const inner = counts.get(option.bucket) as Map<FieldValue, number>;
+      const values = option.values;
       let cost = 0;
-      for (const v of option.values) cost = Math.max(cost, inner.get(v) || 0);
+      for (let i = 0; i < values.length; i++) cost = Math.max(cost, inner.get(values[i] as FieldValue) || 0);
       if (best === null || cost < bestCost) {
         best = option;
         bestCost = cost;
@@ -540,40 +548,50 @@ function compileClassifier(rules: readonly ClassifierRule[]): ClassifierIndex {
         if (kinds === null) index.textKinds = null;
         else if (index.textKinds !== null) for (let k = 0; k < kinds.length; k++) index.textKinds.add(kinds[k] as string);
       }
-      rule.candidateTest = withoutBucketField(rule.test, best.field);
       const list = index.bucketed.get(best.bucket);
       if (list === undefined) index.bucketed.set(best.bucket, [position]);
       else list.push(position);
     }
-    quickTest(rule.candidateTest, index.quick, position * QUICK_STRIDE);
-    if (index.quick[position * QUICK_STRIDE] !== QUICK_TEST) rule.candidateTest = rule.test;
+    // What is left to test once the bucket has offered the rule; its conditions object is
+    // made only when the quick array cannot tell it (most rules need none).
+    const field = best === null ? null : best.field;
+    if (quickTest(rule.test, field, index.quick, position * QUICK_STRIDE) === QUICK_TEST && field !== null) rule.candidateTest = withoutBucketField(rule.test, field);
   }
   return index;
 }
 
-/** Write what is left to test of a candidate into `quick` at `at` (see QUICK_STRIDE). */
-function quickTest(c: CompiledConditions, quick: Int32Array, at: number): void {
-  const statusOnly = c.kinds === null && c.providerCodes === null && c.texts === null && c.patterns === null && c.globs === null && c.states === null && c.headers === null && c.fields === null && c.cause === null && c.not === null && c.hint === null;
-  if (!statusOnly) {
-    quick[at] = QUICK_TEST;
-    return;
-  }
-  if (c.exactStatuses === null) {
-    quick[at] = QUICK_HOLDS;
-    return;
-  }
-  const ranges: number[] = [];
-  for (let i = 0; i < c.exactStatuses.length; i++) ranges.push(c.exactStatuses[i] as number, c.exactStatuses[i] as number);
-  for (let i = 0; i < c.statusRanges.length; i++) ranges.push(c.statusRanges[i] as number);
+/**
+ * Write what is left to test of a candidate into `quick` at `at` (see QUICK_STRIDE): its
+ * conditions less the one its bucket `without` guarantees (as `withoutBucketField` drops
+ * it). Returns the code written.
+ */
+function quickTest(c: CompiledConditions, without: BucketField | null, quick: Int32Array, at: number): number {
+  const kinds = without === "kind" ? null : c.kinds;
+  const providerCodes = without === "provider_code" ? null : c.providerCodes;
+  const states = without === "side_effect_state" ? null : c.states;
+  const globs = without === "tool" ? null : c.globs;
+  const statusOnly = kinds === null && providerCodes === null && c.texts === null && c.patterns === null && globs === null && states === null && c.headers === null && c.fields === null && c.cause === null && c.not === null && c.hint === null;
+  if (!statusOnly) return (quick[at] = QUICK_TEST);
+  const exact = without === "status" ? null : c.exactStatuses;
+  if (exact === null) return (quick[at] = QUICK_HOLDS);
+  const ranges = c.statusRanges;
   // Past two ranges, or past what the array holds exactly, the object test decides.
-  if (ranges.length > 4 || ranges.some((s) => s !== (s | 0))) {
-    quick[at] = QUICK_TEST;
-    return;
+  if (exact.length * 2 + ranges.length > 4 || !exact.every(isInt32) || !ranges.every(isInt32)) return (quick[at] = QUICK_TEST);
+  let k = at + 1;
+  for (let i = 0; i < exact.length; i++) {
+    quick[k++] = exact[i] as number;
+    quick[k++] = exact[i] as number;
   }
-  while (ranges.length < 4) ranges.push(1, 0);
-  quick[at] = QUICK_STATUS;
-  for (let i = 0; i < 4; i++) quick[at + 1 + i] = ranges[i] as number;
+  for (let i = 0; i < ranges.length; i++) quick[k++] = ranges[i] as number;
+  // The ranges left are empty: 1 to 0 holds no status.
+  while (k < at + QUICK_STRIDE) {
+    quick[k++] = 1;
+    quick[k++] = 0;
+  }
+  return (quick[at] = QUICK_STATUS);
 }
+
+const isInt32 = (s: number): boolean => s === (s | 0);
 
 /**
  * One exact-valued field a rule could be bucketed under, with the values it admits. Statuses
@@ -629,7 +647,9 @@ function conditions(c: CompiledConditions): CompiledConditions {
 }
 
 function insertRule(index: ClassifierIndex, option: BucketOption, p: number): void {
-  for (const v of option.values) {
+  const values = option.values;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as FieldValue;
     switch (option.field) {
       case "kind":
         pushPosition(index.kind, v as string, p);
@@ -702,8 +722,11 @@ function trigramKey(text: string, i: number): number {
 /** For each message text (lower-cased), its rarest trigram among all the rules' texts. */
 function textAnchors(rules: readonly CompiledRule[]): (text: string) => number | null {
   const frequency = new Map<number, number>();
-  for (const rule of rules) {
-    for (const text of rule.test.texts || []) {
+  for (let r = 0; r < rules.length; r++) {
+    const texts = (rules[r] as CompiledRule).test.texts;
+    if (texts === null) continue;
+    for (let t = 0; t < texts.length; t++) {
+      const text = texts[t] as string;
       for (let i = 0; i + 3 <= text.length; i++) {
         const g = trigramKey(text, i);
         frequency.set(g, (frequency.get(g) || 0) + 1);
@@ -730,9 +753,19 @@ function bucketOptions(c: CompiledConditions, anchorOf: (text: string) => number
   const out: BucketOption[] = [];
   if (c.kinds !== null) out.push({ field: "kind", name: "", bucket: "kind", values: c.kinds });
   if (c.providerCodes !== null) out.push({ field: "provider_code", name: "", bucket: "provider_code", values: c.providerCodes });
-  if (c.fields !== null) for (const [name, values] of c.fields) out.push({ field: "field", name, bucket: "field " + name, values });
+  if (c.fields !== null) {
+    for (let f = 0; f < c.fields.length; f++) {
+      const entry = c.fields[f] as readonly [string, readonly FieldValue[]];
+      const name = entry[0];
+      const values = entry[1];
+      out.push({ field: "field", name, bucket: "field " + name, values });
+    }
+  }
   if (c.headers !== null) {
-    for (const [name, values] of c.headers) {
+    for (let h = 0; h < c.headers.length; h++) {
+      const entry = c.headers[h] as readonly [string, readonly string[] | null];
+      const name = entry[0];
+      const values = entry[1];
       if (values === null) out.push({ field: "header_any", name, bucket: "header_any " + name, values: [true] });
       else out.push({ field: "header", name, bucket: "header " + name, values });
     }
@@ -771,13 +804,21 @@ const NO_RANGES: readonly number[] = [];
 
 function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions {
   let exactStatuses: number[] | null = null;
-  const statusRanges: number[] = [];
+  let statusRanges: number[] | null = null;
   if (rule.http_status !== undefined) {
     exactStatuses = [];
-    for (const m of rule.http_status) {
+    const statuses = rule.http_status;
+    for (let i = 0; i < statuses.length; i++) {
+      const m = statuses[i] as number | string;
+      // A number is one status (statusRange's first case, without its pair).
+      if (typeof m === "number") {
+        if (Number.isInteger(m)) exactStatuses.push(m);
+        continue;
+      }
       const range = statusRange(m);
       if (range === null) continue;
       if (range[0] === range[1]) exactStatuses.push(range[0]);
+      else if (statusRanges === null) statusRanges = [range[0], range[1]];
       else statusRanges.push(range[0], range[1]);
     }
   }
@@ -790,7 +831,7 @@ function compileConditions(rule: RuleConditions, depth = 0): CompiledConditions 
   return conditions({
     kinds: rule.kind === undefined ? null : rule.kind,
     exactStatuses,
-    statusRanges: statusRanges.length === 0 ? NO_RANGES : statusRanges,
+    statusRanges: statusRanges === null ? NO_RANGES : statusRanges,
     providerCodes: rule.provider_code === undefined ? null : rule.provider_code,
     texts: rule.message_contains === undefined ? null : rule.message_contains.map((t) => t.toLowerCase()),
     patterns: rule.message_matches === undefined ? null : rule.message_matches.map(compilePattern),

@@ -88,15 +88,18 @@ const readsHint = (c: RuleConditions): boolean => c.retry_after !== undefined ||
 export function classifierRules(registry: Registry, ownStrings = false, playbook?: HintPlaybook): { rules: ClassifierRule[]; places: RulePlace[] } {
   const rules: ClassifierRule[] = [];
   const places: RulePlace[] = [];
-  registry.verdicts.forEach((v, vi) => {
-    if (statusOf(v) === "reserved") return;
+  const verdicts = registry.verdicts;
+  for (let vi = 0; vi < verdicts.length; vi++) {
+    const v = verdicts[vi] as Verdict;
+    const match = v.match;
+    if (match === undefined || match.length === 0 || statusOf(v) === "reserved") continue;
     let hints: HintSource | undefined;
     const hintsOf = () => (hints ??= hintSourceOf(hintPolicyOf(playbook, v.code)));
-    (v.match ?? []).forEach((rule, ri) => {
-      rules.push({ verdict: v.code, ...toConditions(rule, ownStrings, hintsOf) });
+    for (let ri = 0; ri < match.length; ri++) {
+      rules.push(conditionsOf(match[ri] as MatchRule, ownStrings, hintsOf, { verdict: v.code }));
       places.push({ verdict: vi, index: ri });
-    });
-  });
+    }
+  }
   return { rules, places };
 }
 
@@ -120,8 +123,13 @@ function flat<T>(v: T): T {
  * `hints` gives the policy a `retry_after: present` reads (default: the default policy).
  */
 export function toConditions(rule: MatchRule, ownStrings = false, hints: () => HintSource = defaultHints): RuleConditions {
-  const copy: <T>(v: T) => T = ownStrings ? flat : same;
-  const out: { -readonly [K in keyof RuleConditions]: RuleConditions[K] } = {};
+  return conditionsOf(rule, ownStrings, hints, {});
+}
+
+/** `toConditions`, written into `out` (a classifier rule's own object, its verdict set: no copy made to add it). */
+function conditionsOf<T extends object>(rule: MatchRule, ownStrings: boolean, hints: () => HintSource, into: T): T & RuleConditions {
+  const copy: <V>(v: V) => V = ownStrings ? flat : same;
+  const out = into as T & { -readonly [K in keyof RuleConditions]: RuleConditions[K] };
   if (rule.kind !== undefined) out.kind = listOf(rule.kind, copy);
   if (rule.http_status !== undefined) out.http_status = listOf(rule.http_status, copy);
   if (rule.provider_code !== undefined) out.provider_code = listOf(rule.provider_code, copy);
