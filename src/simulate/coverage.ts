@@ -6,7 +6,7 @@
  * asks too.
  */
 import type { PathSegment } from "failbook-runtime/model/finding.js";
-import type { AdapterError, Call, Fixture, Response, StepSpec } from "failbook-runtime/model/fixture.js";
+import { fixtureCalls, type AdapterError, type Call, type Fixture, type Response } from "failbook-runtime/model/fixture.js";
 import type { DispatchEvent, OutcomeKind } from "failbook-runtime/model/outcome.js";
 import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
 import { ACTION_NAMES, type ActionName, type Playbook } from "failbook-runtime/model/playbook.js";
@@ -99,12 +99,7 @@ export interface RecordedFailure {
 
 /** Every failed response of the fixture, with the tool it was sent to. */
 export function recordedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): RecordedFailure[] {
-  const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
-  if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
-  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
-  for (const [w, wave] of (fixture.waves ?? []).entries()) {
-    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
-  }
+  const calls = fixtureCalls(fixture);
   const out: RecordedFailure[] = [];
   const emptyFails = playbook.empty_response_is_failure ?? false;
   const add = (call: Call, responses: Response[] | undefined, fallbacks: Response[] | undefined, path: PathSegment[]) => {
@@ -117,7 +112,8 @@ export function recordedFailures(fixture: Fixture, registry: Registry, playbook:
       .find((a) => a?.action === "fallback");
     out.push(...failures(fallbacks, [...path, "fallback_responses"], fallbackTool?.action === "fallback" ? fallbackTool.tool : undefined, emptyFails));
   };
-  for (const { spec, path } of calls) {
+  for (let k = 0; k < calls.length; k++) {
+    const { spec, path } = calls[k];
     add(spec.call, spec.responses, spec.fallback_responses, path);
     if (spec.compensation) add(spec.compensation.call, spec.compensation.responses, spec.compensation.fallback_responses, [...path, "compensation"]);
   }
@@ -127,7 +123,9 @@ export function recordedFailures(fixture: Fixture, registry: Registry, playbook:
 /** Its failed responses; an ok response with no value is one when `empty_response_is_failure` is on, as the dispatcher observes it. */
 function failures(responses: Response[] | undefined, path: PathSegment[], tool: string | undefined, emptyFails: boolean): RecordedFailure[] {
   const out: RecordedFailure[] = [];
-  for (const [i, r] of (responses ?? []).entries()) {
+  const list = responses ?? [];
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i];
     if (r.status === "error") {
       out.push({ path: [...path, i], error: r.error, hasErrorObject: r.error !== undefined, tool });
     } else if (r.status === "ok" && emptyFails && (r.value === undefined || r.value === null)) {

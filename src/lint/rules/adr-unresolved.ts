@@ -31,7 +31,9 @@ export const adrUnresolved: LintRule = {
     for (const [name, cls] of Object.entries(registry.value.classes)) {
       if (cls?.adr !== undefined) check(cls.adr, `class '${name}'`, ["classes", name, "adr"]);
     }
-    for (const [i, v] of registry.value.verdicts.entries()) {
+    const verdicts = registry.value.verdicts;
+    for (let i = 0; i < verdicts.length; i++) {
+      const v = verdicts[i];
       if (v.adr !== undefined) check(v.adr, `verdict '${v.code}'`, ["verdicts", i, "adr"]);
     }
   },

@@ -7,7 +7,11 @@ export const backoffScheduleShort: LintRule = {
   verdictFields: [],
   description: "A backoff_ms list shorter than max_retries.",
   check({ playbook, report }) {
-    for (const [code, action] of Object.entries(playbook.value.verdicts)) {
+    const actions = playbook.value.verdicts;
+    const codes = Object.keys(actions);
+    for (let k = 0; k < codes.length; k++) {
+      const code = codes[k];
+      const action = actions[code];
       if (!isRetryAction(action) || !action.backoff_ms || action.backoff_ms.length >= action.max_retries) continue;
       const have = action.backoff_ms.length;
       const missing = action.max_retries - have;

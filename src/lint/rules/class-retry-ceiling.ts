@@ -8,7 +8,9 @@ export const classRetryCeiling: LintRule = {
   verdictFields: ["code", "class"],
   description: "max_retries above the class's max_retries.",
   check(ctx) {
-    for (const { verdict, code, action } of playbookEntries(ctx)) {
+    const entries = playbookEntries(ctx);
+    for (let e = 0; e < entries.length; e++) {
+      const { verdict, code, action } = entries[e];
       if (!isRetryAction(action) || !Object.hasOwn(ctx.registry.value.classes, verdict.class)) continue;
       const ceiling = ctx.registry.value.classes[verdict.class].max_retries;
       if (ceiling === undefined || action.max_retries <= ceiling) continue;

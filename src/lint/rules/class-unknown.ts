@@ -9,7 +9,9 @@ export const classUnknown: LintRule = {
   check({ registry, playbook, report }) {
     const classes = Object.keys(registry.value.classes);
     const advice = (hint: string) => `declare it under classes: in ${registry.doc.file}, or use one of: ${classes.join(", ")}${hint}`;
-    for (const [i, v] of registry.value.verdicts.entries()) {
+    const verdicts = registry.value.verdicts;
+    for (let i = 0; i < verdicts.length; i++) {
+      const v = verdicts[i];
       if (Object.hasOwn(registry.value.classes, v.class)) continue;
       const { hint, fix } = didYouMean(v.class, classes);
       report({ message: `class '${v.class}' of verdict '${v.code}' is not declared; ${advice(hint)}`, doc: registry.doc, path: ["verdicts", i, "class"], fix });

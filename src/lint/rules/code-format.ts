@@ -18,7 +18,9 @@ export const codeFormat: LintRule = {
       return; // the loader already reported the broken pattern at the config's code_pattern
     }
     const where = project.config.code_pattern === undefined ? "the default code_pattern" : "code_pattern in the config";
-    for (const [i, v] of registry.value.verdicts.entries()) {
+    const verdicts = registry.value.verdicts;
+    for (let i = 0; i < verdicts.length; i++) {
+      const v = verdicts[i];
       if (pattern.test(v.code)) continue;
       const fixed = suggestion(v.code);
       const hint = fixed !== v.code && pattern.test(fixed) ? `rename it, e.g. '${fixed}'` : "rename it";

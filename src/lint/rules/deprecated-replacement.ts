@@ -10,7 +10,9 @@ export const deprecatedReplacement: LintRule = {
   check({ registry, report }) {
     const index = verdictIndex(registry.value);
     const active = registry.value.verdicts.filter((v) => statusOf(v) === "active").map((v) => v.code);
-    for (const [i, v] of registry.value.verdicts.entries()) {
+    const verdicts = registry.value.verdicts;
+    for (let i = 0; i < verdicts.length; i++) {
+      const v = verdicts[i];
       if (statusOf(v) !== "deprecated") continue;
       const target = v.replaced_by;
       if (target === undefined) {

@@ -7,7 +7,9 @@ export const duplicateCode: LintRule = {
   description: "Two verdicts with one code.",
   check({ registry, report }) {
     const first = new Map<string, number>();
-    for (const [i, v] of registry.value.verdicts.entries()) {
+    const verdicts = registry.value.verdicts;
+    for (let i = 0; i < verdicts.length; i++) {
+      const v = verdicts[i];
       const earlier = first.get(v.code);
       if (earlier === undefined) {
         first.set(v.code, i);

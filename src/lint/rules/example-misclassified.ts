@@ -10,7 +10,9 @@ export const exampleMisclassified = perVerdict({
   description: "A verdict's example that classifies to another verdict: the documentation and the match rules disagree.",
   checkVerdict({ registry, playbook, report }, verdict, v) {
     const verdicts = registry.value.verdicts;
-    for (const [e, example] of (verdict.examples ?? []).entries()) {
+    const examples = verdict.examples ?? [];
+    for (let e = 0; e < examples.length; e++) {
+      const example = examples[e];
       const got = classifyExample(registry.value, example, playbook.value);
       if (got.verdict === verdict.code) continue;
       const reserved = statusOf(verdict) === "reserved" ? " (a reserved verdict never matches; move the example to the verdict that will)" : "";

@@ -9,8 +9,11 @@ export const fieldTypeMismatch: LintRule = {
   description: "A match rule testing a declared error field with a value of another type: it can never hold.",
   check({ registry, report }) {
     const declared = registry.value.error_fields ?? {};
-    for (const { rule, path } of matchRules(registry.value.verdicts)) {
-      for (const [name, wanted] of Object.entries(rule.fields ?? {})) {
+    const rules = matchRules(registry.value.verdicts);
+    for (let r = 0; r < rules.length; r++) {
+      const { rule, path } = rules[r];
+      if (rule.fields === undefined) continue;
+      for (const [name, wanted] of Object.entries(rule.fields)) {
         if (!Object.hasOwn(declared, name)) continue;
         const type = declared[name].type;
         const values = Array.isArray(wanted) ? wanted : [wanted];

@@ -11,7 +11,11 @@ verdicts:
   transient_timeout: { action: retry_with_backoff, max_retries: 3, backoff_ms: [200, 600, 1800], jitter: { min: 1.2, max: 0.8 } }`,
   fix: "Swap the bounds: min is the smallest factor a delay is multiplied by (gRPC retry jitter is { min: 0.8, max: 1.2 }).",
   check({ playbook, report }) {
-    for (const [code, action] of Object.entries(playbook.value.verdicts)) {
+    const actions = playbook.value.verdicts;
+    const codes = Object.keys(actions);
+    for (let k = 0; k < codes.length; k++) {
+      const code = codes[k];
+      const action = actions[code];
       const jitter = "backoff" in action ? action.backoff?.strategy !== "decorrelated" && action.backoff?.jitter : undefined;
       if (typeof jitter !== "object" || !jitter || jitter.min <= jitter.max) continue;
       report({

@@ -7,8 +7,9 @@ export const matcherMessageContains = perVerdict({
   description: "Classification by message text rather than structured fields.",
   checkVerdict({ registry, report }, v, vi) {
     if (statusOf(v) === "reserved") return; // never matches; reserved-in-use reports its rules
-    for (const [ri, rule] of (v.match ?? []).entries()) {
-      if (rule.message_contains === undefined) continue;
+    const match = v.match ?? [];
+    for (let ri = 0; ri < match.length; ri++) {
+      if (match[ri].message_contains === undefined) continue;
       report({
         message: `match rule #${ri + 1} of '${v.code}' classifies by message text, which changes with upstream wording and language; prefer kind, http_status or provider_code where the adapter can report one`,
         doc: registry.doc,

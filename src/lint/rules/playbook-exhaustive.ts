@@ -8,7 +8,9 @@ export const playbookExhaustive: LintRule = {
   verdictFields: ["code", "status"],
   description: "An active or deprecated verdict with no playbook action.",
   check({ registry, playbook, report }) {
-    for (const [i, v] of registry.value.verdicts.entries()) {
+    const verdicts = registry.value.verdicts;
+    for (let i = 0; i < verdicts.length; i++) {
+      const v = verdicts[i];
       if (statusOf(v) === "reserved" || Object.hasOwn(playbook.value.verdicts, v.code)) continue;
       report({
         message: `verdict '${v.code}' has no playbook action; add an entry for it under verdicts: in ${playbook.doc.file}`,

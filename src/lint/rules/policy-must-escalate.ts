@@ -9,7 +9,9 @@ export const policyMustEscalate: LintRule = {
   description: "A verdict of a class that requires a human (requires_human: true, or a class named policy unless it says false) whose action is not escalate_to_human.",
   check(ctx) {
     const registry = ctx.registry.value;
-    for (const { verdict, index, code, action } of playbookEntries(ctx)) {
+    const entries = playbookEntries(ctx);
+    for (let e = 0; e < entries.length; e++) {
+      const { verdict, index, code, action } = entries[e];
       // A reserved verdict never classifies; reserved-in-use wants `fail` for it.
       if (action.action === "escalate_to_human" || statusOf(verdict) === "reserved" || !requiresHuman(registry, verdict.class)) continue;
       const flagged = registry.classes[verdict.class].requires_human === true;

@@ -7,7 +7,9 @@ export const reservedInUse: LintRule = {
   verdictFields: ["code", "status", "match"],
   description: "A reserved verdict with match rules or a playbook action other than fail.",
   check({ registry, playbook, report }) {
-    for (const [i, v] of registry.value.verdicts.entries()) {
+    const verdicts = registry.value.verdicts;
+    for (let i = 0; i < verdicts.length; i++) {
+      const v = verdicts[i];
       if (statusOf(v) !== "reserved") continue;
       if ((v.match ?? []).length > 0) {
         report({

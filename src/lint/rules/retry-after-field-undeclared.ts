@@ -19,7 +19,12 @@ retry_after: { fields: [next_retry_delay] }   # the registry's error_fields has 
     const declared = registry.value.error_fields ?? {};
     const numeric = Object.keys(declared).filter((name) => declared[name]?.type === "integer" || declared[name]?.type === "number");
     const policies: [RetryAfterPolicy | undefined, PathSegment[]][] = [[playbook.value.retry_after, ["retry_after"]]];
-    for (const [code, action] of Object.entries(playbook.value.verdicts)) if ("retry_after" in action) policies.push([action.retry_after, ["verdicts", code, "retry_after"]]);
+    const actions = playbook.value.verdicts;
+    const codes = Object.keys(actions);
+    for (let k = 0; k < codes.length; k++) {
+      const action = actions[codes[k]];
+      if ("retry_after" in action) policies.push([action.retry_after, ["verdicts", codes[k], "retry_after"]]);
+    }
     for (const [policy, at] of policies) {
       (policy?.fields ?? []).forEach((name, i) => {
         if (numeric.includes(name)) return;

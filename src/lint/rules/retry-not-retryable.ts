@@ -8,7 +8,9 @@ export const retryNotRetryable: LintRule = {
   verdictFields: ["code", "retryable"],
   description: "A retry action on a retryable: false verdict.",
   check(ctx) {
-    for (const { verdict, index, code, action } of playbookEntries(ctx)) {
+    const entries = playbookEntries(ctx);
+    for (let e = 0; e < entries.length; e++) {
+      const { verdict, index, code, action } = entries[e];
       if (verdict.retryable || !isRetryAction(action)) continue;
       ctx.report({
         message: `'${code}' is retryable: false, but its action ${action.action} retries it; choose an action that does not retry (deprecate_tool_call, escalate_to_human, fail), or mark the verdict retryable if repeating the call is safe`,

@@ -14,7 +14,8 @@ export function verdictIndex(registry: Registry): ReadonlyMap<string, number> {
   let out = indexes.get(registry);
   if (!out) {
     const index = new Map<string, number>();
-    for (const [i, v] of registry.verdicts.entries()) if (!index.has(v.code)) index.set(v.code, i);
+    const verdicts = registry.verdicts;
+    for (let i = 0; i < verdicts.length; i++) if (!index.has(verdicts[i].code)) index.set(verdicts[i].code, i);
     indexes.set(registry, (out = index));
   }
   return out;
@@ -35,9 +36,14 @@ export function playbookEntries({ registry, playbook }: Pick<RuleContext, "regis
   const cached = byPlaybook.get(playbook.value);
   if (cached) return cached;
   const out: PlaybookEntry[] = [];
-  for (const [code, index] of verdictIndex(registry.value)) {
-    if (!Object.hasOwn(playbook.value.verdicts, code)) continue;
-    out.push({ verdict: registry.value.verdicts[index], index, code, action: playbook.value.verdicts[code] });
+  // Each code once, at its first verdict, in the registry's order (verdictIndex's), walked by index.
+  const first = verdictIndex(registry.value);
+  const verdicts = registry.value.verdicts;
+  for (let index = 0; index < verdicts.length; index++) {
+    const verdict = verdicts[index];
+    const code = verdict.code;
+    if (first.get(code) !== index || !Object.hasOwn(playbook.value.verdicts, code)) continue;
+    out.push({ verdict, index, code, action: playbook.value.verdicts[code] });
   }
   byPlaybook.set(playbook.value, out);
   return out;

@@ -10,7 +10,9 @@ export const unknownSideEffectSilent: LintRule = {
   description: "A retried verdict whose side effect is unknown, with no on_unknown_side_effect queue: a non-idempotent call ends failed quietly.",
   check(ctx) {
     if (ctx.playbook.value.on_unknown_side_effect !== undefined) return;
-    for (const { verdict, index, code, action } of playbookEntries(ctx)) {
+    const entries = playbookEntries(ctx);
+    for (let e = 0; e < entries.length; e++) {
+      const { verdict, index, code, action } = entries[e];
       if (sideEffectOf(verdict) !== "unknown" || !isRetryAction(action)) continue;
       ctx.report({
         message: `'${code}' is retried, but its side effect is unknown: when the call is not idempotent the retry is refused and the dispatch ends failed, with nobody told that the upstream may have acted; set on_unknown_side_effect: { queue: NAME } in the playbook so a person looks, or declare the verdict's side_effect`,

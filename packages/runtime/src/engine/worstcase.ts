@@ -5,6 +5,7 @@
  */
 import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf, type ActionName, type Playbook, type RetryAction, type RetryQuota } from "../model/playbook.js";
 import type { Registry, Verdict } from "../model/registry.js";
+import { verdictByCode } from "./classify.js";
 import { DEFAULT_RETRY_COST } from "./quota.js";
 import { retryDelay } from "./backoff.js";
 import { maxRandom } from "./random.js";
@@ -80,7 +81,7 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
   const hedging = playbook.hedging;
   if (worst === undefined || hedging === undefined) return worst;
   // Only a verdict that can come from a hedged tool: one whose rules name only other tools never does.
-  const verdict = registry.verdicts.find((v) => v.code === code);
+  const verdict = verdictByCode(registry, code);
   const from = toolsOf(verdict);
   if (from !== null && !from.some((tool) => new Hedging(hedging).hedges(tool))) return worst;
   // A hedged call's retries are its hedges; the worst case is the worse of a hedged call and another.
@@ -97,7 +98,7 @@ export function worstCase(registry: Registry, playbook: Playbook, code: string):
 function unhedgedWorstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
   const action = playbook.verdicts[code];
   if (!action) return undefined;
-  const verdict = registry.verdicts.find((v) => v.code === code);
+  const verdict = verdictByCode(registry, code);
   const timed = (worst: WorstCase): WorstCase => {
     const time = timeBound(playbook, verdict, worst.attempts, worst.totalBackoffMs);
     return time === undefined ? worst : { ...worst, time };
@@ -119,7 +120,9 @@ function unhedgedWorstCase(registry: Registry, playbook: Playbook, code: string)
   ];
   let retries = action.max_retries;
   let limitedBy: RetryLimit = "max_retries";
-  for (const [name, limit] of limits) {
+  for (let i = 0; i < limits.length; i++) {
+    const name = limits[i]![0];
+    const limit = limits[i]![1];
     if (limit !== undefined && limit < retries) {
       retries = limit;
       limitedBy = name;

@@ -86,9 +86,13 @@ export interface FixtureExpect {
 export function fixtureCalls(fixture: Fixture): { spec: StepSpec; path: PathSegment[] }[] {
   const calls: { spec: StepSpec; path: PathSegment[] }[] = [];
   if (fixture.call && fixture.responses) calls.push({ spec: { call: fixture.call, responses: fixture.responses, fallback_responses: fixture.fallback_responses }, path: [] });
-  for (const [i, step] of (fixture.steps ?? []).entries()) calls.push({ spec: step, path: ["steps", i] });
-  for (const [w, wave] of (fixture.waves ?? []).entries()) {
-    for (const [c, spec] of wave.calls.entries()) calls.push({ spec, path: ["waves", w, "calls", c] });
+  // Indexed loops: lint walks 10,000 fixtures once, mostly before V8 has optimized this.
+  const steps = fixture.steps ?? [];
+  for (let i = 0; i < steps.length; i++) calls.push({ spec: steps[i] as StepSpec, path: ["steps", i] });
+  const waves = fixture.waves ?? [];
+  for (let w = 0; w < waves.length; w++) {
+    const waveCalls = (waves[w] as WaveSpec).calls;
+    for (let c = 0; c < waveCalls.length; c++) calls.push({ spec: waveCalls[c] as StepSpec, path: ["waves", w, "calls", c] });
   }
   return calls;
 }
