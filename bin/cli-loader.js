@@ -3,14 +3,15 @@
 // parsing and compiling the bundle at every start. A cache made by another Node version is
 // rejected by V8 and the bundle compiles as usual. Both files belong to the installed package:
 // nothing is cached at run time, so nothing outside the package can supply code.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import vm from "node:vm";
+"use strict";
+const { readFileSync } = require("node:fs");
+const { createRequire } = require("node:module");
+const { dirname, join } = require("node:path");
+const { pathToFileURL } = require("node:url");
+const vm = require("node:vm");
 
-export const BUNDLE = fileURLToPath(new URL("../dist/bundle/cli.cjs", import.meta.url));
-export const CODE_CACHE = `${BUNDLE}.cache`;
+const BUNDLE = join(__dirname, "..", "dist", "bundle", "cli.cjs");
+const CODE_CACHE = `${BUNDLE}.cache`;
 /**
  * The build writes the bundle inside this CommonJS-style wrapper (on its first line, so line
  * numbers in stack traces hold) and closes it with WRAPPER_END: the file is one function
@@ -18,11 +19,11 @@ export const CODE_CACHE = `${BUNDLE}.cache`;
  * bundle imports its ES module entries (the terminal views) through __failbookImport,
  * relative to itself.
  */
-export const WRAPPER_START = "(function (exports, require, module, __filename, __dirname, __failbookImport) {";
-export const WRAPPER_END = "\n})";
+const WRAPPER_START = "(function (exports, require, module, __filename, __dirname, __failbookImport) {";
+const WRAPPER_END = "\n})";
 
 /** The bundle's exports and its compiled script; undefined when there is no bundle (no build yet). */
-export function loadBundledCli() {
+function loadBundledCli() {
   let source;
   try {
     // The build writes ASCII alone (scripts/bundle.mjs), so Latin-1 reads it exactly: one byte
@@ -45,3 +46,5 @@ export function loadBundledCli() {
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE), importBeside);
   return { exports: module.exports, script };
 }
+
+module.exports = { BUNDLE, CODE_CACHE, WRAPPER_START, WRAPPER_END, loadBundledCli };
