@@ -235,7 +235,7 @@ export function tapeEntries(frame: Frame): TapeEntries | null {
 function nodesBelow(value: unknown): number {
   if (value === null || typeof value !== "object") return 0;
   let n = 0;
-  if (Array.isArray(value)) for (const item of value) n += 1 + nodesBelow(item);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) n += 1 + nodesBelow(value[i]);
   else for (const key in value) n += 2 + nodesBelow((value as Record<string, unknown>)[key]);
   return n;
 }
