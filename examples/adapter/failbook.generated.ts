@@ -313,7 +313,7 @@ export interface RuleConditions {
   readonly provider_code?: readonly string[];
   /** Case-insensitive substrings of the message. */
   readonly message_contains?: readonly string[];
-  /** Regular expressions over the message; `/…/i` ignores case. */
+  /** Regular expressions over the message; `/.../i` ignores case. */
   readonly message_matches?: readonly string[];
   /** Globs over the call's tool: `*` any run of characters, `?` one. */
   readonly tool?: readonly string[];
@@ -1479,19 +1479,19 @@ const FAMILIES: readonly Family[] = [
     re: /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\\:,.{}]|-(?!----END))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g,
   },
   { name: "bearer token", re: new RegExp(String.raw`((?<![A-Za-z])${ci("bearer")}${SPACE}+)[A-Za-z0-9._~+/=-]{6,}`, "g"), keep: true },
-  { name: "Stripe key (sk_live_, sk_test_, rk_…)", re: /(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]{4,}/g },
+  { name: "Stripe key (sk_live_, sk_test_, rk_...)", re: /(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]{4,}/g },
   { name: "Anthropic and OpenAI key (sk-ant-, sk-proj-, sk-)", re: /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/g },
   // AKIA and ASIA are access keys; scanners flag the other IAM id prefixes too.
-  { name: "AWS access key id (AKIA, ASIA, …)", re: /(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Z])/g },
+  { name: "AWS access key id (AKIA, ASIA, ...)", re: /(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Z])/g },
   { name: "JWT", re: /(?<![A-Za-z0-9-])eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)*/g },
   { name: "GitHub token (ghp_, gho_, ghs_, ghu_, ghr_, github_pat_)", re: /(?<![A-Za-z0-9])(?:gh[opsur]|github_pat)_[A-Za-z0-9_]{16,}/g },
   { name: "Slack token (xoxa-, xoxb-, xoxo-, xoxp-, xoxr-, xoxs-, xapp-)", re: /(?<![A-Za-z0-9])(?:xox[abopsr]|xapp)-[A-Za-z0-9-]{4,}/g },
   { name: "Google API key (AIza)", re: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{20,}/g },
   // The user goes too: scanners read `user:[REDACTED]@` as a credential whose password is "[REDACTED]".
   { name: "password in a URL (scheme://user:password@host)", re: /(:\/\/)[^\s:/@"'<>]*:[^\s/@"'<>]+(?=@)/g, keep: true },
-  // `"api_key": "…"`, `'password': '…'`: a quoted key takes a quoted value (so `'token_expired': no` in prose stays).
+  // `"api_key": "..."`, `'password': '...'`: a quoted key takes a quoted value (so `'token_expired': no` in prose stays).
   { name: "quoted key-value pair", re: new RegExp(String.raw`((${QUOTE})${key(3)}\2${SEPARATOR}\\*["'])${QUOTED_VALUE}`, "g"), keep: true },
-  // `password=…`, `DB_PASSWORD: …`, `access_token=…&`, `client_secret="…"`: the key contains the word anywhere.
+  // `password=...`, `DB_PASSWORD: ...`, `access_token=...&`, `client_secret="..."`: the key contains the word anywhere.
   {
     name: "key-value pair (key containing token, secret, password, passwd, api_key, apikey, access_key, client_secret)",
     re: new RegExp(String.raw`((?<![\w.-])${key(2)}${SEPARATOR}(?:\\*["'](?=${QUOTED_VALUE}))?)(?:(?<=["'])${QUOTED_VALUE}|${VALUE})`, "g"),

@@ -25,7 +25,7 @@ export interface RuleConditions {
   readonly provider_code?: readonly string[];
   /** Case-insensitive substrings of the message. */
   readonly message_contains?: readonly string[];
-  /** Regular expressions over the message; `/…/i` ignores case. */
+  /** Regular expressions over the message; `/.../i` ignores case. */
   readonly message_matches?: readonly string[];
   /** Globs over the call's tool: `*` any run of characters, `?` one. */
   readonly tool?: readonly string[];
