@@ -126,7 +126,7 @@ export function toConditions(rule: MatchRule, ownStrings = false, hints: () => H
   return conditionsOf(rule, ownStrings, hints, {});
 }
 
-/** `toConditions`, written into `out` (a classifier rule's own object, its verdict set: no copy made to add it). */
+/** `toConditions`, written into `into` (a classifier rule's own object, its verdict already set: no copy is made to add it). */
 function conditionsOf<T extends object>(rule: MatchRule, ownStrings: boolean, hints: () => HintSource, into: T): T & RuleConditions {
   const copy: <V>(v: V) => V = ownStrings ? flat : same;
   const out = into as T & { -readonly [K in keyof RuleConditions]: RuleConditions[K] };
