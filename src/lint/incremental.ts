@@ -22,6 +22,7 @@ import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
 import type { YamlSource } from "../load/yaml.js";
+import { firstAbove } from "../util/sorted.js";
 import { editedSpan } from "../util/text.js";
 
 /** One verdict's findings of one rule, with the verdict's first line (1-based) when they were made. */
@@ -229,14 +230,8 @@ function moveAll(findings: Finding[], change: Change, now: Checked): Finding[] |
   const verdictAt = (line: number): number => {
     if (line < listStart) return -1;
     if (line >= was.end) return was.first.length;
-    let lo = 0;
-    let hi = was.first.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (was.first[mid] <= line) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    // The last verdict starting at or before the line (the first starts at listStart).
+    return firstAbove(was.first.length, (i) => was.first[i], line) - 1;
   };
   // Same count: verdict i is verdict i now, unchanged when from[i] is i.
   const unchanged = (v: number) => v < 0 || v === was.first.length || change.from[v] === v;

@@ -17,6 +17,7 @@
 import jsyaml from "js-yaml";
 import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
 import { fastReadable, locateOnTape, nodeParser, parseFast, parseItems, sequenceIndex, tapeEntries, type ImplicitType, type ParsedNode, type TapeEntries } from "./fast-yaml.js";
+import { firstAbove } from "../util/sorted.js";
 import { editedSpan } from "../util/text.js";
 import { findMistake } from "./yaml-mistake.js";
 
@@ -212,40 +213,30 @@ export function editedYaml(previous: YamlSource, source: string): EditedSource |
   if (list.kind !== "sequence" || list.truncated || list.children === null || list.children.length === 0) return undefined;
   const items = list.children;
   const key = String(keyFrame.result);
-  const column = list.start - (a.lastIndexOf("\n", list.start - 1) + 1);
+  /** The column of an offset of the last text. */
+  const columnOf = (offset: number): number => offset - (a.lastIndexOf("\n", offset - 1) + 1);
+  const column = columnOf(list.start);
   /** The dash of item i of the last parse (its value starts after it, on the same line); -1 when not so. */
   const dashOf = (i: number): number => {
     let d = items[i].start - 1;
     while (a.charCodeAt(d) === 32) d--;
-    return a.charCodeAt(d) === 45 && d - (a.lastIndexOf("\n", d - 1) + 1) === column ? d : -1;
+    return a.charCodeAt(d) === 45 && columnOf(d) === column ? d : -1;
   };
+  const itemStart = (i: number): number => items[i].start;
   // The first item parsed again: the last whose dash and the character after it precede the edit.
-  let lo = 0;
-  let hi = items.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (items[mid].start <= prefix) lo = mid;
-    else hi = mid - 1;
-  }
-  let from = lo;
+  let from = Math.max(0, firstAbove(items.length, itemStart, prefix) - 1);
   while (from >= 0 && !(dashOf(from) >= 0 && dashOf(from) + 2 <= prefix)) from--;
   if (from < 0) return undefined;
   // Where the list ended in the last parse, and the column there (the next key's, or the text's end).
   const next = pairs[pair + 1]?.[0];
   const listEnd = next ? next.start : a.length;
   if (listEnd < oldEnd) return undefined;
-  const endColumn = next ? next.start - (a.lastIndexOf("\n", next.start - 1) + 1) : -1;
+  const endColumn = next ? columnOf(next.start) : -1;
   let stopAt = -1;
   const parsed = parseItems(b, dashOf(from), column, 1, first.depth, IMPLICIT_TYPES, RESOLVABLE_FIRST, (dash) => {
     if (dash < newEnd) return false;
     // An item of the last parse starts there (its value after the dash): the rest of the list is its, moved.
-    let l = from + 1;
-    let h = items.length;
-    while (l < h) {
-      const mid = (l + h) >> 1;
-      if (items[mid].start <= dash - delta) l = mid + 1;
-      else h = mid;
-    }
+    const l = firstAbove(items.length, itemStart, dash - delta, from + 1);
     if (l >= items.length || dashOf(l) !== dash - delta) return false;
     stopAt = l;
     return true;
@@ -667,17 +658,11 @@ export class LineIndex {
     const was = this.starts;
     if (!was) return index;
     const delta = newEnd - oldEnd;
-    let lo = 0;
-    let hi = was.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (was[mid] <= start) lo = mid + 1;
-      else hi = mid;
-    }
+    const startOf = (i: number): number => was[i];
+    const lo = firstAbove(was.length, startOf, start);
     const added: number[] = [];
     for (let i = text.indexOf("\n", start); i !== -1 && i < newEnd; i = text.indexOf("\n", i + 1)) added.push(i + 1);
-    let k = lo;
-    while (k < was.length && was[k] <= oldEnd) k++;
+    let k = firstAbove(was.length, startOf, oldEnd, lo);
     // One typed array, copied in blocks: a large file has a hundred thousand lines and more.
     const starts = new Int32Array(lo + added.length + was.length - k);
     starts.set(was.subarray(0, lo));
@@ -693,14 +678,9 @@ export class LineIndex {
 
   lineColumn(offset: number): { line: number; column: number } {
     const starts = this.lineStarts();
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - starts[lo] + 1 };
+    // The last line starting at or before the offset (the first starts at 0).
+    const line = Math.max(0, firstAbove(starts.length, (i) => starts[i], offset) - 1);
+    return { line: line + 1, column: offset - starts[line] + 1 };
   }
 
   position(file: string, offset: number): Position {
