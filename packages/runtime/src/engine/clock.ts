@@ -103,6 +103,9 @@ export interface RealClockOptions {
   scale?: number;
 }
 
+/** The longest delay a timer takes: Node and browsers fire a longer one at once (TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Wall-clock time and real waits. */
 export function realClock(options: RealClockOptions = {}): Clock {
   const scale = options.scale ?? 1;
@@ -110,18 +113,35 @@ export function realClock(options: RealClockOptions = {}): Clock {
   return {
     now: () => Math.round(performance.now() - origin),
     epochMs: () => Date.now(),
-    sleep: (ms, signal) =>
-      new Promise((resolve) => {
-        if (signal?.aborted) return resolve();
-        const timer = ms === Number.POSITIVE_INFINITY ? undefined : setTimeout(resolve, Math.max(0, ms * scale));
-        signal?.addEventListener(
-          "abort",
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      }),
+    sleep: (ms, signal) => realSleep(ms === Number.POSITIVE_INFINITY ? ms : Math.max(0, ms * scale), signal),
   };
+}
+
+/**
+ * Wait `ms` real milliseconds, or until `signal` aborts; the abort listener goes with the
+ * wait. A wait longer than a timer can hold is slept in steps: one timer of 2^31 ms or more
+ * would fire at once.
+ */
+function realSleep(ms: number, signal: AbortSignalOf | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const until = performance.now() + ms;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      (signal as AbortSignalWithRemove | undefined)?.removeEventListener?.("abort", done);
+      resolve();
+    };
+    const wait = (left: number) => {
+      timer = left > MAX_TIMER_MS ? setTimeout(step, MAX_TIMER_MS) : setTimeout(done, left);
+    };
+    const step = () => wait(until - performance.now());
+    if (ms !== Number.POSITIVE_INFINITY) wait(ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** A signal that can take its listener back (every real AbortSignal can). */
+interface AbortSignalWithRemove {
+  removeEventListener?(type: "abort", listener: () => void): void;
 }

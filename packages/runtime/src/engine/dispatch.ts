@@ -9,14 +9,14 @@
 import type { Call, PolicyState, Response } from "../model/fixture.js";
 import type { AttemptError, DeadLetterEntry, DispatchEvent, Outcome, RecoveryPacket } from "../model/outcome.js";
 import type { Playbook } from "../model/playbook.js";
-import type { RecordSink } from "../model/record.js";
+import type { DispatchRecord, RecordSink } from "../model/record.js";
 import type { Registry } from "../model/registry.js";
 import type { ActionEffects, End } from "./call.js";
 import { realClock, type AbortSignalOf, type Clock } from "./clock.js";
 import { createPolicies, type SharedPolicies } from "./policies/index.js";
 import { RetryQuotaBucket } from "./quota.js";
 import { cryptoRandom, type Random } from "./random.js";
-import { createRedactor, redactValue, rememberRedactions, type Redactor } from "./redact.js";
+import { createRedactor, redactDeep, rememberRedactions, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
 import { idempotencyKey } from "./idempotency.js";
@@ -83,6 +83,11 @@ export type DispatcherOptions = ProjectSource & {
   quotaTokens?: number | undefined;
   /** Where the breakers and retry throttling start (a fixture's `state:`, SPEC 18; default closed and full). */
   state?: PolicyState | undefined;
+  /**
+   * A record sink (`DispatchOptions.record`) that threw or rejected: the dispatch resolves
+   * as it would have without the sink. Default: one process warning per dispatcher.
+   */
+  onRecordError?: ((error: unknown) => void) | undefined;
 };
 
 /** The options with every default filled in: what a dispatch runs on. */
@@ -143,6 +148,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   const policies = createPolicies(options.playbook, options.clock.now(), options.state);
   const shared: RunShared = { o: options, redact: shown, tools: new Map(), quota, policies };
   const { breakers, budget } = policies;
+  const recordFailed = dispatcherOptions.onRecordError ?? warnOnce("failbook: a dispatch's record could not be written (pass onRecordError to createDispatcher to handle it)");
   const dispatcher: Dispatcher = {
     registry: options.registry,
     playbook: options.playbook,
@@ -162,7 +168,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       }
     },
     async deadLetter(entry) {
-      const clean = redactValue(entry, redact);
+      const clean = redactDeep(entry, redact);
       await options.effects?.deadLetter?.(clean);
       return clean;
     },
@@ -186,7 +192,14 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       budget?.callEnded(false);
       throw e;
     }
-    const done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response);
+    let done: DispatchResult | undefined;
+    try {
+      done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response);
+    } catch (e) {
+      // A malformed answer or a throwing onEvent: the call is no longer in progress.
+      budget?.callEnded(false);
+      throw e;
+    }
     if (done !== undefined) {
       budget?.callEnded(false);
       return done;
@@ -212,6 +225,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     const run = new DispatchRun(shared, dispatchOptions.ledger, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
     const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
     const fn = recording?.attempt ?? attempt;
+    if (recording !== undefined) run.onBlocked = recording.blocked;
     budget?.callStarted();
     let end: End;
     try {
@@ -229,11 +243,30 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     }
     const result = run.finish(end);
     if (options.effects !== undefined) await run.applyEffects(result.outcome);
-    if (recording !== undefined) await dispatchOptions.record!(recording.finish(call, dispatchOptions.runId, result.outcome, shown));
+    if (recording !== undefined) await writeRecord(dispatchOptions.record!, () => recording.finish(call, dispatchOptions.runId, result.outcome, shown));
     return result;
   }
 
+  /** A record sink never changes a dispatch's fate (SPEC 21): what goes wrong writing it goes to `onRecordError`. */
+  async function writeRecord(sink: RecordSink, record: () => DispatchRecord): Promise<void> {
+    try {
+      await sink(record());
+    } catch (e) {
+      recordFailed(e);
+    }
+  }
+
   return dispatcher;
+}
+
+/** A handler that warns once (Node's process warnings, where there are any), then stays silent. */
+function warnOnce(message: string): (error: unknown) => void {
+  let warned = false;
+  return () => {
+    if (warned) return;
+    warned = true;
+    (globalThis as { process?: { emitWarning?(message: string): void } }).process?.emitWarning?.(message);
+  };
 }
 
 function projectOf(options: ProjectSource): { registry: Registry; playbook: Playbook; ownPatterns: readonly string[] } {

@@ -8,8 +8,8 @@
  * each string).
  */
 
-import { mapStrings } from "../model/json.js";
-import { holdsTrigger, redactSecrets, REDACTED, SHORTEST_SECRET } from "./secrets.js";
+import { jsonSafe, mapStrings } from "../model/json.js";
+import { holdsTrigger, redactSecrets, REDACTED, SECRET_KEY, SHORTEST_SECRET } from "./secrets.js";
 
 export { REDACTED };
 
@@ -37,11 +37,16 @@ export function createRedactor(extra: readonly (string | RegExp)[] = []): Redact
 const remembering = new WeakSet<Redactor>();
 /** Strings a generation of the memo holds: the memo holds two. */
 const GENERATION = 4096;
+/** Characters a generation holds at most (the memo two: about 8 MB of UTF-16). */
+const GENERATION_CHARS = 1 << 21;
+/** A longer text is redacted each time it comes, never kept: the memo serves the names and texts that recur. */
+const LONGEST_REMEMBERED = 4096;
 
 /**
  * `redact`, remembering what it made of each string: a dispatch shows the same tool names,
  * kinds, queues and registry texts again and again, and redacting a string twice must not
- * cost twice. Bounded, so that a stream of distinct messages cannot grow it: when a
+ * cost twice. Bounded in strings and in characters, so that a stream of distinct messages
+ * (or of huge ones) cannot grow it: when a
  * generation is full it becomes the older one, and a string met in the older one moves back,
  * so strings in use outlive a run of strings seen once (a corpus of new message texts).
  */
@@ -49,15 +54,19 @@ export function rememberRedactions(redact: Redactor): Redactor {
   if (remembering.has(redact)) return redact;
   let recent = new Map<string, string>();
   let older = new Map<string, string>();
+  let chars = 0;
   const remembered: Redactor = (text) => {
+    if (text.length > LONGEST_REMEMBERED) return redact(text);
     let out = recent.get(text);
     if (out !== undefined) return out;
     out = older.get(text) ?? redact(text);
-    if (recent.size >= GENERATION) {
+    if (recent.size >= GENERATION || chars >= GENERATION_CHARS) {
       older = recent;
       recent = new Map();
+      chars = 0;
     }
     recent.set(text, out);
+    chars += text.length + out.length;
     return out;
   };
   remembering.add(remembered);
@@ -79,4 +88,15 @@ function nativePattern(pattern: string | RegExp): RegExp | undefined {
  */
 export function redactValue<T>(value: T, redact: Redactor): T {
   return mapStrings(value, redact);
+}
+
+/**
+ * A value from outside (a call's arguments, an adapter's error, a dead-letter entry) as an
+ * output may show it: plain JSON data (`jsonSafe`: cycles, BigInts and class instances made
+ * plain, depth bounded), every string redacted, and every string under a key that names a
+ * secret (`password`, `x-api-key`, `client_secret`, `accessKeyId`) replaced whole: the text
+ * families cannot know that `hunter2` is a password, its key does.
+ */
+export function redactDeep<T>(value: T, redact: Redactor): T {
+  return mapStrings(jsonSafe(value) as T, (text, key) => (text !== "" && key !== undefined && SECRET_KEY.test(key) ? REDACTED : redact(text)));
 }

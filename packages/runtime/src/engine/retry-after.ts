@@ -60,7 +60,8 @@ export function readRetryAfter(error: AdapterError | null, policy: RetryAfterPol
     return { hintMs: ms, unreadable };
   }
   const own = error.retry_after_ms;
-  const ownMs = typeof own === "number" && Number.isFinite(own) ? Math.max(0, Math.floor(own)) : undefined;
+  // The error's own hint obeys the caps a header's does: at most MAX_HINT_MS, then max_ms.
+  const ownMs = typeof own === "number" && Number.isFinite(own) ? clampHint(own) : undefined;
   return { hintMs: ownMs === 0 && zeroAbsent ? undefined : ownMs, unreadable };
 }
 

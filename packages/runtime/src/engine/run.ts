@@ -11,7 +11,6 @@ import type { CompensationAction } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import { runAction } from "./actions/index.js";
 import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End, type FinalKind, type RunContext, type ShownCall, type Step } from "./call.js";
-import { CAUSE_DEPTH } from "./classifier.js";
 import { classify, verdictByCode } from "./classify.js";
 import type { AbortSignalOf } from "./clock.js";
 import type { AttemptContext, AttemptFn, DispatchResult, DispatchSettings } from "./dispatch.js";
@@ -22,7 +21,8 @@ import { circuitOpenError, type Admission, type CountedFailure } from "./policie
 import { race, type Hedging } from "./policies/hedging.js";
 import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
-import { redactValue, type Redactor } from "./redact.js";
+import { adapterErrorOf, shownError } from "./adapter-error.js";
+import { redactDeep, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 
 /**
@@ -131,6 +131,8 @@ export class DispatchRun implements RunContext {
   private emitterFn: ((event: UnstampedEvent) => void) | undefined;
   /** From the dispatch's first retry to its end: a retry in progress, for the retry budget. */
   retrying = false;
+  /** Told of each attempt an open breaker stopped (a recorded dispatch's record keeps it). */
+  onBlocked: ((fallback: boolean, error: AdapterError) => void) | undefined;
 
   private readonly o: DispatchSettings;
   readonly redact: Redactor;
@@ -438,6 +440,7 @@ export class DispatchRun implements RunContext {
   private shortCircuited(n: number, turn: CallTurn, breaker: string, hedge = false): Failed {
     const error = circuitOpenError(breaker);
     this.error = error;
+    this.onBlocked?.(turn.depth > 0, error);
     this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true, ...(hedge ? HEDGE : {}) });
     this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: turn.shown.tool, error });
     return { kind: "failure", error };
@@ -499,7 +502,7 @@ export class DispatchRun implements RunContext {
       outcome.dead_letters = [
         {
           queue,
-          call: redactValue(end.call, this.redact),
+          call: redactDeep(end.call, this.redact),
           step: null,
           errors: this.errors,
           envelope: outcome.envelope,
@@ -518,20 +521,6 @@ export class DispatchRun implements RunContext {
     if (outcome.packet) await effects?.escalate?.(outcome.packet);
     for (const entry of outcome.dead_letters ?? []) await effects?.deadLetter?.(entry);
   }
-}
-
-/** An adapter error as outputs show it: every string from outside redacted. Classification reads the original. */
-function shownError(error: AdapterError, redact: Redactor, depth = 0): AdapterError {
-  const out: AdapterError = { ...error, kind: redact(error.kind) };
-  if (error.message !== undefined) out.message = redact(error.message);
-  if (error.provider_code !== undefined) out.provider_code = redact(error.provider_code);
-  if (error.headers !== undefined) out.headers = redactValue(error.headers, redact);
-  if (error.fields !== undefined) out.fields = redactValue(error.fields, redact);
-  if (error.cause !== undefined) {
-    if (depth < CAUSE_DEPTH && error.cause !== null && typeof error.cause === "object") out.cause = shownError(error.cause, redact, depth + 1);
-    else delete out.cause;
-  }
-  return out;
 }
 
 const HEDGE = Object.freeze({ hedge: true as const });
@@ -618,6 +607,7 @@ function labelled(t: number, call: string, body: UnstampedEvent): DispatchEvent 
 }
 
 function observe(response: Response, emptyIsFailure: boolean): Observed {
+  if (response === null || typeof response !== "object") throw invalidResponse(response);
   switch (response.status) {
     case "ok":
       if (emptyIsFailure && (response.value === undefined || response.value === null)) {
@@ -627,10 +617,20 @@ function observe(response: Response, emptyIsFailure: boolean): Observed {
     case "needs_input":
       return { kind: "needs_input", question: response.question ?? null };
     case "error":
-      return { kind: "failure", error: response.error ?? null };
-    default: {
-      const never: never = response;
-      throw new Error(`unhandled response: ${JSON.stringify(never)}`);
-    }
+      return { kind: "failure", error: adapterErrorOf(response.error) };
+    default:
+      throw invalidResponse(response);
   }
+}
+
+/**
+ * What the dispatcher throws for an answer that is no response: what kind of value it was,
+ * never the value itself, which may hold anything, secrets included.
+ */
+function invalidResponse(response: unknown): TypeError {
+  const what =
+    response === null || typeof response !== "object"
+      ? response === null ? "null" : typeof response
+      : typeof (response as { status?: unknown }).status === "string" ? "an unknown status" : "an object without a status";
+  return new TypeError(`failbook: the attempt function returned an invalid response (${what}); return { status: "ok" | "error" | "needs_input", ... }`);
 }

@@ -22,9 +22,13 @@ export function createRecordWriter(path: string): RecordWriter {
   const file = createWriteStream(path, { flags: "a" });
   const out: Writable = /\.gz$/i.test(path) ? createGzip() : file;
   if (out !== file) out.pipe(file);
+  // Every write that finds the file behind waits for the same `drain`: one listener however many dispatches write at once.
+  let drained: Promise<unknown> | undefined;
   return {
     async sink(record) {
-      if (!out.write(inertJson(record) + "\n")) await once(out, "drain");
+      if (out.write(inertJson(record) + "\n")) return;
+      drained ??= once(out, "drain").finally(() => (drained = undefined));
+      await drained;
     },
     async close() {
       out.end();

@@ -4,6 +4,7 @@
  */
 import type { IssueReversal } from "../../model/playbook.js";
 import { endOf, type CallTurn, type End, type RunContext } from "../call.js";
+import { REDACTED } from "../secrets.js";
 
 export async function reverse(run: RunContext, turn: CallTurn, action: IssueReversal): Promise<End> {
   const token = turn.call.reversal_token;
@@ -12,6 +13,7 @@ export async function reverse(run: RunContext, turn: CallTurn, action: IssueReve
     return endOf(turn, "exhausted", { reason: "no_reversal_token", exhausted: true });
   }
   await run.effects?.issueReversal?.(turn.call, token, action.reason);
-  run.emit({ type: "reversal_issued", reversal_token: run.redact(token), reason: run.redact(action.reason) });
+  // A token under a key that names a secret is one, as every output shows it (SPEC 16, 21).
+  run.emit({ type: "reversal_issued", reversal_token: REDACTED, reason: run.redact(action.reason) });
   return endOf(turn, "reversed", { reason: run.redact(action.reason) });
 }
