@@ -150,6 +150,8 @@ export function describe(e: DispatchEvent): [string, string] {
       return ["throttled", `retry throttled: ${e.tokens} tokens, retries need more than ${e.threshold}`];
     case "hedge_cancelled":
       return ["hedge", `attempt ${e.attempt} cancelled`];
+    case "dispatch_stopped":
+      return ["stopped", `${e.reason === "deadline" ? "the deadline passed" : "the caller cancelled"}${e.in_flight ? " with an attempt in flight (side effect unknown)" : ""}`];
   }
 }
 

@@ -8,6 +8,7 @@ import type { OutcomeKind, UnstampedEvent } from "../model/outcome.js";
 import type { CompensationAction, Playbook, RefreshCredentials, RefreshEvidence, RestoreCheckpoint } from "../model/playbook.js";
 import type { Registry } from "../model/registry.js";
 import type { Clock } from "./clock.js";
+import type { DispatchStop } from "./stop.js";
 import { globMatches } from "./match.js";
 import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
@@ -51,6 +52,8 @@ export interface End {
   queue: string | null;
   replan: boolean;
   exhausted: boolean;
+  /** The caller cancelled it or its deadline passed (SPEC 21): `on_exhausted` does not apply. */
+  stopped?: true;
 }
 
 /** One call (or its fallback) from attempt to attempt. */
@@ -118,6 +121,8 @@ export interface RunContext {
   countRetry(delayMs: number, quotaCost: number | undefined): void;
   /** Dispatch the call again from its first attempt (a fallback), sharing budgets and the clock. */
   callAgain(call: Call, depth: number): Promise<End>;
+  /** The caller's signal and deadline (SPEC 21), when the dispatch was given either. */
+  readonly stop: DispatchStop | undefined;
 }
 
 /** The end of a turn's call chain. */

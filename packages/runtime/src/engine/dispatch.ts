@@ -21,7 +21,8 @@ import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
 import { idempotencyKey } from "./idempotency.js";
 import type { Admission } from "./policies/breakers.js";
-import { DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type RunShared, type ToolFacts } from "./run.js";
+import { DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type Failed, type RunShared, type ToolFacts } from "./run.js";
+import { DispatchStop, Stopped } from "./stop.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -111,6 +112,14 @@ export interface DispatchOptions {
   label?: boolean;
   /** Hand the finished dispatch, as one redacted record (SPEC 14), to this sink: production's corpus for `failbook replay`. */
   record?: RecordSink;
+  /**
+   * The caller's cancellation (SPEC 21): when it aborts, the dispatch ends at once,
+   * `exhausted` with reason `cancelled`: a backoff is cut short, the attempt in flight has its
+   * own signal aborted and its late answer discarded, nothing more is sent.
+   */
+  signal?: AbortSignalOf;
+  /** A time on the dispatcher's clock (`dispatcher.clock.now() + ms`) by which the dispatch ends: reason `deadline`; a retry that would end past it is not scheduled. */
+  deadlineMs?: number;
 }
 
 export interface DispatchResult {
@@ -161,7 +170,9 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       try {
         const tool = toolFactsOf(shared, call.tool);
         const admission = breakers?.closedAdmission(call.tool);
-        if (tool.direct && (breakers === undefined || admission !== undefined) && dispatchOptions.record === undefined && dispatchOptions.label !== true) return dispatchAtOnce(call, attempt, dispatchOptions, tool, admission);
+        if (tool.direct && (breakers === undefined || admission !== undefined) && dispatchOptions.record === undefined && dispatchOptions.label !== true && dispatchOptions.signal === undefined && dispatchOptions.deadlineMs === undefined) {
+          return dispatchAtOnce(call, attempt, dispatchOptions, tool, admission);
+        }
         return dispatchInRun(call, attempt, dispatchOptions);
       } catch (e) {
         return Promise.reject(e);
@@ -226,6 +237,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
     const fn = recording?.attempt ?? attempt;
     if (recording !== undefined) run.onBlocked = recording.blocked;
+    if (dispatchOptions.signal !== undefined || dispatchOptions.deadlineMs !== undefined) run.stop = new DispatchStop(options.clock, dispatchOptions.signal, dispatchOptions.deadlineMs);
     budget?.callStarted();
     let end: End;
     try {
@@ -234,10 +246,20 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       const first = run.start(call, fn);
       if (first === undefined) end = await run.call(call, fn, 0);
       else {
-        const failed = first.blocked ?? run.answer(first, await first.response!);
+        let failed: End | Failed;
+        if (first.blocked !== undefined) failed = first.blocked;
+        else {
+          const response = await first.response!;
+          run.stop?.throwIfStopped(true);
+          failed = run.answer(first, response);
+        }
         end = failed.kind === "failure" ? await run.call(call, fn, 0, { attempt: first, failed }) : failed;
       }
+    } catch (e) {
+      if (!(e instanceof Stopped)) throw e;
+      end = run.stopped(e, call);
     } finally {
+      run.stop?.dispose();
       run.abandon();
       budget?.callEnded(run.retrying);
     }

@@ -24,6 +24,7 @@ import type { RetryQuotaBucket } from "./quota.js";
 import { adapterErrorOf, shownError } from "./adapter-error.js";
 import { redactDeep, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
+import { Stopped, type DispatchStop } from "./stop.js";
 
 /**
  * What a dispatcher works out once per tool: its name as outputs show it, whether the
@@ -133,6 +134,10 @@ export class DispatchRun implements RunContext {
   retrying = false;
   /** Told of each attempt an open breaker stopped (a recorded dispatch's record keeps it). */
   onBlocked: ((fallback: boolean, error: AdapterError) => void) | undefined;
+  /** The caller's signal and deadline (SPEC 21), when the dispatch was given either. */
+  stop: DispatchStop | undefined;
+  /** The turn of the last attempt sent: what a stopped dispatch ends. */
+  private lastTurn: Turn | undefined;
 
   private readonly o: DispatchSettings;
   readonly redact: Redactor;
@@ -254,7 +259,9 @@ export class DispatchRun implements RunContext {
         sent = this.send(turn, n);
         if (sent.blocked !== undefined) observed = sent.blocked;
         else {
-          const answer = this.answer(sent, await sent.response!);
+          const response = await sent.response!;
+          this.stop?.throwIfStopped(true);
+          const answer = this.answer(sent, response);
           if (answer.kind !== "failure") return answer;
           observed = answer;
         }
@@ -319,7 +326,10 @@ export class DispatchRun implements RunContext {
     let won: Observed | undefined;
     let failed: Classified | undefined;
     const ended = await race<Response>(this.o.clock, hedging, {
+      stopped: this.stop?.stopped,
       send: (i, signal) => {
+        this.lastTurn = turn;
+        this.stop?.throwIfStopped(false);
         const admission = breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
         admissions[i] = admission;
         if (admission?.blockedBy !== undefined) return { status: "error", error: circuitOpenError(admission.blockedBy) };
@@ -356,6 +366,7 @@ export class DispatchRun implements RunContext {
         if (admission !== undefined && admission.blockedBy === undefined) breakers!.abandon(admission, this.o.clock.now());
       },
     });
+    this.stop?.throwIfStopped(true);
     if (ended.how === "won") {
       const answer = won as Observed;
       if (answer.kind === "needs_input") return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
@@ -389,13 +400,16 @@ export class DispatchRun implements RunContext {
 
   /** Attempt `n` of a turn: sent, once the breakers guarding its tool let it through, else failed at once, unsent. */
   private send(turn: Turn, n: number): Attempt {
+    this.lastTurn = turn;
+    this.stop?.throwIfStopped(false);
     const before = this.o.clock.now();
     const admission = this.policies.breakers?.admit(turn.call.tool, turn.shown.tool, before, this.emitter);
     if (admission?.blockedBy !== undefined) return { turn, n, before, admission, response: undefined, blocked: this.shortCircuited(n, turn, admission.blockedBy) };
     this.attempts++;
     // Until it answers, an attempt that throws gives back what its admission holds (`abandon`).
     this.pending = admission;
-    return { turn, n, before, admission, response: this.sendWithin(turn, ++turn.sent, contextOf(turn)), blocked: undefined };
+    const response = this.sendWithin(turn, ++turn.sent, contextOf(turn));
+    return { turn, n, before, admission, response: this.stop === undefined ? response : this.stop.race(response), blocked: undefined };
   }
 
   /** What a sent attempt's answer means: the end of its call when it did not fail, else its failure. */
@@ -423,8 +437,10 @@ export class DispatchRun implements RunContext {
   /** Send one attempt, within its timeout when one applies (SPEC 18); `cancel` aborts a hedge the race gave up. */
   private sendWithin(turn: Turn, n: number, context: AttemptContext, cancel?: AbortSignalOf): Promise<Response> | Response {
     const { call, key, attempt, timeoutMs } = turn;
-    if (timeoutMs === undefined) return attempt(call, n, key, cancel === undefined ? context : { ...context, signal: cancel });
-    return sendWithin(this.o.clock, timeoutMs, (signal) => attempt(call, n, key, { ...context, signal }), cancel);
+    // A hedge has its race's signal (the race ends its hedges when the dispatch stops); any other attempt the dispatch's.
+    const abort = cancel ?? this.stop?.attemptSignal;
+    if (timeoutMs === undefined) return attempt(call, n, key, abort === undefined ? context : { ...context, signal: abort });
+    return sendWithin(this.o.clock, timeoutMs, (signal) => attempt(call, n, key, { ...context, signal }), abort);
   }
 
   /** An attempt answered: the breakers guarding its tool and retry throttling hear how (`failure` null: it did not fail). */
@@ -469,13 +485,24 @@ export class DispatchRun implements RunContext {
     return observed;
   }
 
+  /**
+   * The caller cancelled the dispatch or its deadline passed (SPEC 21): it ends `exhausted`
+   * at once, its side effect unknown when an attempt was in flight.
+   */
+  stopped(stop: Stopped, first: Call): End {
+    this.emit({ type: "dispatch_stopped", reason: stop.reason, in_flight: stop.inFlight });
+    if (stop.inFlight) this.error = { kind: stop.reason === "deadline" ? "deadline_exceeded" : "cancelled", side_effect_state: "unknown" };
+    const turn = this.lastTurn ?? this.turnOf(first, this.attemptFn!, 0);
+    return endOf(turn, "exhausted", { reason: stop.reason, exhausted: true, stopped: true });
+  }
+
   /** Settle the quota, apply on_exhausted, emit the closing event, dress the end as an outcome. */
   finish(end: End): DispatchResult {
     const { registry, playbook } = this.o;
     if (this.quota !== undefined && (end.kind === "succeeded" || end.kind === "recovered")) this.quota.settle(this.quotaCosts ?? NO_COSTS);
     let kind: FinalKind = end.kind;
     let queue = end.queue;
-    if (kind === "exhausted" && playbook.on_exhausted) {
+    if (kind === "exhausted" && playbook.on_exhausted && end.stopped !== true) {
       kind = playbook.on_exhausted.action === "escalate_to_human" ? "escalated" : "dead_lettered";
       queue = playbook.on_exhausted.queue === undefined ? this.escalationQueue : this.redact(playbook.on_exhausted.queue);
     }

@@ -37,7 +37,9 @@ export const isSuccess = (kind: OutcomeKind): boolean => kind === "succeeded" ||
 /** Why the runtime refused to retry, or why a dispatch ended the way it did. */
 export type SuppressReason = "non_idempotent" | "side_effect_committed" | "not_retryable" | "max_retries" | "class_max_retries" | "retry_after_too_long" | "retry_after_invalid"
   /** A hedged call's retries are its hedges (SPEC 18): its last failure is not retried. */
-  | "hedged";
+  | "hedged"
+  /** The retry's delay would end past the dispatch's deadline (SPEC 21). */
+  | "deadline";
 
 /**
  * Outcome reasons of the shared policies of SPEC 18: the retry budget (Envoy) and retry
@@ -169,7 +171,9 @@ export type DispatchEvent =
   | (EventBase<"fallback_started"> & { tool: string; from: string })
   | (EventBase<"dead_lettered"> & { queue: string })
   | (EventBase<"compensation_started"> & { step: string })
-  | (EventBase<"compensation_failed"> & { step: string; kind: OutcomeKind; queue: string });
+  | (EventBase<"compensation_failed"> & { step: string; kind: OutcomeKind; queue: string })
+  /** The caller cancelled the dispatch or its deadline passed (SPEC 21); `in_flight`: an attempt had not answered. */
+  | (EventBase<"dispatch_stopped"> & { reason: "cancelled" | "deadline"; in_flight: boolean });
 
 /** Which breaker changed state; `tool` when it keeps one state per tool (`per: tool`). */
 interface BreakerEventBody {
@@ -216,4 +220,6 @@ export const EVENT_TYPES: readonly EventType[] = [
   "retry_budget_exhausted",
   "retry_throttled",
   "hedge_cancelled",
+  // SPEC 21
+  "dispatch_stopped",
 ];

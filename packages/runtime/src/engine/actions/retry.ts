@@ -52,6 +52,11 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
     return endOf(turn, end, { reason, exhausted: end === "exhausted", ...(queue === undefined ? {} : { queue: run.redact(queue) }) });
   }
   const { delayMs } = decision;
+  const deadline = run.stop?.deadline;
+  if (deadline !== undefined && run.clock.now() + delayMs > deadline) {
+    run.emit({ type: "retry_suppressed", reason: "deadline", verdict: code });
+    return endOf(turn, "exhausted", { reason: "deadline", exhausted: true, stopped: true });
+  }
   turn.retriesOf ??= new Map();
   turn.previousDelay ??= new Map();
   turn.retriesOf.set(code, (turn.retriesOf.get(code) ?? 0) + 1);
@@ -61,6 +66,7 @@ export async function retry(run: RunContext, turn: CallTurn, failure: Failure, a
   run.countRetry(delayMs, decision.quotaCost);
   turn.hint = action.action === "retry_with_hint" ? run.redact(action.hint) : undefined;
   run.emit({ type: "retry_scheduled", attempt: failure.n + 1, delay_ms: delayMs, verdict: code, ...(turn.hint === undefined ? {} : { hint: turn.hint }) });
-  await run.clock.sleep(delayMs);
+  await run.clock.sleep(delayMs, run.stop?.attemptSignal);
+  run.stop?.throwIfStopped(false);
   return "next_attempt";
 }

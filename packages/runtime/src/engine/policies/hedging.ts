@@ -65,6 +65,8 @@ export interface HedgeHooks<A> {
   mayHedge(): boolean;
   /** Hedge `i` was cancelled before it answered. */
   cancelled(i: number): void;
+  /** Rejects when the whole dispatch must end (SPEC 21): a real clock's race stops waiting, and its hedges are aborted. */
+  stopped?: Promise<never> | undefined;
 }
 
 export interface RaceEnd<A> {
@@ -115,7 +117,7 @@ export async function race<A>(clock: Clock, hedging: Hedging, hooks: HedgeHooks<
       }
       if (flying.length === 0) return { answer: last!.value as A, i: last!.i, how: "non_fatal", sent, throttled: refused };
       // An answer given at once is taken before any wait: a storm's scheduler must not see this call park first.
-      const next = flying.find((f) => f.ready) ?? (await nextAnswer(clock, flying, dueAt));
+      const next = flying.find((f) => f.ready) ?? (await nextAnswer(clock, flying, dueAt, hooks.stopped));
       if (next === undefined) continue;
       flying.splice(flying.indexOf(next), 1);
       const how = hooks.judge(next.value as A, next.i, next.sentAt);
@@ -158,7 +160,7 @@ function launch<A>(clock: Clock, hooks: HedgeHooks<A>, i: number): Flight<A> | P
 }
 
 /** The next hedge to answer, or undefined when the next hedge is due first. */
-async function nextAnswer<A>(clock: Clock, flying: readonly Flight<A>[], dueAt: number | undefined): Promise<Flight<A> | undefined> {
+async function nextAnswer<A>(clock: Clock, flying: readonly Flight<A>[], dueAt: number | undefined, stopped: Promise<never> | undefined): Promise<Flight<A> | undefined> {
   if (clock.measure !== undefined) {
     let first = flying[0];
     for (const f of flying) if (f.answerAt < first.answerAt) first = f;
@@ -174,6 +176,7 @@ async function nextAnswer<A>(clock: Clock, flying: readonly Flight<A>[], dueAt: 
   try {
     const waits: Promise<Flight<A> | undefined>[] = flying.map((f) => f.done!);
     waits.push(clock.sleep(dueAt === undefined ? Number.POSITIVE_INFINITY : dueAt - clock.now(), timer.signal).then(() => undefined));
+    if (stopped !== undefined) waits.push(stopped);
     return await Promise.race(waits);
   } finally {
     timer.abort();
