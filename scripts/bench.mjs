@@ -235,7 +235,11 @@ for (const [label, key, limit] of [
   const failed = () => `failed: ${dispatch.failed.slice(0, 120)}`;
   rows.push({ row: "cockatiel `retry()` overhead, same attempt, same process (succeeds first time)", value: r?.cockatiel.overheadUs ?? null, figure: r ? fmtUs(r.cockatiel.overheadUs) : failed(), target: "—", pass: null, cpuUs: r?.cockatiel.cpuOverheadUs });
   const over = r?.ownKeyOverCockatiel;
-  rows.push({ row: "`dispatch()` own key, over cockatiel's `retry()`", value: over?.us ?? null, figure: over ? `${over.us >= 0 ? "+" : "−"}${fmtUs(Math.abs(over.us))}` : failed(), target: "≤ 0 µs", pass: over !== undefined && over.us <= 0, cpuUs: over?.cpuUs });
+  const signed = (us) => `${us >= 0 ? "+" : "−"}${fmtUs(Math.abs(us))}`;
+  // SPEC 21's restated target: the trace id made from the key costs at most 0.1 µs over cockatiel; a caller's W3C trace id, only the key's secret scan (0.03 µs).
+  rows.push({ row: "`dispatch()` own key, over cockatiel's `retry()`", value: over?.us ?? null, figure: over ? signed(over.us) : failed(), target: "≤ +0.1 µs", pass: over !== undefined && over.us <= 0.1, cpuUs: over?.cpuUs });
+  const traced = r?.ownKeyTracedOverCockatiel;
+  rows.push({ row: "`dispatch()` own key and the caller's `traceId`, over cockatiel's `retry()`", value: traced?.us ?? null, figure: traced ? signed(traced.us) : failed(), target: "≤ +0.03 µs", pass: traced !== undefined && traced.us <= 0.03, cpuUs: traced?.cpuUs });
   const added = r?.policiesAdded;
   rows.push({ row: "`dispatch()` own key, added by a closed breaker and a retry budget", value: added?.us ?? null, figure: added ? fmtUs(added.us) : failed(), target: "≤ 0.2 µs", pass: added !== undefined && added.us <= 0.2, cpuUs: added?.cpuUs });
 }

@@ -123,3 +123,35 @@ describe("signal and deadlineMs under real timers", () => {
     expect(result.outcome).toMatchObject({ kind: "exhausted", reason: "cancelled", attempts: 0 });
   });
 });
+
+describe("the caller's trace id (DispatchOptions.traceId)", () => {
+  const W3C = "4bf92f3577b34da6a3ce929d0e0e4736";
+  it("is the outcome's trace_id as given, on the fast path and in the run", async () => {
+    const clock = new VirtualClock();
+    const dispatcher = createDispatcher({ registry: REGISTRY, playbook: playbook({ denied: { action: "escalate_to_human", queue: "q" } }), clock, random: seededRandom(1) });
+    const fast = await dispatcher.dispatch(CALL, () => ok(), { traceId: W3C });
+    expect(fast.outcome.envelope.trace_id).toBe(W3C);
+    const escalated = await dispatcher.dispatch(CALL, () => err("denied"), { traceId: W3C });
+    expect(escalated.outcome.envelope.trace_id).toBe(W3C);
+    expect(escalated.outcome.packet?.trace_id).toBe(W3C);
+    // Without one: fb_ and 12 hex digits of the key, as before.
+    expect((await dispatcher.dispatch(CALL, () => ok())).outcome.envelope.trace_id).toMatch(/^fb_[0-9a-f]{12}$/);
+  });
+
+  it.each(["4BF92F3577B34DA6A3CE929D0E0E4736", "00000000000000000000000000000000", "4bf92f3577b34da6", "not-a-trace-id-at-all-0000000000"])("%s is refused with one clear error", async (id) => {
+    const dispatcher = createDispatcher({ registry: REGISTRY, playbook: playbook({}), clock: new VirtualClock(), random: seededRandom(1) });
+    await expect(dispatcher.dispatch(CALL, () => ok(), { traceId: id })).rejects.toThrow(/W3C trace-id: 32 lower-case hex digits, not all zero/);
+  });
+
+  it("the published envelope schema accepts both forms", async () => {
+    const { generateJsonSchema } = await import("../src/codegen/jsonschema.js");
+    const fail = { action: "fail" as const };
+    const { schema } = generateJsonSchema({ registry: REGISTRY, playbook: playbook(Object.fromEntries(REGISTRY.verdicts.map((v) => [v.code, fail]))) });
+    const patterns = JSON.stringify(schema).match(/"trace_id":\{"type":"string","pattern":"([^"]+)"\}/g) ?? [];
+    expect(patterns.length).toBeGreaterThan(0);
+    const pattern = new RegExp(JSON.parse(`{${patterns[0]!}}`).trace_id.pattern);
+    expect(pattern.test(W3C)).toBe(true);
+    expect(pattern.test("fb_0123456789ab")).toBe(true);
+    expect(pattern.test("fb_0123")).toBe(false);
+  });
+});

@@ -9,6 +9,9 @@ import type { Registry } from "failbook-runtime/model/registry.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { CodegenError, codegenProblems, type CodegenInput, type GenerateOptions } from "./typescript.js";
 
+/** failbook's own trace id, or the caller's W3C trace-id (SPEC 21: `dispatch(..., { traceId })`). */
+const TRACE_ID_PATTERN = "^(fb_[0-9a-f]{12}|[0-9a-f]{32})$";
+
 export interface GeneratedJsonSchema {
   text: string;
   schema: Record<string, unknown>;
@@ -112,7 +115,7 @@ function defs(t: BindingTables, registry: Registry): Record<string, unknown> {
         outcome: { $ref: "#/$defs/OutcomeKind" },
         reason: nullable(STRING),
         replan: { type: "boolean" },
-        trace_id: { type: "string", pattern: "^fb_[0-9a-f]{12}$" },
+        trace_id: { type: "string", pattern: TRACE_ID_PATTERN },
         attempts: COUNT,
         retried: COUNT,
         error: nullable({ $ref: "#/$defs/EnvelopeError" }),
@@ -124,7 +127,7 @@ function defs(t: BindingTables, registry: Registry): Record<string, unknown> {
       additionalProperties: false,
       required: ["trace_id", "tool", "failed_step", "queue", "code", "summary", "reason", "attempts", "retried", "elapsed_ms", "idempotency_key", "side_effect_state", "safe_next_actions", "unsafe_next_actions", "suggested_prompt"],
       properties: {
-        trace_id: { type: "string", pattern: "^fb_[0-9a-f]{12}$" },
+        trace_id: { type: "string", pattern: TRACE_ID_PATTERN },
         tool: STRING,
         failed_step: STRING,
         queue: STRING,

@@ -21,7 +21,7 @@ import type { BudgetLedger } from "./retry.js";
 import { startRecording } from "./record.js";
 import { idempotencyKey } from "./idempotency.js";
 import type { Admission } from "./policies/breakers.js";
-import { DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type Failed, type RunShared, type ToolFacts } from "./run.js";
+import { checkedTraceId, DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type Failed, type RunShared, type ToolFacts } from "./run.js";
 import { DispatchStop, Stopped } from "./stop.js";
 
 export type { BudgetLedger } from "./retry.js";
@@ -120,6 +120,12 @@ export interface DispatchOptions {
   signal?: AbortSignalOf;
   /** A time on the dispatcher's clock (`dispatcher.clock.now() + ms`) by which the dispatch ends: reason `deadline`; a retry that would end past it is not scheduled. */
   deadlineMs?: number;
+  /**
+   * The caller's trace id (SPEC 21): a W3C trace-id, such as the active OpenTelemetry span's.
+   * It is the outcome's `trace_id` as given; without it the trace id is `fb_` and 12 hex
+   * digits of the idempotency key.
+   */
+  traceId?: string;
 }
 
 export interface DispatchResult {
@@ -193,6 +199,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
    */
   async function dispatchAtOnce(call: Call, attempt: AttemptFn, dispatchOptions: DispatchOptions, tool: ToolFacts, admission: Admission | undefined): Promise<DispatchResult> {
     const runId = dispatchOptions.runId ?? "";
+    const trace = dispatchOptions.traceId === undefined ? undefined : checkedTraceId(dispatchOptions.traceId);
     const key = idempotencyKey(runId, call);
     const before = options.clock.now();
     budget?.callStarted();
@@ -205,7 +212,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     }
     let done: DispatchResult | undefined;
     try {
-      done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response);
+      done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response, trace);
     } catch (e) {
       // A malformed answer or a throwing onEvent: the call is no longer in progress.
       budget?.callEnded(false);
@@ -216,6 +223,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       return done;
     }
     const run = new DispatchRun(shared, dispatchOptions.ledger, runId, undefined, before);
+    run.traceId = trace;
     let end: End;
     try {
       // A question ends the call at once (no await, as when the run sent the attempt); a failure goes on in the run loop.
@@ -234,6 +242,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   async function dispatchInRun(call: Call, attempt: AttemptFn, dispatchOptions: DispatchOptions): Promise<DispatchResult> {
     // A dispatch of its own (no shared ledger) makes its ledger only if a failure needs one.
     const run = new DispatchRun(shared, dispatchOptions.ledger, dispatchOptions.runId ?? "", dispatchOptions.label ? call.id : undefined);
+    if (dispatchOptions.traceId !== undefined) run.traceId = checkedTraceId(dispatchOptions.traceId);
     const recording = dispatchOptions.record === undefined ? undefined : startRecording(attempt, options.clock);
     const fn = recording?.attempt ?? attempt;
     if (recording !== undefined) run.onBlocked = recording.blocked;

@@ -31,6 +31,8 @@ export interface EndFacts {
   attempts: number;
   retried: number;
   elapsedMs: number;
+  /** The caller's W3C trace-id (SPEC 21), shown as it is; else the trace id is made from the key. */
+  traceId?: string | undefined;
 }
 
 export function buildEnvelope(registry: Registry, facts: EndFacts, redact: Redactor): Envelope {
@@ -41,7 +43,7 @@ export function buildEnvelope(registry: Registry, facts: EndFacts, redact: Redac
     outcome: facts.kind,
     reason: facts.reason,
     replan: facts.replan,
-    trace_id: traceId(facts.idempotencyKey),
+    trace_id: facts.traceId ?? traceId(facts.idempotencyKey),
     attempts: facts.attempts,
     retried: facts.retried,
     error: ok || facts.verdict === null ? null : envelopeError(registry, facts, redact),
@@ -83,7 +85,7 @@ function sideEffectState(verdict: Verdict | undefined, error: AdapterError | nul
 /** The packet of an end escalated to `queue`; `step`, the call's id as outputs show it. */
 export function buildPacket(registry: Registry, facts: EndFacts, step: string, queue: string, redact: Redactor): RecoveryPacket {
   const verdict = facts.verdict === null ? undefined : verdictByCode(registry, facts.verdict);
-  const trace = traceId(facts.idempotencyKey);
+  const trace = facts.traceId ?? traceId(facts.idempotencyKey);
   const state = facts.verdict === null ? null : sideEffectState(verdict, facts.error);
   return {
     trace_id: trace,

@@ -138,6 +138,8 @@ export class DispatchRun implements RunContext {
   stop: DispatchStop | undefined;
   /** The turn of the last attempt sent: what a stopped dispatch ends. */
   private lastTurn: Turn | undefined;
+  /** The caller's trace id (SPEC 21), checked. */
+  traceId: string | undefined;
 
   private readonly o: DispatchSettings;
   readonly redact: Redactor;
@@ -522,6 +524,7 @@ export class DispatchRun implements RunContext {
       attempts: this.attempts,
       retried: this.retried,
       elapsedMs: this.o.clock.now() - this.startedAt,
+      traceId: this.traceId,
     };
     const packet = kind === "escalated" && queue !== null ? buildPacket(registry, facts, end.shown.id, queue, this.redact) : null;
     const outcome = outcomeOf(registry, facts, end.exhausted, packet, this.redact);
@@ -588,7 +591,7 @@ function outcomeOf(registry: Registry, facts: EndFacts, exhausted: boolean, pack
  * breakers, retry throttling and quota told of the success, then the outcome). Undefined for
  * any other answer: the run takes the attempt over (`DispatchRun.resume`).
  */
-export function succeededAtOnce(shared: RunShared, call: Call, tool: ToolFacts, key: string, admission: Admission | undefined, before: number, ledger: BudgetLedger | undefined, response: Response): DispatchResult | undefined {
+export function succeededAtOnce(shared: RunShared, call: Call, tool: ToolFacts, key: string, admission: Admission | undefined, before: number, ledger: BudgetLedger | undefined, response: Response, trace: string | undefined): DispatchResult | undefined {
   const { o, redact, policies } = shared;
   if (observe(response, o.playbook.empty_response_is_failure ?? false) !== OK) return undefined;
   const now = o.clock.now();
@@ -612,6 +615,7 @@ export function succeededAtOnce(shared: RunShared, call: Call, tool: ToolFacts, 
     attempts: 1,
     retried: 0,
     elapsedMs: now - before,
+    traceId: trace,
   };
   return { outcome: outcomeOf(o.registry, facts, false, null, redact), events, errors: [], idempotencyKey: shownKey };
 }
@@ -648,6 +652,26 @@ function observe(response: Response, emptyIsFailure: boolean): Observed {
     default:
       throw invalidResponse(response);
   }
+}
+
+/**
+ * A caller's trace id as the dispatch takes it (SPEC 21): a W3C trace-id, 32 lower-case hex
+ * digits, not all zero (an OpenTelemetry span's `spanContext().traceId`). Anything else is a
+ * caller's mistake, said at once.
+ */
+export function checkedTraceId(id: unknown): string {
+  let zero = true;
+  if (typeof id === "string" && id.length === 32) {
+    let i = 0;
+    for (; i < 32; i++) {
+      const c = id.charCodeAt(i);
+      if (c === 0x30) continue;
+      if ((c > 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) zero = false;
+      else break;
+    }
+    if (i === 32 && !zero) return id;
+  }
+  throw new TypeError("failbook: DispatchOptions.traceId must be a W3C trace-id: 32 lower-case hex digits, not all zero (an OpenTelemetry span's spanContext().traceId)");
 }
 
 /**
