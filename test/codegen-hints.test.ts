@@ -33,6 +33,7 @@ const REGISTRY: Registry = {
     verdict("openai_throttled", [{ http_status: [429, 503], retry_after: "present" }]),
     verdict("pushback", [{ kind: "grpc", retry_after: "present" }, { kind: "grpc", not: { fields: { errno: "EPIPE" } } }]),
     verdict("strict_hint", [{ retry_after: "present", not: { http_status: "5xx" } }]),
+    verdict("rate_limit_reset", [{ http_status: 403, retry_after: "present" }]),
     verdict("other", []),
   ],
 };
@@ -49,18 +50,21 @@ const PLAYBOOK: Playbook = {
     openai_throttled: retryWith({ headers: ["retry-after-ms", "retry-after"], parse: "float", zero: "absent" }),
     pushback: retryWith({ headers: ["grpc-retry-pushback-ms", "x-amz-retry-after"], ms_headers: ["x-amz-retry-after"], fields: ["next_retry_delay"] }),
     strict_hint: { action: "fail" },
+    // SPEC 21: GitHub's reset time (a Unix time) and OpenAI's reset duration.
+    rate_limit_reset: retryWith({ headers: [{ name: "x-ratelimit-reset", epoch: "seconds" }, { name: "x-ratelimit-reset-requests", duration: true }, { name: "x-reset-ms", epoch: "ms" }] }),
     other: { action: "fail" },
   },
 };
 
 const VALUES = ["2", "2.03", "0", "0.0", "-1", "-0", "", "  ", " 7 ", "\u00a05", "5\u00a0", "\u200b5", "0x10", "0o7", "0b11", "-0x1", "1e3", "1e", "1.e2", ".5", "5.", "+.5e1", "3s", "Infinity", "-Infinity", "1e400", "NaN", "1_0", "12345678901234567890", "0.0004",
-  "Wed, 21 Oct 2026 07:28:30 GMT", "Tue, 31 Feb 2026 00:00:00 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Wed, 21 Oct 2026 24:00:00 GMT", " Wed, 21 Oct 2026 07:28:30 GMT "];
-const HEADERS = ["retry-after", "Retry-After", "retry-after-ms", "x-ms-retry-after-ms", "grpc-retry-pushback-ms", "x-amz-retry-after", "x-other"];
+  "Wed, 21 Oct 2026 07:28:30 GMT", "Tue, 31 Feb 2026 00:00:00 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Wed, 21 Oct 2026 24:00:00 GMT", " Wed, 21 Oct 2026 07:28:30 GMT ",
+  "1m30.5s", "6m0s", "20ms", "2.03s", "1h2m3s", "-1s", "0s", "1.5.5s", "5us", "3\u00b5s", "7ns", "1700000000", "1700000000.5", "1m 5s"];
+const HEADERS = ["retry-after", "Retry-After", "retry-after-ms", "x-ms-retry-after-ms", "grpc-retry-pushback-ms", "x-amz-retry-after", "x-other", "x-ratelimit-reset", "X-RateLimit-Reset-Requests", "x-reset-ms"];
 
 const errorArb: fc.Arbitrary<AdapterError> = fc.record(
   {
     kind: fc.constantFrom("network", "grpc", "http"),
-    http_status: fc.constantFrom(429, 503, 500, 400),
+    http_status: fc.constantFrom(429, 503, 500, 400, 403),
     headers: fc.dictionary(fc.constantFrom(...HEADERS), fc.constantFrom(...VALUES), { maxKeys: 3 }),
     fields: fc.record({ next_retry_delay: fc.constantFrom(0, -5, 250, 2.5, 1e300, 0.4), errno: fc.constantFrom("EPIPE", "ECONNRESET") }, { requiredKeys: [] }),
     cause: fc.option(fc.record({ kind: fc.constantFrom("AbortError", "socket"), cause: fc.option(fc.constant({ kind: "AbortError" }), { nil: undefined }) }, { requiredKeys: ["kind"] }), { nil: undefined }),

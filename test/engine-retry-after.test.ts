@@ -4,6 +4,7 @@ import { formulaDelay } from "failbook-runtime/engine/backoff.js";
 import { applyRetryAfter, parseHttpDate, parseHint, readRetryAfter } from "failbook-runtime/engine/retry-after.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { DispatchEvent } from "failbook-runtime/model/outcome.js";
+import type { RetryAfterPolicy } from "failbook-runtime/model/playbook.js";
 import { dispatchScenario, err, ok, playbook, retry } from "./helpers/dispatch.js";
 
 const delays = (events: DispatchEvent[]) => events.flatMap((e) => (e.type === "retry_scheduled" ? [e.delay_ms] : []));
@@ -160,5 +161,46 @@ describe("jitter as a ratio, and a floor", () => {
   it("min_ms is a floor after jitter", () => {
     const random = seededRandom(1);
     for (let i = 0; i < 200; i++) expect(formulaDelay({ ...f, jitter: "full", min_ms: 500 }, 0, undefined, random)).toBeGreaterThanOrEqual(500);
+  });
+});
+
+describe("rate-limit reset headers (SPEC 21)", () => {
+  const NOW = Date.UTC(2026, 10, 28, 12, 0, 0);
+  const date = new Date(NOW).toUTCString();
+  const policy = (headers: RetryAfterPolicy["headers"], more: Partial<RetryAfterPolicy> = {}): RetryAfterPolicy => ({ headers, ...more });
+  const github = [{ name: "x-ratelimit-reset", epoch: "seconds" as const }];
+  const error = (headers: Record<string, string>) => ({ kind: "x", http_status: 429, headers: { date, ...headers } });
+
+  it("GitHub's x-ratelimit-reset is a Unix time in seconds: the delay is that time minus now (not 55 years)", () => {
+    expect(readRetryAfter(error({ "x-ratelimit-reset": String(NOW / 1000 + 90) }), policy(github), 0).hintMs).toBe(90_000);
+    // Without a date header: the local clock's epoch time.
+    expect(readRetryAfter({ kind: "x", headers: { "x-ratelimit-reset": String(NOW / 1000 + 5) } }, policy(github), NOW).hintMs).toBe(5_000);
+  });
+
+  it("a reset in the past is a zero delay; max_ms still applies", () => {
+    expect(readRetryAfter(error({ "x-ratelimit-reset": String(NOW / 1000 - 30) }), policy(github), 0).hintMs).toBe(0);
+    const far = readRetryAfter(error({ "x-ratelimit-reset": String(NOW / 1000 + 7200) }), policy(github, { max_ms: 60_000 }), 0).hintMs!;
+    expect(applyRetryAfter(100, far, policy(github, { max_ms: 60_000 }))).toEqual({ kind: "delay", delayMs: 60_000 });
+  });
+
+  it("epoch: ms reads milliseconds", () => {
+    expect(readRetryAfter(error({ "x-reset-ms": String(NOW + 1500) }), policy([{ name: "x-reset-ms", epoch: "ms" }]), 0).hintMs).toBe(1500);
+  });
+
+  it.each([
+    ["1m30.5s", 90_500],
+    ["6m0s", 360_000],
+    ["20ms", 20],
+    ["2.03s", 2030],
+    ["1h", 3_600_000],
+    ["0s", 0],
+  ])("OpenAI's duration %s reads %d ms", (value, ms) => {
+    expect(readRetryAfter(error({ "x-ratelimit-reset-requests": value }), policy([{ name: "x-ratelimit-reset-requests", duration: true }]), 0).hintMs).toBe(ms);
+  });
+
+  it.each(["soon", "-5", "1.5.5", ""])("a reset header holding %j is unreadable, never a wait", (value) => {
+    const reading = readRetryAfter(error({ "x-ratelimit-reset": value }), policy(github), 0);
+    expect(reading.hintMs).toBeUndefined();
+    expect(reading.unreadable).toEqual([{ header: "x-ratelimit-reset", value }]);
   });
 });

@@ -253,8 +253,8 @@ class _Pattern(NamedTuple):
 
 
 class _Hint(NamedTuple):
-    headers: Tuple[Tuple[str, bool], ...]
-    """Lower-case header names in the policy's order, each with whether it is read as milliseconds."""
+    headers: Tuple[Tuple[str, bool, str], ...]
+    """Lower-case header names in the policy's order, each with whether it is read as milliseconds and its form (delay, epoch_seconds, epoch_ms, duration)."""
     fields: Tuple[str, ...]
     parse: str
     """strict, number (JavaScript's Number) or float (parseFloat's numeric prefix)."""
@@ -623,9 +623,36 @@ def _http_date(value: str) -> Optional[int]:
     return None
 
 
-def _hint_value(value: str, ms: bool, parse: str) -> _HintValue:
+_DURATION = re.compile(r"[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:h|ms|m|s|us|\u00b5s|ns))+", re.ASCII)
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|ms|m|s|us|\u00b5s|ns)", re.ASCII)
+_DURATION_MS = {"h": 3600000.0, "m": 60000.0, "s": 1000.0, "ms": 1.0, "us": 0.001, "\u00b5s": 0.001, "ns": 0.000001}
+
+
+def _duration_hint(value: str) -> _HintValue:
+    """A duration as Go writes one (1m30.5s, 6m0s, 20ms), as failbook's durationHint reads it."""
+    text = value.strip(_JS_SPACE)
+    if _DURATION.fullmatch(text) is None:
+        return None
+    if text.startswith("-"):
+        return ("negative", 0, False)
+    total = 0.0
+    for m in _DURATION_PART.finditer(text):
+        total += float(m.group(1)) * _DURATION_MS[m.group(2)]
+    # To the microsecond first, with JavaScript's Math.round (half up); int() floors what is not negative.
+    return ("delay", min(_MAX_HINT_MS, int(int(total * 1000 + 0.5) / 1000)), total == 0)
+
+
+def _hint_value(value: str, ms: bool, parse: str, form: str = "delay") -> _HintValue:
     if len(_utf16(value)) > 100:
         return None
+    if form == "duration":
+        return _duration_hint(value)
+    if form != "delay":
+        m = _STRICT_NUMBER.fullmatch(value)
+        if m is None:
+            return None
+        n = float(m.group(1)) * (1000 if form == "epoch_seconds" else 1)
+        return ("date", int(n), False) if _finite(n) is not None and n >= 0 else None
     numeral: Optional[str] = None
     if parse == "strict":
         m = _STRICT_NUMBER.fullmatch(value)
@@ -657,11 +684,11 @@ def _hint_present(h: _Hint, p: _Probe) -> bool:
     """Does a header or field of the policy yield a valid hint? An HTTP date does, whatever the time."""
     if p.headers is not None:
         headers = p.lower_headers()
-        for name, ms in h.headers:
+        for name, ms, form in h.headers:
             value = headers.get(name)
             if value is None:
                 continue
-            hint = _hint_value(value, ms, h.parse)
+            hint = _hint_value(value, ms, h.parse, form)
             if hint is not None and hint[0] != "negative" and not (hint[0] == "delay" and hint[2] and h.zero_absent):
                 return True
     fields = p.fields

@@ -348,7 +348,7 @@ function pyConditions(c: CompiledConditions): string {
   if (c.not !== null) args.push(`not_=${pyConditions(c.not)}`);
   const hint = c.hint;
   if (hint !== null) {
-    const headers = pyTuple(hint.headers.map(([name, ms]) => `(${pyStr(name)}, ${ms ? "True" : "False"})`));
+    const headers = pyTuple(hint.headers.map(([name, ms, form]) => `(${pyStr(name)}, ${ms ? "True" : "False"}, ${pyStr(form)})`));
     args.push(`hint=_H(${headers}, ${pyTuple(hint.fields.map(pyStr))}, ${pyStr(hint.parse)}, ${hint.zeroAbsent ? "True" : "False"})`);
   }
   return `_C(${args.join(", ")})`;

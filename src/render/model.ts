@@ -393,7 +393,9 @@ function retryAfterWorst(r: NonNullable<WorstCaseView["retry_after"]>): string {
 /** A Retry-After policy in a few words, e.g. "retry-after-ms, then retry-after; the longer of hint and backoff; at most 1 min, above it give up". */
 export function retryAfterText(policy: RetryAfterPolicy): string {
   const ms = new Set((policy.ms_headers ?? []).map((h) => h.toLowerCase()));
-  const headers = (policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => (ms.has(h.toLowerCase()) ? `${h} (ms)` : h));
+  const headers = (policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) =>
+    typeof h !== "string" ? `${h.name} (${h.duration === true ? "a duration" : `a Unix time in ${h.epoch === "ms" ? "ms" : "seconds"}`})` : ms.has(h.toLowerCase()) ? `${h} (ms)` : h,
+  );
   const sources = [headers.join(", then ") + (policy.order === "response" ? " (the first in the response)" : ""), ...(policy.fields ?? []).map((f) => `field ${f} (ms)`), "the error's retry_after_ms"];
   const parts = [sources.join(", then ")];
   if (policy.parse === "number") parts.push("values read as JavaScript's Number");

@@ -6,7 +6,7 @@
  */
 import type { AdapterError } from "../model/fixture.js";
 import type { RetryAfterPolicy } from "../model/playbook.js";
-import { fieldHintValue, hintValue, MAX_HINT_MS, parseHttpDate, type HintSource, type HintValue } from "./classifier.js";
+import { fieldHintValue, hintValue, MAX_HINT_MS, parseHttpDate, type HintForm, type HintSource, type HintValue } from "./classifier.js";
 
 /** Read in this order when the playbook names no headers: OpenAI's and the standard one. */
 export const DEFAULT_RETRY_AFTER_HEADERS: readonly string[] = ["retry-after-ms", "retry-after"];
@@ -37,8 +37,8 @@ export function readRetryAfter(error: AdapterError | null, policy: RetryAfterPol
   const headers = error.headers !== null && typeof error.headers === "object" ? error.headers : undefined;
   const now = () => (policy?.clock === "local" || headers === undefined ? undefined : dateOf(headers)) ?? nowMs;
   const sources: { name: string; hint: HintValue; value: string; header: boolean }[] = [];
-  for (const [name, value] of headers === undefined ? [] : listedHeaders(headers, policy)) {
-    sources.push({ name, hint: hintValue(value, isMillisecondHeader(name, policy), parse), value, header: true });
+  for (const [name, value, form] of headers === undefined ? [] : listedHeaders(headers, policy)) {
+    sources.push({ name, hint: hintValue(value, isMillisecondHeader(name, policy), parse, form), value, header: true });
   }
   const fields = error.fields !== null && typeof error.fields === "object" ? error.fields : undefined;
   for (const name of policy?.fields ?? []) {
@@ -65,20 +65,26 @@ export function readRetryAfter(error: AdapterError | null, policy: RetryAfterPol
   return { hintMs: ownMs === 0 && zeroAbsent ? undefined : ownMs, unreadable };
 }
 
-/** The listed headers the error has, as [lower-case name, value]: in the policy's order, or the response's. */
-function listedHeaders(headers: Record<string, unknown>, policy: RetryAfterPolicy | undefined): [string, string][] {
-  const listed = (policy?.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => h.toLowerCase());
+/** The policy's headers as [lower-case name, how its value reads], in its order. */
+export function listedForms(policy: RetryAfterPolicy | undefined): [string, HintForm][] {
+  return (policy?.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => (typeof h === "string" ? [h.toLowerCase(), "delay"] : [h.name.toLowerCase(), h.duration === true ? "duration" : h.epoch === "ms" ? "epoch_ms" : "epoch_seconds"]));
+}
+
+/** The listed headers the error has, as [lower-case name, value, form]: in the policy's order, or the response's. */
+function listedHeaders(headers: Record<string, unknown>, policy: RetryAfterPolicy | undefined): [string, string, HintForm][] {
+  const listed = listedForms(policy);
   if (policy?.order !== "response") {
-    return listed.flatMap((name): [string, string][] => {
+    return listed.flatMap(([name, form]): [string, string, HintForm][] => {
       const value = headerValue(headers, name);
-      return value === undefined ? [] : [[name, value]];
+      return value === undefined ? [] : [[name, value, form]];
     });
   }
-  const out: [string, string][] = [];
+  const out: [string, string, HintForm][] = [];
   for (const key of Object.keys(headers)) {
     const name = key.toLowerCase();
     const value = headers[key];
-    if (typeof value === "string" && listed.includes(name) && !out.some(([n]) => n === name)) out.push([name, value]);
+    const entry = listed.find(([n]) => n === name);
+    if (typeof value === "string" && entry !== undefined && !out.some(([n]) => n === name)) out.push([name, value, entry[1]]);
   }
   return out;
 }
@@ -86,7 +92,7 @@ function listedHeaders(headers: Record<string, unknown>, policy: RetryAfterPolic
 /** The policy a `retry_after: present` rule reads, compiled for the classifier. */
 export function hintSourceOf(policy: RetryAfterPolicy): HintSource {
   return {
-    headers: (policy.headers ?? DEFAULT_RETRY_AFTER_HEADERS).map((h) => [h.toLowerCase(), isMillisecondHeader(h, policy)] as const),
+    headers: listedForms(policy).map(([name, form]) => [name, isMillisecondHeader(name, policy), form] as const),
     fields: policy.fields ?? [],
     parse: policy.parse ?? "strict",
     zeroAbsent: policy.zero === "absent",

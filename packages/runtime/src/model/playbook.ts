@@ -22,9 +22,16 @@ export type BackoffFormula =
   | { strategy: "decorrelated"; base_ms: number; cap_ms?: number; min_ms?: number };
 
 /** How a server's Retry-After hint sets a retry's delay (SPEC 12). */
+/**
+ * A header a Retry-After policy reads: its name (a delay in seconds, or milliseconds when it
+ * ends in `-ms`, or an HTTP date), or a rate limit's reset header (SPEC 21): a Unix time
+ * (`epoch`, GitHub's `x-ratelimit-reset`) or a duration (OpenAI's `x-ratelimit-reset-requests: 1m30.5s`).
+ */
+export type RetryAfterHeader = string | { name: string; epoch: "seconds" | "ms"; duration?: undefined } | { name: string; duration: true; epoch?: undefined };
+
 export interface RetryAfterPolicy {
   /** Read in order, the first present wins; a name ending in `-ms` is milliseconds. */
-  headers?: string[];
+  headers?: RetryAfterHeader[];
   /** Listed headers read as milliseconds although their names do not end in `-ms`. */
   ms_headers?: string[];
   max_ms?: number;
