@@ -1065,10 +1065,10 @@ function hintPresent(source: HintSource, p: Probe): boolean {
   if (p.headers !== null) {
     const headers = headersOf(p);
     for (let i = 0; i < source.headers.length; i++) {
-      const [name, ms] = source.headers[i] as readonly [string, boolean];
+      const [name, ms, form] = source.headers[i] as readonly [string, boolean, HintForm];
       const value = headers.get(name);
       if (value === undefined) continue;
-      const hint = hintValue(value, ms, source.parse);
+      const hint = hintValue(value, ms, source.parse, form);
       if (hint !== null && hint.kind !== "negative" && !(hint.kind === "delay" && hint.zero && source.zeroAbsent)) return true;
     }
   }
@@ -1090,10 +1090,17 @@ function hintPresent(source: HintSource, p: Probe): boolean {
 /** How hint values parse: failbook's grammar, JavaScript's `Number`, or `parseFloat`'s numeric prefix. */
 export type HintParse = "strict" | "number" | "float";
 
+/**
+ * How a listed header's value reads (SPEC 21): a delay (seconds, or milliseconds), a Unix
+ * time in seconds or milliseconds (GitHub's `x-ratelimit-reset`), or a duration such as
+ * `1m30.5s` (OpenAI's `x-ratelimit-reset-requests`).
+ */
+export type HintForm = "delay" | "epoch_seconds" | "epoch_ms" | "duration";
+
 /** The retry_after policy a `retry_after: present` test reads, compiled. */
 export interface HintSource {
-  /** Lower-case header names in the policy's order, each with whether it is read as milliseconds. */
-  readonly headers: readonly (readonly [string, boolean])[];
+  /** Lower-case header names in the policy's order, each with whether it is read as milliseconds and how it reads. */
+  readonly headers: readonly (readonly [string, boolean, HintForm])[];
   /** Declared numeric error fields holding milliseconds. */
   readonly fields: readonly string[];
   readonly parse: HintParse;
@@ -1113,9 +1120,19 @@ const MAX_HINT_MS = 2592000000;
 
 const STRICT_NUMBER = /^\s*([-+]?(\d+(\.\d*)?|\.\d+))\s*$/;
 
-/** A header's value as a hint: a number of milliseconds when `ms`, else of seconds or an HTTP date. */
-function hintValue(value: string, ms: boolean, parse: HintParse): HintValue {
+/**
+ * A header's value as a hint: a number of milliseconds when `ms`, else of seconds or an HTTP
+ * date; a Unix time (a date) or a duration when its `form` says so.
+ */
+function hintValue(value: string, ms: boolean, parse: HintParse, form: HintForm = "delay"): HintValue {
   if (value.length > 100) return null;
+  if (form === "duration") return durationHint(value);
+  if (form !== "delay") {
+    // A Unix time: a date, whatever the time; a negative one or garbage is no hint.
+    const match = STRICT_NUMBER.exec(value);
+    const at = match === null ? NaN : Math.floor(Number(match[1]) * (form === "epoch_seconds" ? 1000 : 1));
+    return isFinite(at) && at >= 0 ? { kind: "date", at } : null;
+  }
   let numeral: string | null = null;
   if (parse === "strict") {
     const match = STRICT_NUMBER.exec(value);
@@ -1129,6 +1146,22 @@ function hintValue(value: string, ms: boolean, parse: HintParse): HintValue {
   if (ms) return null;
   const at = parseHttpDate(value);
   return at === null ? null : { kind: "date", at };
+}
+
+const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(h|ms|m|s|us|\u00b5s|ns)/g;
+const DURATION = /^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:h|ms|m|s|us|\u00b5s|ns))+$/;
+const DURATION_MS: { readonly [unit: string]: number } = { h: 3600000, m: 60000, s: 1000, ms: 1, us: 0.001, "\u00b5s": 0.001, ns: 0.000001 };
+
+/** A duration as Go writes one (`1m30.5s`, `6m0s`, `20ms`), which OpenAI's reset headers use. */
+function durationHint(value: string): HintValue {
+  const text = value.trim();
+  if (!DURATION.test(text)) return null;
+  if (text.charAt(0) === "-") return { kind: "negative" };
+  let total = 0;
+  DURATION_PART.lastIndex = 0;
+  for (let m = DURATION_PART.exec(text); m !== null; m = DURATION_PART.exec(text)) total += Number(m[1]) * (DURATION_MS[m[2] as string] as number);
+  // To the microsecond first: 2.03 s is 2030 ms, where 2.03 * 1000 is 2029.9999999999998.
+  return { kind: "delay", ms: Math.min(MAX_HINT_MS, Math.floor(Math.round(total * 1000) / 1000)), zero: total === 0 };
 }
 
 /** A declared field's value as a hint in milliseconds: a finite number, else null. */
@@ -1471,6 +1504,13 @@ const SEPARATOR = `${BLANK}[:=]${BLANK}`;
 /** A quoted value runs to its quote; an unquoted one ends at whitespace, a quote, an escape or a delimiter. */
 const QUOTED_VALUE = String.raw`[^"'\\\r\n]+`;
 const VALUE = String.raw`[^\s"'\\,;&<>(){}\[\]]+`;
+
+/**
+ * A key that names a secret (SPEC 16: `password`, `api_key`, `client_secret`, `x-api-key`,
+ * `accessKeyId`, `reversal_token`): a string under it is a secret whatever it looks like.
+ * The text families find such pairs in written text; this finds them in objects.
+ */
+const SECRET_KEY = new RegExp(KEY_WORD);
 
 const FAMILIES: readonly Family[] = [
   // A private-key block, END line included; without its END line, up to where PEM text stops.
