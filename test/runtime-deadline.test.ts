@@ -155,3 +155,23 @@ describe("the caller's trace id (DispatchOptions.traceId)", () => {
     expect(pattern.test("fb_0123")).toBe(false);
   });
 });
+
+describe("a hedged call under a deadline (real clock)", () => {
+  it("the race stops waiting and every hedge in flight is aborted", async () => {
+    const clock = realClock();
+    const dispatcher = createDispatcher({ registry: REGISTRY, playbook: playbook({ timeout: retry(1) }, { hedging: { tools: "payments.*", max_attempts: 3, delay_ms: 10 } }), clock, random: seededRandom(1) });
+    let aborted = 0;
+    let sent = 0;
+    const attempt: AttemptFn = (_c, _n, _k, context) =>
+      new Promise(() => {
+        sent++;
+        context.signal?.addEventListener("abort", () => aborted++);
+      });
+    const started = performance.now();
+    const result = await dispatcher.dispatch(CALL, attempt, { deadlineMs: clock.now() + 60 });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.outcome).toMatchObject({ kind: "exhausted", reason: "deadline" });
+    expect(sent).toBe(3);
+    expect(aborted).toBe(3);
+  });
+});
