@@ -150,6 +150,12 @@ export function describe(e: DispatchEvent): [string, string] {
       return ["throttled", `retry throttled: ${e.tokens} tokens, retries need more than ${e.threshold}`];
     case "hedge_cancelled":
       return ["hedge", `attempt ${e.attempt} cancelled`];
+    case "rate_limit_waited":
+      return ["rate limit", `waited ${e.ms}ms for a token of ${e.limit}`];
+    case "rate_limited":
+      return ["rate limit", `${e.limit} is empty: not sent`];
+    case "rate_limit_header_ignored":
+      return ["rate limit", `${e.limit}: ${e.header}: ${JSON.stringify(e.value)} ignored`];
     case "dispatch_stopped":
       return ["stopped", `${e.reason === "deadline" ? "the deadline passed" : "the caller cancelled"}${e.in_flight ? " with an attempt in flight (side effect unknown)" : ""}`];
   }

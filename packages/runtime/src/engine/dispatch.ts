@@ -160,7 +160,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   const redact = dispatcherOptions.redact ?? createRedactor(ownPatterns);
   const shown = rememberRedactions(redact);
   const quota = options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens);
-  const policies = createPolicies(options.playbook, options.clock.now(), options.state);
+  const policies = createPolicies(options.playbook, options.clock.now(), options.state, () => options.clock.now());
   const shared: RunShared = { o: options, redact: shown, tools: new Map(), quota, policies };
   const { breakers, budget } = policies;
   const recordFailed = dispatcherOptions.onRecordError ?? warnOnce("failbook: a dispatch's record could not be written (pass onRecordError to createDispatcher to handle it)");
@@ -176,7 +176,16 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       try {
         const tool = toolFactsOf(shared, call.tool);
         const admission = breakers?.closedAdmission(call.tool);
-        if (tool.direct && (breakers === undefined || admission !== undefined) && dispatchOptions.record === undefined && dispatchOptions.label !== true && dispatchOptions.signal === undefined && dispatchOptions.deadlineMs === undefined) {
+        if (
+          tool.direct &&
+          (breakers === undefined || admission !== undefined) &&
+          dispatchOptions.record === undefined &&
+          dispatchOptions.label !== true &&
+          dispatchOptions.signal === undefined &&
+          dispatchOptions.deadlineMs === undefined &&
+          // A rate limit's token, when one is there now (taken last: nothing is taken for a call that goes to the run).
+          (!tool.paced || (!tool.listened && policies.rateLimits!.tryTake(call.tool, options.clock.now())))
+        ) {
           return dispatchAtOnce(call, attempt, dispatchOptions, tool, admission);
         }
         return dispatchInRun(call, attempt, dispatchOptions);

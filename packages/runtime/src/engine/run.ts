@@ -21,7 +21,8 @@ import { circuitOpenError, type Admission, type CountedFailure } from "./policie
 import { race, type Hedging } from "./policies/hedging.js";
 import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
-import { adapterErrorOf, shownError } from "./adapter-error.js";
+import { adapterErrorOf, plainHeadersOf, shownError } from "./adapter-error.js";
+import { isThrottling, rateLimitedError } from "./policies/rate-limits.js";
 import { redactDeep, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { Stopped, type DispatchStop } from "./stop.js";
@@ -38,6 +39,10 @@ export interface ToolFacts {
   readonly hedged: boolean;
   /** Neither hedged nor timed: a first attempt dispatch() may send itself, without a run (`dispatchAtOnce`). */
   readonly direct: boolean;
+  /** Rate limits pace its attempts (SPEC 22). */
+  readonly paced: boolean;
+  /** A rate limit reads its answers (headers, throttling). */
+  readonly listened: boolean;
 }
 
 /** What every dispatch of a dispatcher shares: its settings, redactor, facts per tool, quota and policies. */
@@ -58,7 +63,9 @@ export function toolFactsOf(shared: RunShared, tool: string): ToolFacts {
     const idempotent = isIdempotent(o.playbook, { id: "", tool });
     const timeoutMs = policies.timeouts?.forTool(tool);
     const hedged = idempotent && policies.hedging?.hedges(tool) === true;
-    facts = { shown: shared.redact(tool), idempotent, timeoutMs, hedged, direct: !hedged && timeoutMs === undefined };
+    const limits = policies.rateLimits;
+    const paced = limits !== undefined && limits.of(tool).length > 0;
+    facts = { shown: shared.redact(tool), idempotent, timeoutMs, hedged, direct: !hedged && timeoutMs === undefined, paced, listened: paced && limits!.listens(tool) };
     if (shared.tools.size >= 4096) shared.tools.clear();
     shared.tools.set(tool, facts);
   }
@@ -84,6 +91,7 @@ interface Turn extends CallTurn {
   readonly timeoutMs: number | undefined;
   /** Attempts sent to the upstream: what the attempt function numbers (a short-circuited one is not sent). */
   sent: number;
+  readonly tool: ToolFacts;
 }
 
 /** One attempt of a turn: sent (its `response` pending), or stopped by an open breaker (`blocked`). */
@@ -224,7 +232,8 @@ export class DispatchRun implements RunContext {
   start(call: Call, attempt: AttemptFn): Attempt | undefined {
     this.attemptFn = attempt;
     const tool = toolFactsOf(this.shared, call.tool);
-    if (tool.hedged && call.idempotent !== false) return undefined;
+    // A hedged call races from its first attempt; a paced one may wait for its first token.
+    if ((tool.hedged && call.idempotent !== false) || tool.paced) return undefined;
     return this.send(this.turnOf(call, attempt, 0, tool), 1);
   }
 
@@ -258,7 +267,8 @@ export class DispatchRun implements RunContext {
       let observed: Failed;
       if (n === 1 && first !== undefined) ({ attempt: sent, failed: observed } = first);
       else {
-        sent = this.send(turn, n);
+        const paced = turn.tool.paced ? this.pace(turn, n) : undefined;
+        sent = (paced instanceof Promise ? await paced : paced) ?? this.send(turn, n);
         if (sent.blocked !== undefined) observed = sent.blocked;
         else {
           const response = await sent.response!;
@@ -308,9 +318,9 @@ export class DispatchRun implements RunContext {
     const action = actionFor(this.o.playbook, code);
     this.verdict = code;
     this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
-    if (admission?.blockedBy === undefined && (this.policies.breakers !== undefined || this.policies.throttle !== undefined)) {
+    if (admission?.blockedBy === undefined && (this.policies.breakers !== undefined || this.policies.throttle !== undefined || (turn as Turn).tool?.listened === true)) {
       const verdict = verdictByCode(this.o.registry, code);
-      this.answered(admission, turn, { verdictClass: verdict?.class, retryable: verdict?.retryable === true, errorKind: error?.kind });
+      this.answered(admission, turn, { verdictClass: verdict?.class, retryable: verdict?.retryable === true, errorKind: error?.kind }, headersOf(error), isThrottling(verdict?.class, error));
     }
     return { code, action, n, error };
   }
@@ -332,9 +342,11 @@ export class DispatchRun implements RunContext {
       send: (i, signal) => {
         this.lastTurn = turn;
         this.stop?.throwIfStopped(false);
-        const admission = breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
+        // A hedge never waits for a token: with none, it is not sent (SPEC 22).
+        const limited = turn.tool.paced ? this.paceHedge(turn) : undefined;
+        const admission = limited ?? breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
         admissions[i] = admission;
-        if (admission?.blockedBy !== undefined) return { status: "error", error: circuitOpenError(admission.blockedBy) };
+        if (admission?.blockedBy !== undefined) return { status: "error", error: admission.error ?? circuitOpenError(admission.blockedBy) };
         this.attempts++;
         const abandon = (e: unknown): never => {
           if (admission !== undefined) breakers!.abandon(admission, this.o.clock.now());
@@ -352,9 +364,9 @@ export class DispatchRun implements RunContext {
         const n = first + i - 1;
         const admission = admissions[i];
         const blocked = admission?.blockedBy;
-        const answer = blocked !== undefined ? this.shortCircuited(n, turn, blocked, i > 1) : this.observed(n, turn.shownKey, turn.shown, response, sentAt, i > 1);
+        const answer = blocked !== undefined ? this.shortCircuited(n, turn, admission!.error ?? circuitOpenError(blocked), i > 1) : this.observed(n, turn.shownKey, turn.shown, response, sentAt, i > 1);
         if (answer.kind !== "failure") {
-          this.answered(admission, turn, null);
+          this.answered(admission, turn, null, headersOf(response));
           won = answer;
           return "won";
         }
@@ -397,7 +409,65 @@ export class DispatchRun implements RunContext {
       attempt,
       timeoutMs: tool.timeoutMs,
       sent: 0,
+      tool,
     };
+  }
+
+  /**
+   * Rate limits (SPEC 22): a token of each limit over the tool before attempt `n` is sent.
+   * Undefined: go now (tokens taken). A promise: the attempt waits for its token first. An
+   * Attempt: refused (empty with `when_empty: fail`, or a wait past `max_wait_ms` or the
+   * deadline), failed at once as `rate_limited`, unsent.
+   */
+  private pace(turn: Turn, n: number): Promise<Attempt | undefined> | Attempt | undefined {
+    const limits = this.policies.rateLimits!;
+    const clock = this.o.clock;
+    const tool = turn.call.tool;
+    const decision = limits.pace(tool, clock.now(), this.stop?.deadline);
+    if (decision.kind === "refused") return this.rateLimited(turn, n, decision.limit);
+    const adaptive = limits.adaptiveOf(tool);
+    let behind = false;
+    for (let i = 0; i < adaptive.length; i++) if (!(adaptive[i]!.limiter.active === false)) behind = true;
+    if (decision.waitMs === 0 && !behind) return undefined;
+    return (async () => {
+      if (decision.waitMs > 0) {
+        this.emit({ type: "rate_limit_waited", limit: this.redact(decision.limit!), ms: decision.waitMs });
+        await clock.sleep(decision.waitMs, this.stop?.attemptSignal);
+        this.stop?.throwIfStopped(false);
+      }
+      for (const { name, limiter, fail } of adaptive) {
+        if (limiter.tryAcquire()) continue;
+        if (fail) return this.rateLimited(turn, n, name);
+        // The AWS SDK's own loop: wait, refill, until a token is there (a wait under 1 ms sleeps 1 ms, as its setTimeout does).
+        const waited = await limiter.acquire(async (ms) => {
+          await clock.sleep(Math.max(1, ms), this.stop?.attemptSignal);
+          this.stop?.throwIfStopped(false);
+        });
+        this.emit({ type: "rate_limit_waited", limit: this.redact(name), ms: Math.round(waited) });
+      }
+      return undefined;
+    })();
+  }
+
+  /** A hedge's token: taken now, or the hedge is not sent (its admission says which limit). */
+  private paceHedge(turn: Turn): Admission | undefined {
+    const limits = this.policies.rateLimits!;
+    const decision = limits.pace(turn.call.tool, this.o.clock.now(), this.stop?.deadline, false);
+    if (decision.kind === "refused") return rateLimitedAdmission(this.rateLimitedEvent(decision.limit));
+    for (const { name, limiter } of limits.adaptiveOf(turn.call.tool)) if (!limiter.tryAcquire()) return rateLimitedAdmission(this.rateLimitedEvent(name));
+    return undefined;
+  }
+
+  private rateLimitedEvent(limit: string): string {
+    this.emit({ type: "rate_limited", limit: this.redact(limit) });
+    return limit;
+  }
+
+  /** An attempt a rate limit did not let through: unsent, failed at once as `rate_limited`. */
+  private rateLimited(turn: Turn, n: number, limit: string): Attempt {
+    this.rateLimitedEvent(limit);
+    const admission = rateLimitedAdmission(limit);
+    return { turn, n, before: this.o.clock.now(), admission, response: undefined, blocked: this.shortCircuited(n, turn, admission.error!) };
   }
 
   /** Attempt `n` of a turn: sent, once the breakers guarding its tool let it through, else failed at once, unsent. */
@@ -406,7 +476,7 @@ export class DispatchRun implements RunContext {
     this.stop?.throwIfStopped(false);
     const before = this.o.clock.now();
     const admission = this.policies.breakers?.admit(turn.call.tool, turn.shown.tool, before, this.emitter);
-    if (admission?.blockedBy !== undefined) return { turn, n, before, admission, response: undefined, blocked: this.shortCircuited(n, turn, admission.blockedBy) };
+    if (admission?.blockedBy !== undefined) return { turn, n, before, admission, response: undefined, blocked: this.shortCircuited(n, turn, circuitOpenError(admission.blockedBy)) };
     this.attempts++;
     // Until it answers, an attempt that throws gives back what its admission holds (`abandon`).
     this.pending = admission;
@@ -420,7 +490,7 @@ export class DispatchRun implements RunContext {
     const { turn, n } = sent;
     const answer = this.observed(n, turn.shownKey, turn.shown, response, sent.before);
     if (answer.kind === "failure") return answer;
-    this.answered(sent.admission, turn, null);
+    this.answered(sent.admission, turn, null, headersOf(response));
     if (answer.kind === "ok") return endOf(turn, n === 1 ? "succeeded" : "recovered");
     return endOf(turn, "needs_input", { reason: answer.question === null ? null : this.redact(answer.question) });
   }
@@ -446,17 +516,25 @@ export class DispatchRun implements RunContext {
   }
 
   /** An attempt answered: the breakers guarding its tool and retry throttling hear how (`failure` null: it did not fail). */
-  private answered(admission: Admission | undefined, turn: CallTurn, failure: CountedFailure | null): void {
-    if (admission !== undefined) this.policies.breakers!.record(admission, turn.shown.tool, this.o.clock.now(), failure, this.emitter);
+  private answered(admission: Admission | undefined, turn: CallTurn, failure: CountedFailure | null, headers?: Record<string, string>, throttling = false): void {
+    if ((turn as Turn).tool?.listened === true && admission?.blockedBy === undefined) this.heard(turn.call.tool, headers, throttling);
+    if (admission !== undefined && admission.blockedBy === undefined) this.policies.breakers!.record(admission, turn.shown.tool, this.o.clock.now(), failure, this.emitter);
     const throttle = this.policies.throttle;
     if (throttle === undefined) return;
     if (failure === null) throttle.succeeded();
     else if (failure.retryable) throttle.failed();
   }
 
-  /** An attempt an open breaker did not let through: an `attempt` event, not sent and not counted. */
-  private shortCircuited(n: number, turn: CallTurn, breaker: string, hedge = false): Failed {
-    const error = circuitOpenError(breaker);
+  /** The rate limits over a tool hear an answer: its quota headers, whether it was throttled (SPEC 22). */
+  private heard(tool: string, headers: Record<string, string> | undefined, throttling: boolean): void {
+    const clock = this.o.clock;
+    this.policies.rateLimits!.answered(tool, headers, throttling, clock.now(), clock.epochMs?.() ?? clock.now(), (limit, header, value) =>
+      this.emit({ type: "rate_limit_header_ignored", limit: this.redact(limit), header: this.redact(header), value: this.redact(value) }),
+    );
+  }
+
+  /** An attempt an open breaker (or an empty rate limit) did not let through: an `attempt` event, not sent and not counted. */
+  private shortCircuited(n: number, turn: CallTurn, error: AdapterError, hedge = false): Failed {
     this.error = error;
     this.onBlocked?.(turn.depth > 0, error);
     this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true, ...(hedge ? HEDGE : {}) });
@@ -554,6 +632,16 @@ export class DispatchRun implements RunContext {
 }
 
 const HEDGE = Object.freeze({ hedge: true as const });
+
+/** The headers an answer carries (an error's, or a successful response's, SPEC 22), as a plain object. */
+function headersOf(answer: object | null | undefined): Record<string, string> | undefined {
+  const headers = (answer as { headers?: unknown } | null | undefined)?.headers;
+  if (headers === undefined || headers === null || typeof headers !== "object") return undefined;
+  return Object.getPrototypeOf(headers) === Object.prototype ? (headers as Record<string, string>) : plainHeadersOf(headers);
+}
+
+/** An attempt a rate limit stopped: blocked, failing as `rate_limited` (SPEC 22). */
+const rateLimitedAdmission = (limit: string): Admission => ({ blockedBy: `rate_limit:${limit}`, error: rateLimitedError(limit), guards: [], admitted: [] });
 
 /** No quota tokens taken: what a dispatch that never retried settles. */
 const NO_COSTS: readonly number[] = Object.freeze([]);

@@ -30,7 +30,8 @@ export interface Call {
 
 /** `repeat: N` (SPEC 13) stands for the same response N times in a row. */
 export type Response =
-  | { status: "ok"; value?: unknown; latency_ms?: number; repeat?: number }
+  /** `headers`: what a successful response's headers say, for a rate limit that reads them (SPEC 22). */
+  | { status: "ok"; value?: unknown; latency_ms?: number; repeat?: number; headers?: Record<string, string> }
   | { status: "error"; error?: AdapterError; latency_ms?: number; repeat?: number }
   | { status: "needs_input"; question?: string; latency_ms?: number; repeat?: number };
 

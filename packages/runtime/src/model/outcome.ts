@@ -172,6 +172,12 @@ export type DispatchEvent =
   | (EventBase<"dead_lettered"> & { queue: string })
   | (EventBase<"compensation_started"> & { step: string })
   | (EventBase<"compensation_failed"> & { step: string; kind: OutcomeKind; queue: string })
+  /** An attempt waited this long for a token of rate limit `limit` (SPEC 22). */
+  | (EventBase<"rate_limit_waited"> & { limit: string; ms: number })
+  /** An attempt found rate limit `limit` empty and was not sent (SPEC 22). */
+  | (EventBase<"rate_limited"> & { limit: string })
+  /** A rate limit's header held garbage, a negative or a far-future value: ignored (SPEC 22). */
+  | (EventBase<"rate_limit_header_ignored"> & { limit: string; header: string; value: string })
   /** The caller cancelled the dispatch or its deadline passed (SPEC 21); `in_flight`: an attempt had not answered. */
   | (EventBase<"dispatch_stopped"> & { reason: "cancelled" | "deadline"; in_flight: boolean });
 
@@ -222,4 +228,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   "hedge_cancelled",
   // SPEC 21
   "dispatch_stopped",
+  // SPEC 22
+  "rate_limit_waited",
+  "rate_limited",
+  "rate_limit_header_ignored",
 ];

@@ -203,6 +203,32 @@ export interface CircuitBreakerPolicy {
   counts?: string[];
 }
 
+/** A rate limit's headers (SPEC 22): a named dialect, or the headers to read. */
+export type RateLimitDialect = "github" | "openai" | "anthropic" | "ietf";
+export interface RateLimitHeaders {
+  /** The requests left in the window. */
+  remaining: string;
+  /** When the window resets: a delay in seconds (a header name), a Unix time, or a duration. */
+  reset?: string | { name: string; epoch: "seconds" | "ms" } | { name: string; duration: true };
+  /** The window's size in requests. */
+  limit?: string;
+}
+
+/** A rate limit (SPEC 22): a token bucket taken before every attempt of the tools it names. */
+export interface RateLimitPolicy {
+  tools: ToolGlobs;
+  /** `requests` tokens every `per_ms`; the bucket holds `burst` (default `requests`). */
+  limit?: { requests: number; per_ms: number };
+  burst?: number;
+  /** Each response's remaining-quota and reset headers correct the bucket. */
+  from_headers?: RateLimitDialect | RateLimitHeaders;
+  /** No token: wait for one, up to `max_wait_ms` and the dispatch's deadline (default), or fail at once. */
+  when_empty?: "wait" | "fail";
+  max_wait_ms?: number;
+  /** The AWS SDK's adaptive retry mode (`DefaultRateLimiter`). */
+  adaptive?: "aws";
+}
+
 /** Envoy's retry budget (SPEC 18). */
 export interface RetryBudgetPolicy {
   percent?: number;
@@ -242,6 +268,7 @@ export interface Playbook {
   /** How long one attempt may take (SPEC 18); a `tools:` entry may set its own. */
   attempt_timeout_ms?: number;
   circuit_breakers?: Record<string, CircuitBreakerPolicy>;
+  rate_limits?: Record<string, RateLimitPolicy>;
   retry_budget?: RetryBudgetPolicy;
   retry_throttling?: RetryThrottlingPolicy;
   hedging?: HedgingPolicy;

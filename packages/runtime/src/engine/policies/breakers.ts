@@ -4,6 +4,7 @@
  * breakers guard a tool, whether an attempt to it may be sent, and what its answer does to
  * them. Each breaker keeps one circuit (`per: breaker`) or one per tool (`per: tool`).
  */
+import type { AdapterError } from "../../model/fixture.js";
 import type { BreakerState } from "../../model/fixture.js";
 import type { UnstampedEvent } from "../../model/outcome.js";
 import type { CircuitBreakerPolicy } from "../../model/playbook.js";
@@ -40,6 +41,8 @@ interface Guard {
 /** What the breakers said to one attempt: let through (with each guard's admission), or stopped by one. */
 export interface Admission {
   readonly blockedBy: string | undefined;
+  /** What a blocked attempt fails as, when not `circuit_open` (a rate limit's `rate_limited`, SPEC 22). */
+  readonly error?: AdapterError;
   readonly guards: readonly Guard[];
   readonly admitted: readonly CircuitAdmission[];
 }
