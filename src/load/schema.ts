@@ -43,6 +43,7 @@ const KEYS: Record<string, string[]> = {
     "retry_quota",
     "attempt_timeout_ms",
     "circuit_breakers",
+    "rate_limits",
     "retry_budget",
     "retry_throttling",
     "hedging",
@@ -59,6 +60,7 @@ const KEYS: Record<string, string[]> = {
   budgets: ["retries", "retries_per_call", "retry_seconds", "wall_ms", "same_verdict_ceiling"],
   retry_after: ["headers", "ms_headers", "fields", "max_ms", "above_max", "mode", "max_over_backoff_ms", "invalid", "parse", "zero", "order", "clock"],
   circuit_breaker: ["tools", "per", "failure_ratio", "minimum_throughput", "sampling_ms", "sampling_attempts", "buckets", "break_ms", "max_break_ms", "half_open_probes", "counts"],
+  rate_limit: ["tools", "limit", "burst", "from_headers", "when_empty", "max_wait_ms", "adaptive"],
   retry_budget: ["percent", "min_concurrency"],
   retry_throttling: ["max_tokens", "token_ratio"],
   hedging: ["tools", "max_attempts", "delay_ms", "non_fatal"],
@@ -70,7 +72,7 @@ const KEYS: Record<string, string[]> = {
   backoff: ["strategy", "base_ms", "factor", "cap_ms", "jitter", "min_ms"],
   fixture: ["apiVersion", "kind", "name", "description", "run_id", "seed", "quota", "state", "call", "responses", "fallback_responses", "steps", "compensate_on_failure", "waves", "parallelism", "expect"],
   call: ["id", "tool", "args", "idempotent", "idempotency_key", "reversal_token", "evidence_refs"],
-  response: ["status", "value", "error", "question", "latency_ms", "repeat"],
+  response: ["status", "value", "error", "question", "headers", "latency_ms", "repeat"],
   error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
   config: ["registry", "playbook", "fixtures", "storms", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
   storm: ["apiVersion", "kind", "name", "description", "seed", "duration_ms", "step_ms", "clients", "upstream", "phases", "expect"],
@@ -277,6 +279,7 @@ function contextKey(kind: Context, path: readonly PathSegment[]): string | undef
   }
   if (kind === "playbook") {
     if (parent === "circuit_breakers" && path.length === 2) return "circuit_breaker";
+    if (parent === "rate_limits" && path.length === 2) return "rate_limit";
     if (parent === "tools" && path.length === 2) return "tool";
     if (last === "retry_budget" || last === "retry_throttling" || last === "hedging" || last === "jitter") return last;
     if (last === "budgets") return "budgets";

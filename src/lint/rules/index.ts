@@ -5,6 +5,7 @@ import { backoffScheduleShort } from "./backoff-schedule-short.js";
 import { breakerGuardsNothing } from "./breaker-guards-nothing.js";
 import { breakerTrippedByOneCall } from "./breaker-tripped-by-one-call.js";
 import { breakerUnclassified } from "./breaker-unclassified.js";
+import { rateLimitUnclassified } from "./rate-limit-unclassified.js";
 import { hedgingNonIdempotent } from "./hedging-non-idempotent.js";
 import { classRetryCeiling } from "./class-retry-ceiling.js";
 import { classUnknown } from "./class-unknown.js";
@@ -72,6 +73,7 @@ export const RULES: LintRule[] = [
   retryableNotRetried,
   // SPEC 18
   breakerUnclassified,
+  rateLimitUnclassified,
   breakerTrippedByOneCall,
   breakerGuardsNothing,
   jitterRangeInverted,
