@@ -10,6 +10,7 @@ import { setOwn } from "failbook-runtime/model/json.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { statusOf, type Registry, type Verdict } from "failbook-runtime/model/registry.js";
+import type { ModuleKind } from "../load/module-kind.js";
 import type { Project } from "../load/project.js";
 import { refusal } from "../load/regex-safety.js";
 import { CLASSIFIER_MODULE } from "./classifier-source.generated.js";
@@ -41,9 +42,6 @@ export interface GenerateOptions {
   /** What to write: TypeScript (the default), or JavaScript as an ES module or CommonJS, with its declarations. */
   module?: ModuleKind;
 }
-
-/** The kind of module `gen ts` writes: TypeScript, or JavaScript of either module system. */
-export type ModuleKind = "ts" | "esm" | "cjs";
 
 export interface GeneratedTypeScript {
   /** The module: TypeScript, or JavaScript as asked. */
