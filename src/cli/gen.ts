@@ -14,7 +14,7 @@ import { generateJsonSchema } from "../codegen/jsonschema.js";
 import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { decodeUtf8, FileRefused, readBytesIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
-import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
+import { type CommandRegistrar, findingsText, type Globals, loadFor, refusesSecrets } from "./command.js";
 import type { Io } from "./io.js";
 
 interface GenFlags {
@@ -133,9 +133,10 @@ is none), .mjs an ES module, .cjs CommonJS. JavaScript comes with its declaratio
 
 The output is deterministic (no timestamps) and is rewritten only when it changes.
 
-Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
-registry/playbook cannot make a module (the problems are listed); 2 no output file given,
-a missing file, a bad flag.
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, a string
+of the project holds a secret (secret-in-project: one located line each, its family, never
+its value; nothing is written), or the registry/playbook cannot make a module (the problems
+are listed); 2 no output file given, a missing file, a bad flag.
 
 Examples:
   failbook gen ts
@@ -171,9 +172,10 @@ failbook.yaml):
   gen:
     py: adapters/failbook_generated.py
 
-Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
-registry/playbook cannot make a module (the problems are listed); 2 no output file given,
-a missing file, a bad flag.
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, a string
+of the project holds a secret (secret-in-project: one located line each, its family, never
+its value; nothing is written), or the registry/playbook cannot make a module (the problems
+are listed); 2 no output file given, a missing file, a bad flag.
 
 Examples:
   failbook gen py --out adapters/failbook_generated.py
@@ -189,8 +191,9 @@ them). Refer to one, e.g. "failbook.schema.json#/$defs/Envelope" as an MCP tool'
 The output file is --out, else the path failbook.yaml gives under gen: jsonschema: (relative
 to failbook.yaml).
 
-Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
-registry/playbook is invalid; 2 no output file given, a bad flag.
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, a string
+of the project holds a secret (secret-in-project: one located line each, nothing is
+written), or the registry/playbook is invalid; 2 no output file given, a bad flag.
 
 Examples:
   failbook gen jsonschema --out schemas/failbook.schema.json
@@ -235,6 +238,7 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
   if (!project.registry || !project.playbook) {
     return problems(io, project, findings.filter((f) => f.severity === "error"), target, "the registry or playbook is invalid", true);
   }
+  if (refusesSecrets(io, project, [project.configDoc, project.registry.doc, project.playbook.doc], shown)) return 1;
   let generated: Generated;
   try {
     generated = target.generate(project, bannerCommand(project, out, target), (t) => io.redact(t), out, shown);
