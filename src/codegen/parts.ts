@@ -22,9 +22,6 @@ export const comment = (text: string): Part => ({ ts: text, js: text, dts: text 
 /** Types only: nothing in JavaScript. */
 export const types = (text: string): Part => ({ ts: text, js: "", dts: text });
 
-/** Code that only TypeScript and JavaScript carry: the declarations need nothing of it. */
-export const code = (ts: string, js: string): Part => ({ ts, js, dts: "" });
-
 export interface ConstantSpec {
   /** Its JSDoc (with its line end), or "". */
   doc?: string;
