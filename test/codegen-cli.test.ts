@@ -140,13 +140,13 @@ describe("failbook gen ts", () => {
     expect(readFileSync(join(dir, "lib/bindings.ts"), "utf8")).toContain("Regenerate, in its directory: failbook gen ts --out lib/bindings.ts\n");
   });
 
-  it("redacts secrets copied from YAML", () => {
-    const dir = project();
-    edit(dir, "playbooks/registry.yaml", "The card was declined.", "The card was declined (key sk_live_abcdef123456).");
-    failbook(["gen", "ts"], { cwd: dir });
+  it("redacts what the config's redact: patterns match in texts copied from YAML (a built-in family's secret is refused: secrets-refused.test.ts)", () => {
+    const dir = project({ "failbook.yaml": `${CONFIG}redact:\n  - 'deploy-[a-z0-9]{10}'\n` });
+    edit(dir, "playbooks/registry.yaml", "The card was declined.", "The card was declined (key deploy-abcdef1234).");
+    expect(failbook(["gen", "ts"], { cwd: dir }).code).toBe(0);
     const text = readFileSync(join(dir, OUT), "utf8");
-    expect(text).not.toContain("sk_live_abcdef123456");
-    expect(text).toContain("[REDACTED]");
+    expect(text).not.toContain("deploy-abcdef1234");
+    expect(text).toContain("The card was declined (key [REDACTED]).");
   });
 
   it("carries the config's redact: patterns into the envelope constructors, and refuses one that could hang them", () => {

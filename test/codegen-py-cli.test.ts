@@ -196,12 +196,12 @@ describe("failbook gen jsonschema", () => {
     expect(stale.stdout).toContain("regenerate it with: failbook gen jsonschema\n");
   });
 
-  it("redacts secrets in the declared fields' descriptions", () => {
-    const dir = project();
-    edit(dir, "playbooks/registry.yaml", "Stripe's decline code", "Stripe's decline code, e.g. for key sk_live_abcdef123456");
-    failbook(["gen", "jsonschema"], { cwd: dir });
+  it("redacts what the config's redact: patterns match in the declared fields' descriptions", () => {
+    const dir = project({ "failbook.yaml": `${CONFIG}redact:\n  - 'deploy-[a-z0-9]{10}'\n` });
+    edit(dir, "playbooks/registry.yaml", "Stripe's decline code", "Stripe's decline code, e.g. for key deploy-abcdef1234");
+    expect(failbook(["gen", "jsonschema"], { cwd: dir }).code).toBe(0);
     const text = readFileSync(join(dir, SCHEMA), "utf8");
-    expect(text).not.toContain("sk_live_abcdef123456");
+    expect(text).not.toContain("deploy-abcdef1234");
     expect(text).toContain("[REDACTED]");
   });
 });

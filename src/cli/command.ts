@@ -7,6 +7,11 @@ import { InvalidProject, loadProject, type LoadOptions, type LoadResult } from "
 import { ConfigNotFound } from "../load/config.js";
 import { projectRedactor } from "../load/redaction.js";
 import { formatText } from "../lint/report/text.js";
+import { runRules } from "../lint/lint.js";
+import { secretInProject } from "../lint/rules/secret-in-project.js";
+import type { Project } from "../load/project.js";
+import type { YamlDocument } from "../load/yaml.js";
+import { plural } from "../util/text.js";
 import type { Io } from "./io.js";
 
 export interface Globals {
@@ -39,6 +44,23 @@ export function reportError(e: unknown, io: Io): number {
 /** Findings as compiler-style text, with excerpts from the files they point into. */
 export function findingsText(io: Io, findings: Finding[], sources: ReadonlyMap<string, { text: string }>): string {
   return formatText(findings, { c: io.c, sourceText: (f) => sources.get(f)?.text });
+}
+
+/**
+ * SPEC 21: gen and render write no string that `secret-in-project` flags (the rule itself
+ * runs, at the config's severity; `off` flags nothing). Each such string of `documents`, the
+ * ones the command writes from, is one located line naming the family, never the value, then
+ * one line saying `target` was not written. True when any was found: the command exits 1.
+ */
+export function refusesSecrets(io: Io, project: Project, documents: readonly YamlDocument[], target: string): boolean {
+  const files = new Set(documents.map((d) => d.file));
+  const found = runRules({ ...project, fixtures: [] }, [secretInProject]).filter((f) => files.has(f.file)).map((f) => ({ ...f, severity: "error" as const }));
+  if (found.length === 0) return false;
+  // Lint's lines without its count: the line below says what it comes to.
+  io.err(formatText(found, { c: io.c }).replace(/[^\n]*\n$/, ""));
+  const them = found.length === 1 ? "it" : "them";
+  io.err(`failbook: nothing written to ${target}: ${plural(found.length, "string")} of the project would carry a secret into it; move ${them} out of the project (failbook lint shows ${them} too)\n`);
+  return true;
 }
 
 /** Load the project and switch on its redaction patterns. */

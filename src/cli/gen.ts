@@ -4,6 +4,7 @@ import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Finding } from "failbook-runtime/model/finding.js";
 import { findConfig } from "../load/config.js";
+import { moduleOutput } from "../load/module-kind.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
 import { compareManifests, readManifest, type Manifest, type Staleness } from "../codegen/manifest.js";
@@ -13,7 +14,7 @@ import { generateJsonSchema } from "../codegen/jsonschema.js";
 import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { decodeUtf8, FileRefused, readBytesIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
-import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
+import { type CommandRegistrar, findingsText, type Globals, loadFor, refusesSecrets } from "./command.js";
 import type { Io } from "./io.js";
 
 interface GenFlags {
@@ -28,6 +29,8 @@ interface Generated {
   manifest?: Manifest;
   /** e.g. "12 verdicts, 18 error kinds". */
   summary: string;
+  /** A JavaScript module's declarations, and the file they go to beside it. */
+  declarations?: { path: string; text: string };
 }
 
 interface Target {
@@ -39,7 +42,7 @@ interface Target {
   /** The example output path in messages, and the file name suggested in a directory. */
   example: string;
   fileName: string;
-  generate(project: Project, command: string, redact: Redactor): Generated;
+  generate(project: Project, command: string, redact: Redactor, out: string, shown: string): Generated;
 }
 
 const counts = (g: { verdicts: string[]; errorKinds: string[] }) => `${plural(g.verdicts.length, "verdict")}, ${plural(g.errorKinds.length, "error kind")}`;
@@ -51,9 +54,11 @@ const TARGETS: Record<Target["name"], Target> = {
     comment: "//",
     example: "src/generated/failbook.ts",
     fileName: "failbook.generated.ts",
-    generate: (project, command, redact) => {
-      const g = generateTypeScript(project, { command, redact });
-      return { text: g.text, manifest: g.manifest, summary: counts(g) };
+    generate: (project, command, redact, out, shown) => {
+      const { module, declarations } = moduleOutput(out, shown);
+      const g = generateTypeScript(project, { command, redact, module });
+      const beside = declarations === undefined || g.declarations === undefined ? {} : { declarations: { path: declarations, text: g.declarations } };
+      return { text: g.text, manifest: g.manifest, summary: counts(g), ...beside };
     },
   },
   py: {
@@ -121,15 +126,22 @@ failbook.yaml):
   gen:
     ts: src/generated/failbook.ts
 
+The file's name says what is written: .ts, .mts, .cts TypeScript; .js JavaScript for its
+package's module type (the "type" of the nearest package.json above it, CommonJS when there
+is none), .mjs an ES module, .cjs CommonJS. JavaScript comes with its declarations beside it
+(failbook.d.ts, .d.mts, .d.cts), so it needs no TypeScript to run or to type-check against.
+
 The output is deterministic (no timestamps) and is rewritten only when it changes.
 
-Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
-registry/playbook cannot make a module (the problems are listed); 2 no output file given,
-a missing file, a bad flag.
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, a string
+of the project holds a secret (secret-in-project: one located line each, its family, never
+its value; nothing is written), or the registry/playbook cannot make a module (the problems
+are listed); 2 no output file given, a missing file, a bad flag.
 
 Examples:
   failbook gen ts
   failbook gen ts --out src/failbook.generated.ts
+  failbook gen ts --out lib/failbook.js     # JavaScript, and lib/failbook.d.ts
   failbook gen ts --check        # in CI: fails, naming the changed verdicts, when the file is stale`;
 
 const PY_HELP = `
@@ -160,9 +172,10 @@ failbook.yaml):
   gen:
     py: adapters/failbook_generated.py
 
-Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
-registry/playbook cannot make a module (the problems are listed); 2 no output file given,
-a missing file, a bad flag.
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, a string
+of the project holds a secret (secret-in-project: one located line each, its family, never
+its value; nothing is written), or the registry/playbook cannot make a module (the problems
+are listed); 2 no output file given, a missing file, a bad flag.
 
 Examples:
   failbook gen py --out adapters/failbook_generated.py
@@ -178,8 +191,9 @@ them). Refer to one, e.g. "failbook.schema.json#/$defs/Envelope" as an MCP tool'
 The output file is --out, else the path failbook.yaml gives under gen: jsonschema: (relative
 to failbook.yaml).
 
-Exit status: 0 written or up to date; 1 --check found the file stale or missing, or the
-registry/playbook is invalid; 2 no output file given, a bad flag.
+Exit status: 0 written or up to date; 1 --check found the file stale or missing, a string
+of the project holds a secret (secret-in-project: one located line each, nothing is
+written), or the registry/playbook is invalid; 2 no output file given, a bad flag.
 
 Examples:
   failbook gen jsonschema --out schemas/failbook.schema.json
@@ -224,9 +238,10 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
   if (!project.registry || !project.playbook) {
     return problems(io, project, findings.filter((f) => f.severity === "error"), target, "the registry or playbook is invalid", true);
   }
+  if (refusesSecrets(io, project, [project.configDoc, project.registry.doc, project.playbook.doc], shown)) return 1;
   let generated: Generated;
   try {
-    generated = target.generate(project, bannerCommand(project, out, target), (t) => io.redact(t));
+    generated = target.generate(project, bannerCommand(project, out, target), (t) => io.redact(t), out, shown);
   } catch (e) {
     if (!(e instanceof CodegenError)) throw e;
     const located = e.problems.map((p) =>
@@ -235,17 +250,37 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
     return problems(io, project, located, target, "the registry and playbook cannot make a valid module", e.problems.every((p) => p.generatorOnly !== true));
   }
 
+  const files = [{ path: out, shown, text: generated.text }];
+  const beside = generated.declarations;
+  if (beside) files.push({ path: beside.path, shown: shown.slice(0, shown.length - basename(out).length) + basename(beside.path), text: beside.text });
+  const outputs = files.map(onDisk);
+  if (flags.check) return Math.max(...outputs.map((o) => check(io, o, generated, target, userCommand)));
+  for (const o of outputs) write(io, o, generated, target);
+  return 0;
+}
+
+/** One file gen writes: what it is to hold, and what it holds now. */
+interface Output {
+  path: string;
+  shown: string;
+  text: string;
+  existing: string | undefined;
+  /** It holds the text already (line endings aside). */
+  current: boolean;
+}
+
+function onDisk(file: { path: string; shown: string; text: string }): Output {
   // Most runs find the file as it would be written (CI's --check, a rebuild): compared as
   // bytes, a module of megabytes need not be decoded. Otherwise it is read as text (its line
   // endings may be CRLF, and its manifest says what changed).
-  const bytes = readBytesIfExists(out, { shown });
-  const same = bytes !== undefined && Buffer.from(generated.text, "utf8").equals(bytes);
-  const existing = bytes === undefined ? undefined : same ? generated.text : decodeUtf8(bytes, shown);
-  const current = same || (existing !== undefined && existing.replace(/\r\n/g, "\n") === generated.text);
-  return flags.check ? check(io, shown, existing, current, generated, target, userCommand) : write(io, out, shown, existing, current, generated, target);
+  const bytes = readBytesIfExists(file.path, { shown: file.shown });
+  const same = bytes !== undefined && Buffer.from(file.text, "utf8").equals(bytes);
+  const existing = bytes === undefined ? undefined : same ? file.text : decodeUtf8(bytes, file.shown);
+  const current = same || (existing !== undefined && existing.replace(/\r\n/g, "\n") === file.text);
+  return { ...file, existing, current };
 }
 
-function check(io: Io, shown: string, existing: string | undefined, current: boolean, generated: Generated, target: Target, userCommand: string): number {
+function check(io: Io, { shown, existing, current }: Output, generated: Generated, target: Target, userCommand: string): number {
   if (existing === undefined) {
     io.out(`${shown} does not exist; generate it with: ${userCommand}\n`);
     return 1;
@@ -259,13 +294,13 @@ function check(io: Io, shown: string, existing: string | undefined, current: boo
 }
 
 /** Write atomically, and only when the content changes. */
-function write(io: Io, out: string, shown: string, existing: string | undefined, current: boolean, generated: Generated, target: Target): number {
+function write(io: Io, { path, shown, text, existing, current }: Output, generated: Generated, target: Target): void {
   if (current) {
     io.out(`${shown} is up to date (${generated.summary})\n`);
-    return 0;
+    return;
   }
   try {
-    writeFileAtomic(out, generated.text, { shown, current: existing });
+    writeFileAtomic(path, text, { shown, current: existing });
   } catch (e) {
     if (e instanceof FileRefused) throw e; // a file failbook will not replace: its own located line
     throw new UsageError(`cannot write ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; pass a writable file path with --out`);
@@ -273,7 +308,6 @@ function write(io: Io, out: string, shown: string, existing: string | undefined,
   const before = existing === undefined || target.comment === undefined ? undefined : readManifest(existing, target.comment);
   const changes = before && generated.manifest ? changeLines(compareManifests(before, generated.manifest)) : [];
   io.out(`wrote ${shown} (${generated.summary})\n${changes.map((l) => `  ${l}\n`).join("")}`);
-  return 0;
 }
 
 /** `lintShows`: lint reports every one of them (not so the generators' own, CodegenProblem.generatorOnly). */

@@ -1,9 +1,9 @@
 /** `failbook init [DIR]`: a starter project that lints clean, never over existing files unless told. */
 import { existsSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import { starterFiles } from "../load/starter.js";
-import { pathExists, writeFileAtomic } from "../util/fs.js";
+import { ancestors, pathExists, writeFileAtomic } from "../util/fs.js";
 import type { CommandRegistrar } from "./command.js";
 
 interface InitOptions {
@@ -66,11 +66,4 @@ export function schemaDirectory(target: string): string {
   const installed = (dir: string) => join(dir, "node_modules", "failbook", "schemas");
   const up = [...ancestors(target)];
   return installed(up.find((dir) => existsSync(installed(dir))) ?? up.find((dir) => existsSync(join(dir, "package.json"))) ?? target);
-}
-
-function* ancestors(dir: string): Generator<string> {
-  for (let at = dir; ; at = dirname(at)) {
-    yield at;
-    if (dirname(at) === at) return;
-  }
 }

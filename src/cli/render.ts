@@ -9,7 +9,7 @@ import { NotRenderable, projectModel, renderModel, RENDER_FORMATS, type RenderFo
 import type { RegistryModel } from "../render/model.js";
 import { FileRefused } from "../util/fs.js";
 import { plural } from "../util/text.js";
-import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
+import { type CommandRegistrar, findingsText, type Globals, loadFor, refusesSecrets } from "./command.js";
 import type { Io } from "./io.js";
 
 interface RenderFlags {
@@ -42,9 +42,11 @@ Formats:
         the JSON Schema schemas/render.schema.json (format_version 1).
 
 Codes are sorted. The output is deterministic (no timestamps), and secrets are redacted
-(built-in patterns plus the config's redact: list).
+(built-in patterns plus the config's redact: list); a string of the registry or playbook
+that lint's secret-in-project flags is refused: one located line each, nothing written.
 
-Exit status: 0 rendered; 1 the registry or playbook is invalid (the findings are printed);
+Exit status: 0 rendered; 1 the registry or playbook is invalid (the findings are printed),
+or one of its strings holds a secret;
 2 render could not run (no failbook.yaml, a missing file, a bad flag, an unwritable --out).
 
 Examples:
@@ -70,6 +72,7 @@ function render(io: Io, globals: Globals, flags: RenderFlags): number {
   const format = flags.format ?? (flags.out ? BY_EXTENSION[extname(flags.out).toLowerCase()] : undefined) ?? "md";
   const loaded = loadModel(io, globals, "render");
   if (!loaded) return 1;
+  if (refusesSecrets(io, loaded.project, [loaded.registry.doc, loaded.playbook.doc], flags.out ?? "stdout")) return 1;
   const text = renderModel(loaded.model, format);
   if (flags.out === undefined) {
     io.out(text);

@@ -7,6 +7,9 @@
  * tables are typed by declared interfaces, never inferred from big literals.
  *
  * The matching logic itself is not here: it is src/engine/classifier.ts, embedded verbatim.
+ * The parts with code (CLASSIFY_ENTRY, ENVELOPE_RUNTIME, MCP_RESULT_RUNTIME) reach the
+ * emitter through runtime-source.generated.ts, which the build writes with their JavaScript
+ * and declarations (scripts/embed-classifier.mjs), for `gen ts --out x.js`.
  */
 import { CLASSIFIER_NAMES } from "./classifier-source.generated.js";
 import { SECRETS_NAMES } from "./secrets-source.generated.js";

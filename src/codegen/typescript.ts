@@ -10,16 +10,19 @@ import { setOwn } from "failbook-runtime/model/json.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { statusOf, type Registry, type Verdict } from "failbook-runtime/model/registry.js";
+import type { ModuleKind } from "../load/module-kind.js";
 import type { Project } from "../load/project.js";
 import { refusal } from "../load/regex-safety.js";
-import { CLASSIFIER_SOURCE } from "./classifier-source.generated.js";
-import { SECRETS_SOURCE } from "./secrets-source.generated.js";
+import { CLASSIFIER_MODULE } from "./classifier-source.generated.js";
+import { SECRETS_MODULE } from "./secrets-source.generated.js";
+import { CLASSIFY_ENTRY_MODULE, ENVELOPE_RUNTIME_MODULE, MCP_RESULT_RUNTIME_MODULE } from "./runtime-source.generated.js";
 import { bindingTables, byText, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { schemaToType } from "./details.js";
 import { commentSafe, jsDoc, jsonData, lineCommentText, propertyKey, tsString, tsValue } from "./escape.js";
 import { assignVerdictNames, type VerdictNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
-import { ACTION_TYPES, CLASSIFY_ENTRY, ENVELOPE_RUNTIME, ERROR_TYPES, FIXED_NAMES, MCP_RESULT_RUNTIME, VERDICT_INFO_TYPE } from "./runtime.js";
+import { ACTION_TYPES, ERROR_TYPES, FIXED_NAMES, VERDICT_INFO_TYPE } from "./runtime.js";
+import { BLANK, comment, constant, func, lines, types, type Form, type Part } from "./parts.js";
 
 export interface GenerateOptions {
   /** Paths named in the banner, relative to the config file. */
@@ -36,10 +39,15 @@ export interface GenerateOptions {
    * built-in secret families. Default: the config's, when given a Project, else none.
    */
   redactPatterns?: readonly string[];
+  /** What to write: TypeScript (the default), or JavaScript as an ES module or CommonJS, with its declarations. */
+  module?: ModuleKind;
 }
 
 export interface GeneratedTypeScript {
+  /** The module: TypeScript, or JavaScript as asked. */
   text: string;
+  /** For JavaScript, its declarations (a .d.ts for it); undefined for TypeScript. */
+  declarations?: string;
   manifest: Manifest;
   /** Active and deprecated verdicts (the FailureVerdict union). */
   verdicts: string[];
@@ -80,32 +88,54 @@ export function generateTypeScript(input: CodegenInput, options: GenerateOptions
   const manifest = manifestOf(rawRegistry, rawPlaybook);
 
   const ctx: EmitContext = { registry, playbook, names, byCode: new Map(sortedUsable.map((v) => [v.code, v])) };
-  const sections = [
-    banner(rawRegistry, rawPlaybook, files, options.command ?? "failbook gen ts", manifest),
+  const sections: Part[] = [
     registrySection(registry),
     verdictSection(verdicts, reserved, registry),
     kindSection(errorKinds),
     fieldSection(registry),
-    ERROR_TYPES,
-    VERDICT_INFO_TYPE,
+    types(ERROR_TYPES),
+    types(VERDICT_INFO_TYPE),
     factsSection(sortedUsable, ctx),
     verdictInfoSection(tables),
-    ACTION_TYPES,
+    types(ACTION_TYPES),
     playbookSection(tables, ctx),
     classifierSection(),
     matchRulesSection(tables),
-    CLASSIFY_ENTRY,
+    CLASSIFY_ENTRY_MODULE,
     examplesSection(sortedUsable),
     detailsSection(sortedUsable, ctx),
     redactionSection(redactPatterns),
-    ENVELOPE_RUNTIME,
+    ENVELOPE_RUNTIME_MODULE,
     constructorSection(sortedUsable, ctx),
-    MCP_RESULT_RUNTIME,
+    MCP_RESULT_RUNTIME_MODULE,
     projectSection(projectData(registry, playbook, redact), redactPatterns),
-    `${manifestLine(manifest)}\n`,
   ];
-  const text = sections.map(trimToOneNewline).join("\n");
-  return { text, manifest, verdicts, reserved, errorKinds };
+  const head = banner(rawRegistry, rawPlaybook, files, options.command ?? "failbook gen ts", manifest);
+  const tail = `${manifestLine(manifest)}\n`;
+  const kind = options.module ?? "ts";
+  if (kind === "ts") return { text: printed([head, ...textsOf(sections, "ts"), tail]), manifest, verdicts, reserved, errorKinds };
+  const js = textsOf(sections, "js");
+  const text = kind === "esm" ? printed([head, ...js, tail]) : printed([head, '"use strict";', ...commonJs(js), tail]);
+  const declarations = printed([head, ...textsOf(sections, "dts"), "export {};", tail]);
+  return { text, declarations, manifest, verdicts, reserved, errorKinds };
+}
+
+/** The sections' text in one form, the sections that have none left out. */
+const textsOf = (sections: readonly Part[], form: Form): string[] => sections.map((s) => s[form]).filter((t) => t !== "");
+
+/** Sections one after another, a blank line between two. */
+const printed = (sections: readonly string[]): string => sections.map(trimToOneNewline).join("\n");
+
+/**
+ * An ES module's sections as CommonJS: each `export` becomes `exports.name = name` at the
+ * end (which Node's CommonJS lexer reads, so an ES module may import the names too). Only a
+ * line that starts with `export ` is one: nested code is indented, data never starts a line so.
+ */
+function commonJs(sections: readonly string[]): string[] {
+  const names: string[] = [];
+  const EXPORT = /^export ((?:function|const|let|class) ([A-Za-z_$][\w$]*))/gm;
+  const body = sections.map((s) => s.replace(EXPORT, (_, declaration: string, name: string) => (names.push(name), declaration)));
+  return [...body, names.map((n) => `exports.${n} = ${n};`).join("\n")];
 }
 
 /** A section without blank lines before it and with exactly one line end after it (no regex over megabytes). */
@@ -146,7 +176,7 @@ interface EmitContext {
 
 function banner(registry: Registry, playbook: Playbook, files: GenerateOptions["files"], command: string, manifest: Manifest): string {
   const config = files?.config ?? "failbook.yaml";
-  const lines = [
+  const head = [
     "// @generated by `failbook gen ts`. DO NOT EDIT: changes are overwritten on the next generation.",
     `// Registry: ${lineCommentText(files?.registry ?? "(registry)")} (${lineCommentText(JSON.stringify(registry.name))}, revision ${registry.revision})`,
     `// Playbook: ${lineCommentText(files?.playbook ?? "(playbook)")} (${lineCommentText(JSON.stringify(playbook.name))})`,
@@ -155,17 +185,30 @@ function banner(registry: Registry, playbook: Playbook, files: GenerateOptions["
     `// Inputs: sha256:${inputsHash(manifest)} (the registry and playbook as parsed, by the manifest on the last line)`,
     "/* eslint-disable */",
   ];
-  return lines.join("\n");
+  return head.join("\n");
 }
 
-function registrySection(registry: Registry): string {
-  return [
-    "/** The registry these bindings were generated from. */",
-    `export const REGISTRY = { name: ${tsString(registry.name)}, revision: ${tsValue(registry.revision)} } as const;`,
-    "",
-    "/** The verdict of an error that no rule matches, and of a failure with no error object. */",
-    `export const FALLBACK_VERDICT = ${tsString(registry.fallback)} satisfies FailureVerdict;`,
-  ].join("\n");
+function registrySection(registry: Registry): Part {
+  const [name, revision, fallback] = [tsString(registry.name), tsValue(registry.revision), tsString(registry.fallback)];
+  return lines(
+    constant({
+      doc: "/** The registry these bindings were generated from. */\n",
+      exported: true,
+      name: "REGISTRY",
+      value: `{ name: ${name}, revision: ${revision} }`,
+      tsValue: `{ name: ${name}, revision: ${revision} } as const`,
+      declared: `{ readonly name: ${name}; readonly revision: ${revision} }`,
+    }),
+    BLANK,
+    constant({
+      doc: "/** The verdict of an error that no rule matches, and of a failure with no error object. */\n",
+      exported: true,
+      name: "FALLBACK_VERDICT",
+      value: fallback,
+      tsValue: `${fallback} satisfies FailureVerdict`,
+      declared: fallback,
+    }),
+  );
 }
 
 /**
@@ -173,43 +216,42 @@ function registrySection(registry: Registry): string {
  * a list of strings stays cheap for the compiler at 10,000 entries (a list typed by a
  * declared union would be checked element against union, quadratically).
  */
-function stringSet(constName: string, typeName: string, values: readonly string[]): string {
+function stringSet(doc: string, constName: string, typeName: string, values: readonly string[]): Part {
   const items = values.length === 0 ? "[]" : `[\n${values.map((v) => `  ${tsString(v)},`).join("\n")}\n]`;
-  return `export const ${constName} = ${items} as const;\nexport type ${typeName} = (typeof ${constName})[number];`;
+  return lines(
+    constant({ doc: `${doc}\n`, exported: true, name: constName, value: items, tsValue: `${items} as const`, declared: `readonly ${items}` }),
+    types(`export type ${typeName} = (typeof ${constName})[number];`),
+  );
 }
 
-function verdictSection(verdicts: string[], reserved: string[], registry: Registry): string {
+/** The set of a string set's members, and the type guard `is<Type>(value)` over it. */
+function memberTest(setName: string, constName: string, guard: string, typeName: string, doc: string): Part {
+  return lines(
+    constant({ exported: false, name: setName, type: "ReadonlySet<string>", value: `new Set(${constName})`, tsValue: `new Set<string>(${constName})` }),
+    BLANK,
+    func({ doc, exported: true, name: guard, params: [{ name: "value", type: "unknown" }], returns: `value is ${typeName}`, body: `  return typeof value === "string" && ${setName}.has(value);` }),
+  );
+}
+
+function verdictSection(verdicts: string[], reserved: string[], registry: Registry): Part {
   const classes = Object.keys(registry.classes).sort(byText);
-  return [
-    "/** Every verdict an adapter may report: active and deprecated. Reserved codes are apart. */",
-    stringSet("VERDICTS", "FailureVerdict", verdicts),
-    "",
-    "/** Codes set aside for later: never classified, no envelope. */",
-    stringSet("RESERVED_VERDICTS", "ReservedVerdict", reserved),
-    "",
-    "const VERDICT_SET: ReadonlySet<string> = new Set<string>(VERDICTS);",
-    "",
-    "/** Is this value a verdict of this registry (reserved codes are not)? */",
-    "export function isFailureVerdict(value: unknown): value is FailureVerdict {",
-    "  return typeof value === \"string\" && VERDICT_SET.has(value);",
-    "}",
-    "",
-    "/** The registry's closed set of routing classes. */",
-    stringSet("FAILURE_CLASSES", "FailureClass", classes),
-  ].join("\n");
+  return lines(
+    stringSet("/** Every verdict an adapter may report: active and deprecated. Reserved codes are apart. */", "VERDICTS", "FailureVerdict", verdicts),
+    BLANK,
+    stringSet("/** Codes set aside for later: never classified, no envelope. */", "RESERVED_VERDICTS", "ReservedVerdict", reserved),
+    BLANK,
+    memberTest("VERDICT_SET", "VERDICTS", "isFailureVerdict", "FailureVerdict", "/** Is this value a verdict of this registry (reserved codes are not)? */\n"),
+    BLANK,
+    stringSet("/** The registry's closed set of routing classes. */", "FAILURE_CLASSES", "FailureClass", classes),
+  );
 }
 
-function kindSection(kinds: string[]): string {
-  return [
-    "/** Every adapter error kind the classify rules recognise: the adapters' vocabulary. */",
-    stringSet("ERROR_KINDS", "ErrorKind", kinds),
-    "",
-    "const ERROR_KIND_SET: ReadonlySet<string> = new Set<string>(ERROR_KINDS);",
-    "",
-    "export function isErrorKind(value: unknown): value is ErrorKind {",
-    "  return typeof value === \"string\" && ERROR_KIND_SET.has(value);",
-    "}",
-  ].join("\n");
+function kindSection(kinds: string[]): Part {
+  return lines(
+    stringSet("/** Every adapter error kind the classify rules recognise: the adapters' vocabulary. */", "ERROR_KINDS", "ErrorKind", kinds),
+    BLANK,
+    memberTest("ERROR_KIND_SET", "ERROR_KINDS", "isErrorKind", "ErrorKind", ""),
+  );
 }
 
 const FIELD_TYPES = { string: "string", integer: "number", number: "number", boolean: "boolean" } as const;
@@ -218,20 +260,18 @@ const FIELD_TYPES = { string: "string", integer: "number", number: "number", boo
  * The registry's declared error fields (SPEC 12): AdapterError.fields is typed by them, and
  * ERROR_FIELDS lists their names as ERROR_KINDS lists the kinds.
  */
-function fieldSection(registry: Registry): string {
+function fieldSection(registry: Registry): Part {
   const fields = Object.entries(registry.error_fields ?? {}).sort(([a], [b]) => byText(a, b));
   const members = fields.map(([name, f]) => {
     const doc = jsDoc([f.description ?? "", `Declared ${f.type}.`].filter((p) => p !== ""), "  ");
     return `${doc}\n  readonly ${propertyKey(name)}?: ${FIELD_TYPES[f.type]} | undefined;`;
   });
   const body = members.length === 0 ? "{ readonly [name: string]: never }" : `{\n${members.join("\n")}\n}`;
-  return [
-    "/** The error fields the registry declares: what an adapter reports under `fields`, each with its type. */",
-    `export type ErrorFields = ${body};`,
-    "",
-    "/** The names of the declared error fields. */",
-    stringSet("ERROR_FIELDS", "ErrorFieldName", fields.map(([name]) => name)),
-  ].join("\n");
+  return lines(
+    types(`/** The error fields the registry declares: what an adapter reports under \`fields\`, each with its type. */\nexport type ErrorFields = ${body};`),
+    BLANK,
+    stringSet("/** The names of the declared error fields. */", "ERROR_FIELDS", "ErrorFieldName", fields.map(([name]) => name)),
+  );
 }
 
 /** Each verdict's member doc (indent "  ", no lead): VerdictFacts and DetailsByVerdict both show it. */
@@ -262,28 +302,32 @@ function deprecatedTag(v: Verdict, ctx: EmitContext): string[] {
  * documentation: VERDICT_INFO and PLAYBOOK map over these keys, so each of their entries
  * shows this summary and, when deprecated, its replacement.
  */
-function factsSection(verdicts: Verdict[], ctx: EmitContext): string {
+function factsSection(verdicts: Verdict[], ctx: EmitContext): Part {
   const entries = verdicts.map(
     (v) =>
       `${verdictDoc(v, ctx, "  ")}  readonly ${propertyKey(v.code)}: { readonly class: ${tsString(v.class)}; readonly retryable: ${v.retryable}; readonly action: ${tsString(ctx.playbook.verdicts[v.code].action)} };`,
   );
-  return ["/** Each verdict's class, retryable flag and playbook action, as types. */", `export interface VerdictFacts {\n${entries.join("\n")}\n}`].join("\n");
+  return types(`/** Each verdict's class, retryable flag and playbook action, as types. */\nexport interface VerdictFacts {\n${entries.join("\n")}\n}`);
 }
 
-function verdictInfoSection(tables: BindingTables): string {
-  const table = tables.info;
-  return [
-    "/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */",
-    `export const VERDICT_INFO: { readonly [V in keyof VerdictFacts]: VerdictInfo<V> } = ${jsonData(table)};`,
-  ].join("\n");
+function verdictInfoSection(tables: BindingTables): Part {
+  return constant({
+    doc: "/** The registry's facts for every verdict: class, retryable, side effect, boundary, status, summary. */\n",
+    exported: true,
+    name: "VERDICT_INFO",
+    type: "{ readonly [V in keyof VerdictFacts]: VerdictInfo<V> }",
+    value: jsonData(tables.info),
+  });
 }
 
-function playbookSection(tables: BindingTables, ctx: EmitContext): string {
-  const table = tables.actions;
-  return [
-    `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */`,
-    `export const PLAYBOOK: { readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> } = ${jsonData(table)};`,
-  ].join("\n");
+function playbookSection(tables: BindingTables, ctx: EmitContext): Part {
+  return constant({
+    doc: `/** The playbook ${lineCommentText(JSON.stringify(ctx.playbook.name))}: the one compensation action for each verdict. */\n`,
+    exported: true,
+    name: "PLAYBOOK",
+    type: `{ readonly [V in keyof VerdictFacts]: ActionOf<VerdictFacts[V]["action"]> }`,
+    value: jsonData(tables.actions),
+  });
 }
 
 /**
@@ -292,11 +336,14 @@ function playbookSection(tables: BindingTables, ctx: EmitContext): string {
  * checked. Typed by its shape (the playbook's shared policies by PlaybookPolicies) and
  * nothing more, so the module compiles without failbook-runtime installed.
  */
-function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): string {
-  return [
-    "/** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */",
-    `export const PROJECT: { readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: PlaybookPolicies & { readonly [key: string]: unknown }; readonly redact: readonly string[] } = ${jsonData({ format: PROJECT_FORMAT, ...data, redact: redactPatterns })};`,
-  ].join("\n");
+function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): Part {
+  return constant({
+    doc: "/** The registry and playbook as failbook validated them, for failbook-runtime: `createDispatcher({ project: PROJECT })`. */\n",
+    exported: true,
+    name: "PROJECT",
+    type: `{ readonly format: ${tsString(PROJECT_FORMAT)}; readonly registry: object; readonly playbook: PlaybookPolicies & { readonly [key: string]: unknown }; readonly redact: readonly string[] }`,
+    value: jsonData({ format: PROJECT_FORMAT, ...data, redact: redactPatterns }),
+  });
 }
 
 /**
@@ -318,17 +365,19 @@ function withDescription<T extends object>(document: T, redact: (text: string) =
   return typeof description === "string" ? { ...document, description: redact(description) } : document;
 }
 
-function classifierSection(): string {
-  // Its functions and constants stay private to the module; its types stay exported, since
-  // the exported tables are typed by them.
-  const body = CLASSIFIER_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const) /gm, "$1 ");
-  return [
-    "// ---------------------------------------------------------------------------------------",
-    "// The classifier: failbook's own (src/engine/classifier.ts), embedded verbatim, so these",
-    "// bindings decide exactly as `failbook classify` does.",
-    "// ---------------------------------------------------------------------------------------",
-    body,
-  ].join("\n");
+/** Its functions and constants private to the module (scripts/embed-classifier.mjs); its types stay exported, since the exported tables are typed by them. */
+function classifierSection(): Part {
+  return lines(
+    comment(
+      [
+        "// ---------------------------------------------------------------------------------------",
+        "// The classifier: failbook's own (src/engine/classifier.ts), embedded verbatim, so these",
+        "// bindings decide exactly as `failbook classify` does.",
+        "// ---------------------------------------------------------------------------------------",
+      ].join("\n"),
+    ),
+    CLASSIFIER_MODULE,
+  );
 }
 
 /**
@@ -337,18 +386,20 @@ function classifierSection(): string {
  * run on JavaScript's engine in the bindings (failbook runs them on a linear-time one), so
  * each must be one that recheck proves free of ReDoS, as for `message_matches`.
  */
-function redactionSection(patterns: readonly string[]): string {
-  const body = SECRETS_SOURCE.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^export (function|const|interface) /gm, "$1 ");
+function redactionSection(patterns: readonly string[]): Part {
   const list = patterns.length === 0 ? "[]" : `[\n${patterns.map((p) => `  new RegExp(${tsString(p)}, "gu"),`).join("\n")}\n]`;
-  return [
-    "// ---------------------------------------------------------------------------------------",
-    "// Redaction: failbook's own secret families (src/engine/secrets.ts), embedded verbatim, so",
-    "// the envelope constructors redact exactly as failbook's dispatcher does.",
-    "// ---------------------------------------------------------------------------------------",
-    body,
-    "/** The project's own redact: patterns (failbook.yaml), applied after the built-in families. */",
-    `const REDACT_PATTERNS: readonly RegExp[] = ${list};`,
-  ].join("\n");
+  return lines(
+    comment(
+      [
+        "// ---------------------------------------------------------------------------------------",
+        "// Redaction: failbook's own secret families (src/engine/secrets.ts), embedded verbatim, so",
+        "// the envelope constructors redact exactly as failbook's dispatcher does.",
+        "// ---------------------------------------------------------------------------------------",
+      ].join("\n"),
+    ),
+    SECRETS_MODULE,
+    constant({ doc: "/** The project's own redact: patterns (failbook.yaml), applied after the built-in families. */\n", exported: false, name: "REDACT_PATTERNS", type: "readonly RegExp[]", value: list }),
+  );
 }
 
 /**
@@ -377,33 +428,32 @@ export function redactPatternProblems(patterns: readonly string[], where = "the 
  * verdict, for an adapter's own tests (`classify(e.error, { tool: e.tool })` must give
  * `e.verdict`). Their text was redacted with the rest of the verdict's prose.
  */
-function examplesSection(verdicts: readonly Verdict[]): string {
+function examplesSection(verdicts: readonly Verdict[]): Part {
   const rows = verdicts.flatMap((v) =>
     (v.examples ?? []).map(({ tool, ...error }) => ({ verdict: v.code, ...(tool === undefined ? {} : { tool }), error })),
   );
-  return [
-    "/** An example from the registry: an adapter error (and the call's tool) that classifies to `verdict`. */",
-    "export interface VerdictExample {",
-    "  readonly verdict: FailureVerdict;",
-    "  readonly tool?: string;",
-    "  readonly error: AdapterErrorLike;",
-    "}",
-    "",
-    "/** Every verdict's examples, verdicts in code order: a test table for adapters. */",
-    `export const EXAMPLES: readonly VerdictExample[] = ${jsonData(rows)};`,
-  ].join("\n");
+  return lines(
+    types(
+      [
+        "/** An example from the registry: an adapter error (and the call's tool) that classifies to `verdict`. */",
+        "export interface VerdictExample {",
+        "  readonly verdict: FailureVerdict;",
+        "  readonly tool?: string;",
+        "  readonly error: AdapterErrorLike;",
+        "}",
+      ].join("\n"),
+    ),
+    BLANK,
+    constant({ doc: "/** Every verdict's examples, verdicts in code order: a test table for adapters. */\n", exported: true, name: "EXAMPLES", type: "readonly VerdictExample[]", value: jsonData(rows) }),
+  );
 }
 
 /** The classify rules, in registry order, as the classifier takes them: one line a rule. */
-function matchRulesSection(tables: BindingTables): string {
-  const rules = tables.rules;
-  return [
-    "/** The classify rules, in registry order: the first that holds wins. */",
-    `export const MATCH_RULES: readonly ClassifierRule[] = ${jsonData(rules)};`,
-  ].join("\n");
+function matchRulesSection(tables: BindingTables): Part {
+  return constant({ doc: "/** The classify rules, in registry order: the first that holds wins. */\n", exported: true, name: "MATCH_RULES", type: "readonly ClassifierRule[]", value: jsonData(tables.rules) });
 }
 
-function detailsSection(verdicts: Verdict[], ctx: EmitContext): string {
+function detailsSection(verdicts: Verdict[], ctx: EmitContext): Part {
   const out: string[] = [];
   const map: string[] = [];
   for (const v of verdicts) {
@@ -416,23 +466,23 @@ function detailsSection(verdicts: Verdict[], ctx: EmitContext): string {
     out.push(`${verdictDoc(v, ctx, "", `The details of ${JSON.stringify(v.code)}.`)}export type ${names.detailsType} = ${schemaToType(v.details)};`);
     map.push(`${doc}  readonly ${propertyKey(v.code)}: ${names.detailsType};`);
   }
-  return [
-    ...out.map((s) => `${s}\n`),
-    "/** Each verdict's details type; undefined where the registry declares no details schema. */",
-    `export interface DetailsByVerdict {\n${map.join("\n")}\n}`,
-  ].join("\n");
+  return types(
+    [
+      ...out.map((s) => `${s}\n`),
+      "/** Each verdict's details type; undefined where the registry declares no details schema. */",
+      `export interface DetailsByVerdict {\n${map.join("\n")}\n}`,
+    ].join("\n"),
+  );
 }
 
-function constructorSection(verdicts: Verdict[], ctx: EmitContext): string {
-  return verdicts
-    .map((v) => {
-      const names = ctx.names.get(v.code) as VerdictNames;
-      const code = tsString(v.code);
-      const doc = verdictDoc(v, ctx, "", `The envelope for ${JSON.stringify(v.code)}.`);
-      if (v.details === undefined) {
-        return `${doc}export function ${names.constructor}(input: EnvelopeInput = {}): FailureEnvelopeOf<${code}> {\n  return makeEnvelope(${code}, input, undefined);\n}\n`;
-      }
-      return `${doc}export function ${names.constructor}(input: EnvelopeInput & { readonly details: ${names.detailsType} }): FailureEnvelopeOf<${code}> {\n  return makeEnvelope(${code}, input, input.details);\n}\n`;
-    })
-    .join("\n");
+function constructorSection(verdicts: Verdict[], ctx: EmitContext): Part {
+  const constructors = verdicts.map((v) => {
+    const names = ctx.names.get(v.code) as VerdictNames;
+    const code = tsString(v.code);
+    const doc = verdictDoc(v, ctx, "", `The envelope for ${JSON.stringify(v.code)}.`);
+    const input = v.details === undefined ? { name: "input", type: "EnvelopeInput", init: "{}" } : { name: "input", type: `EnvelopeInput & { readonly details: ${names.detailsType} }` };
+    const details = v.details === undefined ? "undefined" : "input.details";
+    return func({ doc, exported: true, name: names.constructor, params: [input], returns: `FailureEnvelopeOf<${code}>`, body: `  return makeEnvelope(${code}, input, ${details});` });
+  });
+  return lines(...constructors.flatMap((c, i): (Part | typeof BLANK)[] => (i === 0 ? [c] : [BLANK, c])));
 }

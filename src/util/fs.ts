@@ -110,6 +110,14 @@ export function readBytesIfExists(path: string, options: ReadOptions = {}): Uint
   }
 }
 
+/** A directory and every directory above it, nearest first. */
+export function* ancestors(dir: string): Generator<string> {
+  for (let at = dir; ; at = dirname(at)) {
+    yield at;
+    if (dirname(at) === at) return;
+  }
+}
+
 /** Whether anything is at a path, a dangling symbolic link included. */
 export function pathExists(path: string): boolean {
   try {
