@@ -108,7 +108,7 @@ It exports:
                                        wins), with the types of its tables: ClassifierRule,
                                        ClassifierInput, ClassifierIndex, RuleConditions, FieldValue,
                                        CompiledRule, CompiledConditions, CompiledGlob, Bucket,
-                                       BucketField, StringBuckets, HintSource, HintParse, HintValue
+                                       BucketField, StringBuckets, HintSource, HintParse, HintValue, HintForm
   EXAMPLES, type VerdictExample        the registry's examples as a test table: { verdict, tool?, error }
   <Code>Details, DetailsByVerdict, DetailsOf   a details type per verdict that declares a details schema
   <code>Envelope(input)                one constructor per verdict: the only way to build a FailureEnvelope
