@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Message } from "vscode-languageserver-protocol/node";
 import { REPO, tempProject } from "./helpers/cli.js";
-import { frame, startRawLsp, type RawLsp } from "./helpers/lsp.js";
+import { positionOf, startLsp, startRawLsp, type RawLsp } from "./helpers/lsp.js";
 
 const project = () =>
   tempProject({
@@ -166,4 +166,41 @@ describe("failbook lsp follows the protocol's life cycle", () => {
     lsp.send(notification("exit"));
     expect(await lsp.exited).toBe(1);
   });
+});
+
+describe("failbook lsp checks a pattern for ReDoS off its thread", () => {
+  // recheck takes seconds over this one (a long alternation under a star): 4 s on an idle machine.
+  const ALTERNATION = `(${Array.from({ length: 50 }, (_, i) => `word${i.toString(36)}`).join("|")})*x`;
+
+  it("answers a hover while recheck runs on the pattern an edit added, before that edit's diagnostics", async () => {
+    const root = project();
+    const client = await startLsp(root);
+    try {
+      await client.open("r.yaml");
+      await client.nextDiagnostics("r.yaml", () => client.publishedVersion("r.yaml") === 1);
+      const rule = "      - kind: [connection_refused, dns_failure, tls_handshake_failed, network_error]\n";
+      const edited = client.text("r.yaml").replace(rule, `${rule}      - message_matches: "${ALTERNATION}"\n`);
+      expect(edited).not.toBe(client.text("r.yaml"));
+      await client.change("r.yaml", edited);
+      const version = client.version("r.yaml");
+      let diagnosed = false;
+      const diagnostics = client
+        .nextDiagnostics("r.yaml", (d) => client.publishedVersion("r.yaml") === version && d.some((x) => x.message.includes("message_matches")), 60_000)
+        .then((d) => ((diagnosed = true), d));
+      // Past the edit's settle time: the project is being checked, the pattern with it.
+      await new Promise((r) => setTimeout(r, 300));
+      const sent = performance.now();
+      const hover = (await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri("r.yaml") }, position: positionOf(edited, "code: network_unreachable", 8) })) as { contents: { value: string } } | null;
+      const took = performance.now() - sent;
+      expect(hover?.contents.value).toContain("**network_unreachable**");
+      expect(diagnosed, "the hover was answered only after the pattern's check").toBe(false);
+      expect(took).toBeLessThan(1000);
+      // The check ends in the verdict failbook lint gives: the pattern is refused, at its position.
+      const refused = (await diagnostics).find((x) => x.message.includes("message_matches"))!;
+      expect(refused.message).toMatch(/can take (exponential|polynomial .*) time|could not be shown safe from ReDoS/);
+      expect(refused.range.start.line).toBe(positionOf(edited, "message_matches").line);
+    } finally {
+      expect(await client.close()).toBe(0);
+    }
+  }, 90_000);
 });

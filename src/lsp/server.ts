@@ -12,6 +12,7 @@ import { completion, resolveCompletion } from "./completion.js";
 import { definition } from "./definition.js";
 import { Diagnostics } from "./diagnostics.js";
 import { hover } from "./hover.js";
+import { PatternJudge } from "./patterns.js";
 import { references } from "./references.js";
 import { documentSymbols } from "./symbols.js";
 import { protocolScreen, valueAt } from "./protocol.js";
@@ -34,7 +35,8 @@ export function serveLsp(options: LspOptions): void {
   const connection = createConnection(reader, writer);
   const documents = new TextDocuments(TextDocument);
   let diagnostics: Diagnostics | undefined;
-  const workspace = new Workspace({ config: options.config, onChecked: (state) => diagnostics?.publish(state), log });
+  const patterns = new PatternJudge(log);
+  const workspace = new Workspace({ config: options.config, onChecked: (state) => diagnostics?.publish(state), log, judge: (project, list) => patterns.judge(project, list) });
   diagnostics = new Diagnostics(connection, workspace);
   let shutdown = false;
 
