@@ -5,8 +5,8 @@
  * Neovim when one is installed (the test says so and skips when it is not).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
 
@@ -52,6 +52,19 @@ describe("every documented editor set-up runs the project's own failbook", () =>
     expect(fetchingNpx("It starts `npx failbook lsp` for")).toHaveLength(1);
     expect(fetchingNpx('command = "npx"\nargs = ["failbook", "--config", "x.yaml", "lsp"]')).toHaveLength(1);
     expect(fetchingNpx('cmd = { "npx", "--no-install", "failbook", "lsp" }')).toEqual([]);
+  });
+});
+
+describe("docs/storm.md's modeline", () => {
+  it("points a storm file in storms/ at the storm schema of the failbook the project installed", () => {
+    const doc = readFileSync(join(REPO, "docs/storm.md"), "utf8").replace(/\s+/g, " ");
+    const path = /`# yaml-language-server: \$schema=([^`\s]+)`/.exec(doc)?.[1];
+    expect(path, "docs/storm.md shows a storm modeline").toBeDefined();
+    const project = "/srv/service";
+    expect(resolve(project, "storms", path!)).toBe(resolve(project, "node_modules/failbook/schemas/storm.schema.json"));
+    // The installed package has it there.
+    expect((JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { files: string[] }).files).toContain("schemas");
+    expect(existsSync(join(REPO, "schemas/storm.schema.json"))).toBe(true);
   });
 });
 
