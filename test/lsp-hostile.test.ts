@@ -137,6 +137,8 @@ describe("failbook lsp follows the protocol's life cycle", () => {
     expect((await lsp.answer(4)).error?.code).toBe(-32002);
     lsp.send(INITIALIZE);
     expect((await lsp.answer(1)).error).toBeUndefined();
+    // Before initialize the server sent nothing but those answers: no log line, no diagnostics.
+    expect(lsp.received.filter((m) => !Message.isResponse(m))).toEqual([]);
     lsp.send(hover(root, 5));
     expect(JSON.stringify((await lsp.answer(5)).result)).toContain("transient_timeout");
     // The notification before initialize opened nothing: no diagnostics for it.

@@ -53,7 +53,7 @@ export function protocolScreen(): (message: RequestMessage | NotificationMessage
   return (message) => {
     const { method, params } = message;
     if (method === "exit") return undefined;
-    if (phase === "new" && method !== "initialize") return { code: ErrorCodes.ServerNotInitialized, message: `the server is not initialized: send initialize before ${method}` };
+    if (phase === "new" && method !== "initialize") return { code: ErrorCodes.ServerNotInitialized, message: `the server is not initialized: send initialize before ${method}`, quiet: true };
     if (phase === "shut down") return { code: ErrorCodes.InvalidRequest, message: `the server is shut down: only exit may follow shutdown, not ${method}` };
     const wrong = paramsProblem(method, params);
     if (wrong !== undefined) return { code: ErrorCodes.InvalidParams, message: `invalid params: ${wrong}` };

@@ -21,6 +21,8 @@ export interface Transport {
 export interface Refusal {
   code: number;
   message: string;
+  /** A notification refused so is dropped without a word (before initialize, the server may send nothing). */
+  quiet?: boolean;
 }
 
 export interface TransportOptions {
@@ -41,7 +43,7 @@ export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.Writ
     const refusal = Message.isResponse(message) ? undefined : options.screen(message);
     if (refusal === undefined) callback(message);
     else if (Message.isRequest(message)) refuse(message.id, refusal.code, refusal.message);
-    else options.log(`failbook lsp: ignored ${(message as NotificationMessage).method}: ${refusal.message}`);
+    else if (!refusal.quiet) options.log(`failbook lsp: ignored ${(message as NotificationMessage).method}: ${refusal.message}`);
   });
   return { reader, writer };
 }
