@@ -50,7 +50,7 @@ for (const [format, file] of [["esm", "index.js"], ["cjs", "index.cjs"]]) {
 }
 
 // The ES module entries: the workers (replay's, the thread that loads a replay's project,
-// storm's), and the views of single commands. Ink is an ES module graph with top-level await,
+// storm's, the language server's pattern checker), and the views of single commands. Ink is an ES module graph with top-level await,
 // which CommonJS cannot require.
 const ESM_ENTRIES = {
   "replay-worker": "src/replay/replay-worker.ts",
@@ -59,6 +59,7 @@ const ESM_ENTRIES = {
   "tui-explore": "src/tui/explore.tsx",
   "mcp-server": "src/mcp/server.ts",
   "lsp-server": "src/lsp/server.ts",
+  "pattern-worker": "src/lsp/pattern-worker.ts",
   "storm-worker": "src/storm/storm-worker.ts",
 };
 await bundle({

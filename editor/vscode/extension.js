@@ -1,5 +1,6 @@
 // The failbook extension: a client only. It starts `failbook lsp` (the project's own failbook,
-// through npx by default) for the YAML files of a workspace that holds a failbook.yaml;
+// `npx --no-install failbook lsp` by default: npx never fetches one from the registry) for the
+// YAML files of a workspace that holds a failbook.yaml;
 // the server finds each file's project and says nothing about the files of none.
 const vscode = require("vscode");
 const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
@@ -11,7 +12,7 @@ function start() {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const server = {
     command: settings.get("server.command", "npx"),
-    args: settings.get("server.args", ["failbook", "lsp"]),
+    args: settings.get("server.args", ["--no-install", "failbook", "lsp"]),
     // The client adds --stdio; failbook lsp accepts it.
     transport: TransportKind.stdio,
     // npx is a script on Windows.

@@ -38,10 +38,12 @@ schema completion beside it: the files' $schema modelines point it at schemas/.
 Exit status: 0 after the client's shutdown and exit; 1 when the client exits or closes stdin
 without a shutdown.
 
-Set-up (docs/lsp.md has more):
+Set-up (docs/lsp.md has more, Neovim 0.7 to 0.9 included): run the project's own failbook,
+npx --no-install failbook lsp (or node_modules/.bin/failbook lsp), never one npx would fetch.
   VS Code   the extension in editor/vscode/ of failbook's repository (not published)
-  Neovim    vim.lsp.start({ name = "failbook", cmd = { "npx", "failbook", "lsp" },
-              root_dir = vim.fs.root(0, { "failbook.yaml" }) })`,
+  Neovim    (0.10+) local root = vim.fs.root(0, { "failbook.yaml" })
+            vim.lsp.start({ name = "failbook", cmd = { "npx", "--no-install", "failbook", "lsp" },
+              cmd_cwd = root, root_dir = root })`,
     )
     .action(run((_io, globals) => lsp(globals)));
 };

@@ -6,7 +6,9 @@
  * linear. A pattern it finds vulnerable, or cannot decide, is refused with its position.
  *
  * recheck is loaded only for a registry that has such patterns, and each distinct pattern is
- * checked once per process.
+ * checked once per process. A check can take seconds (recheck's bound is 10 s): a process that
+ * must stay responsive (failbook lsp) defers them, and the load stops at a pattern not yet
+ * judged (PatternsUnjudged) until it judged it elsewhere (a worker thread) and loads again.
  */
 import { CAUSE_DEPTH } from "failbook-runtime/engine/classifier.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
@@ -23,40 +25,71 @@ const ALLOWED_FLAGS = /^[imsu]*$/;
 
 /** Every refused `message_matches` pattern of a registry document (rules and their `cause` rules). */
 export function messagePatternProblems(registry: unknown): PatternProblem[] {
+  if (deferred) {
+    const unjudged = new Set<string>();
+    eachPattern(registry, (pattern) => verdicts.has(pattern) || unjudged.add(pattern));
+    if (unjudged.size > 0) throw new PatternsUnjudged([...unjudged]);
+  }
   const problems: PatternProblem[] = [];
+  eachPattern(registry, (pattern, path) => {
+    const why = refusal(pattern);
+    if (why !== undefined) problems.push({ message: `message_matches ${JSON.stringify(clip(pattern, 60))} ${why}`, path: path() });
+  });
+  return problems;
+}
+
+/** Each `message_matches` pattern of a registry document, with its path (made on demand: 20,000 rules, most without a pattern). */
+function eachPattern(registry: unknown, visit: (pattern: string, path: () => PathSegment[]) => void): void {
   const verdicts = (registry as { verdicts?: unknown } | null)?.verdicts;
-  if (!Array.isArray(verdicts)) return problems;
+  if (!Array.isArray(verdicts)) return;
   for (let v = 0; v < verdicts.length; v++) {
     const match = (verdicts[v] as { match?: unknown } | null)?.match;
     if (!Array.isArray(match)) continue;
-    // A rule's path is made only for a rule with a pattern or a cause (20,000 rules, most with neither).
-    for (let r = 0; r < match.length; r++) if (mayHoldPattern(match[r])) checkRule(match[r], ["verdicts", v, "match", r], problems, 0);
+    for (let r = 0; r < match.length; r++) if (mayHoldPattern(match[r])) visitRule(match[r], () => ["verdicts", v, "match", r], visit, 0);
   }
-  return problems;
 }
 
 function mayHoldPattern(rule: unknown): boolean {
   return rule !== null && typeof rule === "object" && ((rule as { message_matches?: unknown }).message_matches !== undefined || (rule as { cause?: unknown }).cause !== undefined);
 }
 
-function checkRule(rule: unknown, path: PathSegment[], problems: PatternProblem[], depth: number): void {
+function visitRule(rule: unknown, path: () => PathSegment[], visit: (pattern: string, path: () => PathSegment[]) => void, depth: number): void {
   if (rule === null || typeof rule !== "object" || depth > CAUSE_DEPTH) return;
   const { message_matches: patterns, cause } = rule as { message_matches?: unknown; cause?: unknown };
-  if (typeof patterns === "string") check(patterns, [...path, "message_matches"], problems);
-  else if (Array.isArray(patterns)) patterns.forEach((p, i) => typeof p === "string" && check(p, [...path, "message_matches", i], problems));
-  if (cause !== undefined) checkRule(cause, [...path, "cause"], problems, depth + 1);
+  if (typeof patterns === "string") visit(patterns, () => [...path(), "message_matches"]);
+  else if (Array.isArray(patterns)) patterns.forEach((p, i) => typeof p === "string" && visit(p, () => [...path(), "message_matches", i]));
+  if (cause !== undefined) visitRule(cause, () => [...path(), "cause"], visit, depth + 1);
 }
 
-function check(pattern: string, path: PathSegment[], problems: PatternProblem[]): void {
-  const why = refusal(pattern);
-  if (why !== undefined) problems.push({ message: `message_matches ${JSON.stringify(clip(pattern, 60))} ${why}`, path });
+/** Patterns the load met that were not judged yet, while checks are deferred: judge them (judgePattern, elsewhere), record the verdicts (judged), and load again. */
+export class PatternsUnjudged extends Error {
+  constructor(readonly patterns: string[]) {
+    super(`${patterns.length} message_matches pattern(s) not yet checked for ReDoS`);
+  }
 }
 
 const verdicts = new Map<string, string | undefined>();
+let deferred = false;
+
+/** From now on, in this thread, a pattern not yet judged stops the load (PatternsUnjudged) instead of being checked on the spot. */
+export function deferPatternChecks(): void {
+  deferred = true;
+}
+
+/** A verdict reached elsewhere (judgePattern in a worker thread), kept as if reached here. */
+export function judged(pattern: string, why: string | undefined): void {
+  verdicts.set(pattern, why);
+}
 
 /** Why a pattern is refused, or undefined when it may run. */
 export function refusal(pattern: string): string | undefined {
   if (verdicts.has(pattern)) return verdicts.get(pattern);
+  if (deferred) throw new PatternsUnjudged([pattern]);
+  return judgePattern(pattern);
+}
+
+/** Judge a pattern here and now, however long recheck takes (up to its bound), and keep the verdict. */
+export function judgePattern(pattern: string): string | undefined {
   const why = judge(pattern);
   verdicts.set(pattern, why);
   return why;

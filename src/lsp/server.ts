@@ -12,8 +12,10 @@ import { completion, resolveCompletion } from "./completion.js";
 import { definition } from "./definition.js";
 import { Diagnostics } from "./diagnostics.js";
 import { hover } from "./hover.js";
+import { PatternJudge } from "./patterns.js";
 import { references } from "./references.js";
 import { documentSymbols } from "./symbols.js";
+import { protocolScreen, valueAt } from "./protocol.js";
 import { stdioTransport } from "./transport.js";
 import { Workspace } from "./workspace.js";
 
@@ -28,12 +30,13 @@ export interface LspOptions {
 /** Serve until the client sends `exit` or closes stdin; the process then exits (0 after a `shutdown`, else 1). */
 export function serveLsp(options: LspOptions): void {
   const input = options.input ?? process.stdin;
-  const { reader, writer } = stdioTransport(input, options.output ?? process.stdout);
+  const log = (message: string) => connection.console.error(message);
+  const { reader, writer } = stdioTransport(input, options.output ?? process.stdout, { screen: protocolScreen(), log });
   const connection = createConnection(reader, writer);
   const documents = new TextDocuments(TextDocument);
-  const log = (message: string) => connection.console.error(message);
   let diagnostics: Diagnostics | undefined;
-  const workspace = new Workspace({ config: options.config, onChecked: (state) => diagnostics?.publish(state), log });
+  const patterns = new PatternJudge(log);
+  const workspace = new Workspace({ config: options.config, onChecked: (state) => diagnostics?.publish(state), log, judge: (project, list) => patterns.judge(project, list) });
   diagnostics = new Diagnostics(connection, workspace);
   let shutdown = false;
 
@@ -77,7 +80,7 @@ export function serveLsp(options: LspOptions): void {
   /** A handler that cannot fail the server: params without what it needs, or a bug, answer with an error. */
   function guarded<P, R>(what: string, needs: readonly string[], handler: (params: P) => R): (params: P) => R | ResponseError<void> | Promise<Awaited<R> | ResponseError<void>> {
     return (params: P) => {
-      const missing = needs.find((path) => path.split(".").reduce<unknown>((node, key) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined), params) === undefined);
+      const missing = needs.find((path) => valueAt(params, path) === undefined);
       if (missing !== undefined) return new ResponseError<void>(ErrorCodes.InvalidParams, `${what}: the params have no ${missing}`);
       const fail = (e: unknown) => {
         log(`failbook lsp: ${what} failed: ${(e as Error)?.stack ?? String(e)}`);

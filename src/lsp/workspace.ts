@@ -19,6 +19,7 @@ import type { YamlDocument } from "../load/yaml.js";
 import { lintProject, sortFindings } from "../lint/lint.js";
 import { VerdictFindings } from "../lint/incremental.js";
 import { patternRedactor, projectRedactor } from "../load/redaction.js";
+import { PatternsUnjudged } from "../load/regex-safety.js";
 import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Finding } from "failbook-runtime/model/finding.js";
@@ -71,6 +72,12 @@ export interface WorkspaceOptions {
   /** Called after a project was checked (diagnostics are published from here); undefined: a file of no project opened. */
   onChecked(state: ProjectState | undefined): void;
   log(message: string): void;
+  /**
+   * Judges `message_matches` patterns off this thread (lsp/patterns.ts), resolving when they
+   * are judged or needed no more; a load that meets one not judged yet waits for it. Without
+   * it, patterns are checked as the load meets them.
+   */
+  judge?(project: string, patterns: readonly string[]): Promise<void>;
 }
 
 export class Workspace {
@@ -100,9 +107,10 @@ export class Workspace {
     const projects = this.projects.size;
     const state = known?.state ?? this.stateFor(absolute);
     this.open.set(absolute, { document, state });
-    // A project seen for the first time was just checked, with this buffer: show its findings.
+    // A project seen for the first time was just checked, with this buffer: show its findings
+    // (once they are there: its first check may wait for its patterns to be judged).
     if (state && this.projects.size === projects) this.schedule(state);
-    else this.options.onChecked(state);
+    else if (state === undefined || state.generation > 0) this.options.onChecked(state);
   }
 
   closed(uri: string): void {
@@ -206,6 +214,11 @@ export class Workspace {
       state.registry = project.registry ?? state.registry;
       state.playbook = project.playbook ?? state.playbook;
     } catch (e) {
+      if (e instanceof PatternsUnjudged && this.options.judge) {
+        // The last check's findings stand until the patterns are judged; then it loads again.
+        void this.options.judge(state.configFile, e.patterns).then(() => this.schedule(state));
+        return;
+      }
       state.findings = [];
       state.problem = undefined;
       if (e instanceof InvalidProject) state.findings = sortFindings(e.findings);

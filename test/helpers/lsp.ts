@@ -9,11 +9,13 @@ import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   createProtocolConnection,
+  Message,
   StreamMessageReader,
   StreamMessageWriter,
   type Diagnostic,
   type ProtocolConnection,
   type PublishDiagnosticsParams,
+  type ResponseMessage,
 } from "vscode-languageserver-protocol/node";
 import { BIN } from "./cli.js";
 
@@ -143,3 +145,65 @@ export const asShown = (root: string, d: Diagnostic): Shown => ({
     ? { related: d.relatedInformation.map((r) => ({ message: r.message, file: relative(root, fileURLToPath(r.location.uri)), line: r.location.range.start.line + 1, column: r.location.range.start.character + 1 })) }
     : {}),
 });
+
+/**
+ * `failbook lsp` driven byte by byte, as a broken or hostile client drives it: frames written
+ * as given (a bad `Content-Length` included), every message the server sends kept in order.
+ */
+export interface RawLsp {
+  /** Bytes as they are, framing included. */
+  write(bytes: string): void;
+  /** One message, well framed. */
+  send(message: unknown): void;
+  /** The server's messages so far, in the order sent. */
+  received: Message[];
+  /** The response to request `id`. */
+  answer(id: number | string, timeoutMs?: number): Promise<ResponseMessage>;
+  /** The first message after `from` (an index into received) that `test` accepts. */
+  next(test: (m: Message) => boolean, from?: number, timeoutMs?: number): Promise<Message>;
+  /** The exit code once the process ended. */
+  exited: Promise<number | null>;
+  stderr: () => string;
+  child: ChildProcessWithoutNullStreams;
+}
+
+export const frame = (body: string): string => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+export function startRawLsp(root: string): RawLsp {
+  const child = spawn(process.execPath, [BIN, "lsp"], { cwd: root, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NO_COLOR: "1" } });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const received: Message[] = [];
+  const waiters = new Set<() => void>();
+  new StreamMessageReader(child.stdout).listen((m) => {
+    received.push(m);
+    for (const w of [...waiters]) w();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const next = (test: (m: Message) => boolean, from = 0, timeoutMs = 10_000) =>
+    new Promise<Message>((resolve, reject) => {
+      const look = () => {
+        const found = received.slice(from).find(test);
+        if (!found) return false;
+        waiters.delete(look);
+        clearTimeout(timer);
+        resolve(found);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(look);
+        reject(new Error(`no such message within ${timeoutMs} ms; received ${JSON.stringify(received)}; stderr: ${stderr}`));
+      }, timeoutMs);
+      if (!look()) waiters.add(look);
+    });
+  return {
+    write: (bytes) => void child.stdin.write(bytes),
+    send: (message) => void child.stdin.write(frame(JSON.stringify(message))),
+    received,
+    next,
+    answer: (id, timeoutMs) => next((m) => Message.isResponse(m) && m.id === id, 0, timeoutMs) as Promise<ResponseMessage>,
+    exited,
+    stderr: () => stderr,
+    child,
+  };
+}
