@@ -11,7 +11,7 @@ import type { Call } from "failbook-runtime/model/fixture.js";
 import { isSuccess, type DispatchEvent } from "failbook-runtime/model/outcome.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
-import { MAX_CALLS, type Storm } from "./model.js";
+import { MAX_ATTEMPTS, MAX_CALLS, type Storm } from "./model.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Segment, Timeline } from "./phases.js";
 import type { Coroutine, Scheduler } from "./scheduler.js";
@@ -88,6 +88,8 @@ export class Fleet {
   // A hedge is counted as it is sent: an upstream attempt like any other.
   private readonly attempt: AttemptFn = (_call, _n, _key, context) => {
     if (context.hedge === true) this.series.count("hedges", this.scheduler.now);
+    // The static bound (storm-too-large) estimates a closed loop's calls; this one is exact. The run stops at the next event.
+    if (this.series.sent >= MAX_ATTEMPTS) this.failure ??= new UsageError(`storm ${this.storm.name} sent ${MAX_ATTEMPTS.toLocaleString("en-US")} attempts by ${Math.round(this.scheduler.now)} ms, the most a storm runs; shorten duration_ms, lower the arrival rate or the playbook's retries`);
     return this.upstream.send(context.signal as AbortSignal | undefined);
   };
 

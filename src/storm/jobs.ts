@@ -13,6 +13,7 @@ import type { Shard } from "../replay/shard.js";
 import type { Storm } from "./model.js";
 import { buildStormReport, regressionsOf, type ReportMeta, type StormEntry, type StormReport, type SweepAxis, type SweepCell, type SweepEntry } from "./report.js";
 import { runStorm, type StormResult, type StormRules } from "./run.js";
+import { sizeProblems } from "./size.js";
 import { gridOf, operatingValue, withValue } from "./sweep.js";
 
 /** What every job shares; plain data, so it crosses into a worker thread. */
@@ -69,6 +70,7 @@ export async function runStorms(options: StormRunOptions): Promise<StormReport> 
       jobs.push({ index, storm: values.reduce((acc, v, i) => withValue(acc, axes[i].name, v), storm.value) });
     }
   }
+  checkSizes(options, jobs, owner, grid);
   const mine = shard === undefined ? jobs : jobs.filter((j) => j.index % shard.count === shard.index - 1);
   const results = await execute(options.setup, mine, options.workers ?? 1);
   const entries: StormEntry[] = [];
@@ -78,6 +80,26 @@ export async function runStorms(options: StormRunOptions): Promise<StormReport> 
     else entries.push({ index: r.index, file: storms[s].file, name: r.current.storm, current: r.current, baseline: r.baseline, regressions: r.baseline === null ? [] : regressionsOf(r.current, r.baseline) });
   }
   return buildStormReport(options.meta, entries, sweeps, shard === undefined ? undefined : { ...shard, jobs: jobs.length });
+}
+
+/**
+ * Every job obeys the bound a storm file does (storm-too-large), before any runs: a --sweep
+ * cell can make the storm offer more calls or send more attempts, and so can the --against
+ * playbook. The first too large is one located line.
+ */
+function checkSizes(options: StormRunOptions, jobs: readonly Job[], owner: readonly number[], grid: readonly number[][]): void {
+  const { storms, axes, setup } = options;
+  for (const job of jobs) {
+    const s = owner[job.index];
+    const where = axes.length === 0 ? "" : ` with --sweep ${axes.map((a, i) => `${a.name}=${grid[job.index - s * grid.length][i]}`).join(" ")}`;
+    for (const [rules, under] of [[setup.current, ""], [setup.baseline, " under the --against playbook"]] as const) {
+      if (rules === undefined) continue;
+      const [problem] = sizeProblems(job.storm, rules.registry, rules.playbook);
+      if (problem === undefined) continue;
+      const pos = storms[s].storm.doc.locate(problem.path);
+      throw new UsageError(`${pos.file}:${pos.line}:${pos.column}: storm ${job.storm.name}${where}${under} is too large to run (storm-too-large): ${problem.message}`);
+    }
+  }
 }
 
 function cellOf(r: JobResult, values: number[]): SweepCell {
