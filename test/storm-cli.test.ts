@@ -82,6 +82,13 @@ describe("storm files are linted with positions", () => {
       text: "duration_ms 20000 would offer about 24,500 calls, and the playbook allows a call up to 1,001 attempts (verdict 'upstream.timeout': max_retries 1000): about 24,524,500 attempts, retries and hedges included; a storm runs at most 20,000,000 attempts",
     },
     {
+      name: "a phase that starts when the run has ended",
+      edit: (s: string) => s.replace("from_ms: 3000, to_ms: 6000", "from_ms: 15000, to_ms: 18000"),
+      at: "storms/small.yaml:16:16",
+      rule: "storm-phase-outside-duration",
+      text: "phase 1 starts at 15000 ms, when the run has ended (duration_ms 15000): it never happens, and the storm's expect would pass without its trigger",
+    },
+    {
       name: "an error no registry rule classifies",
       edit: (s: string) => s.replace("gateway: { timeout_ms: 500 }", "gateway: { timeout_ms: 500, error: { kind: weird } }"),
       at: "storms/small.yaml:14:31",
@@ -192,12 +199,14 @@ describe("failbook storm", () => {
     { args: ["--sweep", "ratio=0.5..1.5:0.5"], text: "--sweep ratio=0.5..1.5:0.5: an error ratio is a share of attempts, at most 1" },
     { args: ["--shard", "3/2"], text: "--shard takes I/N with 1 <= I <= N" },
     { args: ["missing.yaml"], text: "storm file not found: missing.yaml" },
+    { args: ["storms/*.json"], text: "no storm file matches storms/*.json: name storm files, a directory or a glob that holds some" },
+    { args: ["fixtures"], text: "no storm file matches fixtures (a directory with no .yaml or .yml file)" },
     {
       args: ["--sweep", "rate_per_s=1000000..1000000:1"],
       text: "storms/small.yaml:5:14: storm small-spike with --sweep rate_per_s=1000000 is too large to run (storm-too-large): duration_ms 15000 would offer about 19,500,000 calls, and the playbook allows a call up to 4 attempts (verdict 'upstream.timeout': max_retries 3): about 78,000,000 attempts",
     },
   ])("refuses $args with one line and exit 2", ({ args, text }) => {
-    const r = failbook(["storm", ...args], { cwd: project() });
+    const r = failbook(["storm", ...args], { cwd: project(SMALL_STORM, { "fixtures/README.md": "no fixtures yet\n" }) });
     expect(r.stderr).toContain(text);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.code).toBe(2);
