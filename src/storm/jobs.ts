@@ -10,9 +10,9 @@ import { Worker } from "node:worker_threads";
 import type { Loaded } from "../load/project.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Shard } from "../replay/shard.js";
-import type { Storm } from "./model.js";
+import { VERDICTS, type Storm, type StormVerdict } from "./model.js";
 import { buildStormReport, regressionsOf, type ReportMeta, type StormEntry, type StormReport, type SweepAxis, type SweepCell, type SweepEntry } from "./report.js";
-import { runStorm, type StormResult, type StormRules } from "./run.js";
+import { runStorm, type SeedSpread, type StormResult, type StormRules } from "./run.js";
 import { sizeProblems } from "./size.js";
 import { gridOf, operatingValue, withValue } from "./sweep.js";
 
@@ -21,6 +21,8 @@ export interface JobSetup {
   current: StormRules;
   baseline: StormRules | undefined;
   seed: number | undefined;
+  /** `--seeds N`: run each job with N seeds from its own (or --seed's); 1 without. */
+  seeds?: number;
 }
 
 export interface Job {
@@ -47,10 +49,31 @@ export interface StormRunOptions {
 export const defaultWorkers = (): number => Math.max(1, cpus().length);
 
 export async function runJob(setup: JobSetup, job: Job): Promise<JobResult> {
-  const options = setup.seed === undefined ? {} : { seed: setup.seed };
-  const current = await runStorm(job.storm, setup.current, options);
-  const baseline = setup.baseline === undefined ? null : await runStorm(job.storm, setup.baseline, options);
+  const current = await runSeeds(job.storm, setup.current, setup);
+  const baseline = setup.baseline === undefined ? null : await runSeeds(job.storm, setup.baseline, setup);
   return { index: job.index, current, baseline };
+}
+
+/**
+ * The storm under one playbook, once, or with `--seeds N` once a seed (its own, or --seed's,
+ * and the N-1 after it): the result is the run of the first seed that reached the verdict
+ * most seeds reach (the worse on a tie), with the spread.
+ */
+async function runSeeds(storm: Storm, rules: StormRules, setup: JobSetup): Promise<StormResult> {
+  const first = setup.seed ?? storm.seed ?? 0;
+  const count = setup.seeds ?? 1;
+  if (count === 1) return runStorm(storm, rules, setup.seed === undefined ? {} : { seed: first });
+  const runs: StormResult[] = [];
+  for (let i = 0; i < count; i++) runs.push(await runStorm(storm, rules, { seed: (first + i) >>> 0 }));
+  const spread = spreadOf(runs.map((r) => r.summary.verdict));
+  return { ...runs.find((r) => r.summary.verdict === spread.verdict)!, seeds: spread };
+}
+
+export function spreadOf(verdicts: readonly StormVerdict[]): SeedSpread {
+  const tally = Object.fromEntries(VERDICTS.map((v) => [v, verdicts.filter((x) => x === v).length])) as Record<StormVerdict, number>;
+  // From worst to best, so that a tie goes to the worse verdict.
+  const verdict = [...VERDICTS].reverse().reduce((best, v) => (tally[v] > tally[best] ? v : best), "metastable" as StormVerdict);
+  return { count: verdicts.length, verdict, agree: tally[verdict], verdicts: Object.fromEntries(VERDICTS.filter((v) => tally[v] > 0).map((v) => [v, tally[v]])) };
 }
 
 /** Run every job (of the shard), and build the report. */
@@ -113,6 +136,8 @@ function cellOf(r: JobResult, values: number[]): SweepCell {
     recovery_ms: summary.recovery_ms,
     p99_ms: summary.latency_ms.p99,
     failed_checks: checks.filter((c) => !c.passed).length,
+    failed: checks.filter((c) => !c.passed).map((c) => `expect ${c.check} ${c.limit}: ${c.message}`),
+    ...(r.current.seeds === undefined ? {} : { seeds: r.current.seeds }),
   };
 }
 
