@@ -75,6 +75,25 @@ export function loadFor(io: Io, globals: Globals, options: Omit<LoadOptions, "co
   return result;
 }
 
+/**
+ * A subcommand's flags (`storm merge`, whose parent enables positional options): each of
+ * `shared` where the user typed it (the subcommand's own first, then the parent's, typed
+ * before the subcommand), else the subcommand's default; the parent's other flags are refused.
+ */
+export function subcommandFlags<T extends object>(sub: Command, shared: readonly string[]): T {
+  const parent = sub.parent!;
+  const typed = (command: Command, key: string) => command.getOptionValueSource(key) === "cli";
+  for (const option of parent.options) {
+    const key = option.attributeName();
+    if (typed(parent, key) && !shared.includes(key)) {
+      throw new UsageError(`${option.long} is a flag of ${parent.name()}, not of ${parent.name()} ${sub.name()} (which takes ${shared.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(" and ")}); drop it`);
+    }
+  }
+  const flags: Record<string, unknown> = { ...sub.opts() };
+  for (const key of shared) if (!typed(sub, key) && typed(parent, key)) flags[key] = parent.opts()[key];
+  return flags as T;
+}
+
 /** Parse a non-negative integer flag, or fail with a usage error naming the flag. */
 export function intFlag(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -5,7 +5,7 @@
  * the shards of a sweep.
  */
 import { Chalk } from "chalk";
-import { Option } from "commander";
+import { type Command, Option } from "commander";
 import { resolve } from "node:path";
 import { loadBaseline } from "../change/baseline.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
@@ -16,13 +16,16 @@ import { lintStorms } from "../storm/lint.js";
 import { DEFAULT_STORMS, loadStorms } from "../storm/load.js";
 import { formatStormHtml } from "../storm/print/html.js";
 import { formatStormText } from "../storm/print/text.js";
-import { failed, formatStormJson, mergeStormReports, parseStormReport, type StormReport } from "../storm/report.js";
+import { failed, failuresOf, formatStormJson, mergeStormReports, parseStormReport, type StormReport } from "../storm/report.js";
 import { parseSweep, SWEEP_NAMES } from "../storm/sweep.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData, subcommandFlags } from "./command.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "html"] as const;
 const MAX_WORKERS = 64;
+const MAX_SEEDS = 100;
+/** What `storm merge` reads of the flags; given to `storm` before `merge`, they count as merge's. */
+const MERGE_FLAGS = ["format", "out"] as const;
 /** Text written to a file has no colour. */
 const plain = new Chalk({ level: 0 });
 
@@ -30,6 +33,7 @@ interface StormFlags {
   format?: string;
   out?: string;
   seed?: string;
+  seeds?: string;
   against?: string;
   sweep?: string[];
   workers?: string;
@@ -67,17 +71,25 @@ and failbook storm merge adds the shards' JSON reports up into the unsharded rep
 
 Output formats:
   text  the summary, the chart and the checks, per storm (or the map, per sweep)
-  json  { files, sweep, seed, against, storms: [{ index, file, name, current, baseline,
+  json  { files, sweep, seed, seeds, against, storms: [{ index, file, name, current, baseline,
           regressions }], sweeps: [{ file, name, axes, operating, cells, nearest_metastable }] }
-        where current and baseline hold summary, checks and buckets (per step_ms: offered,
-        sent, succeeded, retries, hedges, short_circuited, throttled, budget_refused,
-        success_share, in_progress, queued, breakers_open, breakers_half_open, outcomes,
-        attempt_errors)
-  html  one self-contained page (no script, no request): time series, breaker states, summary
+        where current and baseline hold summary, checks, cost (outcomes by kind, reason and
+        queue, escalations, dead_letters, refused_retries, short_circuited, breakers' open
+        time), seeds (with --seeds) and buckets (per step_ms: offered, sent, succeeded,
+        retries, hedges, short_circuited, throttled, budget_refused, success_share,
+        in_progress, queued, breakers_open, breakers_half_open, outcomes, attempt_errors)
+  html  one self-contained page (no script, no request): time series, breaker states, summary,
+        what the outage cost
+
+--seeds N runs each storm (or sweep cell) with N seeds, from its own (or --seed's) on, and
+reports the verdict most seeds reach with its spread (4/5 recovered). A bucket's success is
+judged by what completed within the run: calls still on their first attempt when
+duration_ms ends are not judged, and the drain never lifts the last buckets.
 
 Exit status: 0 every expect holds; 1 an expect fails (the message names the bucket and the
-figure), a verdict got worse than the baseline's, or a storm file has an error; 2 storm could
-not run (no config, a bad flag or REF, a storm too large to run).
+figure; with json, html or --out also one line on stderr naming the storm or sweep cell), a
+verdict got worse than the baseline's, or a storm file has an error; 2 storm could not run (no
+config, a bad flag or REF, a path that finds no storm file, a storm or sweep cell too large).
 
 Examples:
   failbook storm
@@ -90,11 +102,14 @@ Examples:
 export const registerStorm: CommandRegistrar = (program, run) => {
   const storm = program
     .command("storm")
+    // `storm`'s own flags stop at `merge`, so `storm merge ... --format html --out FILE` reaches merge.
+    .enablePositionalOptions()
     .description("run storms: a fleet of clients, each running the playbook, against a struggling upstream; does the outage amplify, and does the service come back?")
     .argument("[files...]", "storm files (default: the config's storms:, else storms/)")
     .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
     .option("--out <file>", "write the report to this file instead of stdout")
     .option("--seed <n>", "seed every storm with this instead of its own seed")
+    .option("--seeds <n>", `run each storm (or sweep cell) with N seeds, from its own (or --seed's) on, and report the verdict most reach with the spread (1 to ${MAX_SEEDS})`)
     .option("--against <ref>", "run each storm under this baseline's playbook too and compare: a config file, a directory holding one, or git:REV")
     .option("--sweep <spec>", "NAME=FROM..TO:STEP: run the storm over a grid of the trigger (repeat for a second axis)", (v: string, all: string[] = []) => [...all, v])
     .option("--workers <n>", `worker threads for a sweep's cells (default 1; this machine has ${defaultWorkers()} cores)`)
@@ -110,19 +125,27 @@ export const registerStorm: CommandRegistrar = (program, run) => {
     .addHelpText(
       "after",
       `
-The reports must be all N shards of one run (the same files, --sweep, --seed and --against),
-each once. The merged JSON is byte for byte the report of the unsharded run.
+The reports must be all N shards of one run (the same files, --sweep, --seed, --seeds and
+--against), each once, as written: a report missing a field, holding another shard's job or
+only part of its own is refused, naming the file and the field. The merged JSON is byte for
+byte the report of the unsharded run; --format text or html prints it as failbook storm
+would, and --out writes it to a file. --format and --out may also be given before merge.
 
-Exit status: 0 every expect holds; 1 one fails; 2 a report is missing, repeated, unreadable
-or from another run.`,
+Exit status: 0 every expect holds; 1 one fails; 2 a report is missing, repeated, unreadable,
+malformed or from another run.
+
+Example:
+  failbook storm merge shard-*.json --format html --out storm.html`,
     )
-    .action(run((io, _globals, reports: string[], flags: StormFlags) => mergeCommand(io, reports, flags)));
+    .action(run((io, _globals, reports: string[], _flags: StormFlags, merge: Command) => mergeCommand(io, reports, subcommandFlags<StormFlags>(merge, MERGE_FLAGS))));
 };
 
 async function stormCommand(io: Io, globals: Globals, files: string[], flags: StormFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "text");
   const seed = intFlag("--seed", flags.seed);
   if (seed !== undefined && seed > 0xffffffff) throw new UsageError(`--seed takes a 32-bit unsigned integer, not ${seed}`);
+  const seeds = intFlag("--seeds", flags.seeds) ?? 1;
+  if (seeds < 1 || seeds > MAX_SEEDS) throw new UsageError(`--seeds takes 1 to ${MAX_SEEDS}, not ${seeds}`);
   const workers = intFlag("--workers", flags.workers);
   if (workers !== undefined && (workers < 1 || workers > MAX_WORKERS)) throw new UsageError(`--workers takes 1 to ${MAX_WORKERS}, not ${workers}`);
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
@@ -153,8 +176,8 @@ async function stormCommand(io: Io, globals: Globals, files: string[], flags: St
   const storms = load.storms.map((storm) => ({ file: storm.doc.locate([]).file, storm }));
   const report = await runStorms({
     storms,
-    setup: { current, baseline, seed },
-    meta: { files: storms.map((s) => s.file), sweep: flags.sweep ?? [], seed: seed ?? null, against: flags.against ?? null },
+    setup: { current, baseline, seed, seeds },
+    meta: { files: storms.map((s) => s.file), sweep: flags.sweep ?? [], seed: seed ?? null, seeds, against: flags.against ?? null },
     axes,
     ...(shard === undefined ? {} : { shard }),
     ...(workers === undefined ? {} : { workers }),
@@ -175,5 +198,8 @@ function print(io: Io, report: StormReport, format: (typeof FORMATS)[number], ou
     io.writeFile(resolve(out), text, { shown: out });
     io.err(`wrote ${out}\n`);
   }
-  return failed(report) ? 1 : 0;
+  if (!failed(report)) return 0;
+  // The text report on stdout already marks each failure; elsewhere, say which storm or cell failed and why.
+  if (format !== "text" || out !== undefined) for (const line of failuresOf(report)) io.err(`failbook: ${line}\n`);
+  return 1;
 }

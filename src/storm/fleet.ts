@@ -11,12 +11,13 @@ import type { Call } from "failbook-runtime/model/fixture.js";
 import { isSuccess, type DispatchEvent } from "failbook-runtime/model/outcome.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
-import { MAX_CALLS, type Storm } from "./model.js";
+import { MAX_ATTEMPTS, MAX_CALLS, type Storm } from "./model.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Segment, Timeline } from "./phases.js";
 import type { Coroutine, Scheduler } from "./scheduler.js";
 import type { Series } from "./series.js";
 import type { UpstreamModel } from "./upstream.js";
+import type { BreakerState, Costs } from "./costs.js";
 
 export interface FleetRules {
   registry: Registry;
@@ -28,7 +29,7 @@ export interface FleetRules {
 const THROTTLED = new Set(["retry_throttled", "retry_quota"]);
 /** A retry refused by a budget: Envoy's retry budget, or the playbook's budgets. */
 const BUDGET = new Set(["retry_budget", "budget_retries", "budget_retries_per_call", "budget_retry_seconds", "budget_wall"]);
-const BREAKER_STATE: Record<string, number> = { breaker_opened: 1, breaker_half_open: 2, breaker_closed: 0 };
+const BREAKER_STATE: Record<string, BreakerState> = { breaker_opened: 1, breaker_half_open: 2, breaker_closed: 0 };
 
 interface CallInFlight extends Coroutine {
   offeredAt: number;
@@ -40,7 +41,9 @@ export class Fleet {
   private readonly calls: Call[];
   private readonly cumulativeWeights: number[];
   private readonly callsMade: Uint32Array | undefined;
-  private readonly breakers = new Map<string, number>();
+  private readonly breakers = new Map<string, BreakerState>();
+  /** Dispatchers made so far (each client's on its first call, or the fleet's one). */
+  dispatchersMade = 0;
   inFlight = 0;
   /** A dispatch threw (a bug, never a storm's outcome): the run stops and reports it. */
   failure: unknown;
@@ -54,6 +57,7 @@ export class Fleet {
     private readonly series: Series,
     private readonly arrivals: Random,
     private readonly seed: number,
+    private readonly costs: Costs,
   ) {
     const { clients } = storm;
     this.dispatchers = new Array<Dispatcher | undefined>(clients.shared === "fleet" ? 1 : clients.count).fill(undefined);
@@ -88,6 +92,8 @@ export class Fleet {
   // A hedge is counted as it is sent: an upstream attempt like any other.
   private readonly attempt: AttemptFn = (_call, _n, _key, context) => {
     if (context.hedge === true) this.series.count("hedges", this.scheduler.now);
+    // The static bound (storm-too-large) estimates a closed loop's calls; this one is exact. The run stops at the next event.
+    if (this.series.sent >= MAX_ATTEMPTS) this.failure ??= new UsageError(`storm ${this.storm.name} sent ${MAX_ATTEMPTS.toLocaleString("en-US")} attempts by ${Math.round(this.scheduler.now)} ms, the most a storm runs; shorten duration_ms, lower the arrival rate or the playbook's retries`);
     return this.upstream.send(context.signal as AbortSignal | undefined);
   };
 
@@ -143,7 +149,10 @@ export class Fleet {
     this.inFlight--;
     const { kind, reason } = result.outcome;
     const now = s.now;
-    this.series.callEnded(kind, isSuccess(kind), co.offeredAt, now);
+    this.costs.ended(result.outcome);
+    // The dispatch's clock starts when the call is offered: its errors' times are from then.
+    const failedAt = result.errors.length === 0 ? Infinity : co.offeredAt + result.errors[0].t;
+    this.series.callEnded(kind, isSuccess(kind), co.offeredAt, now, failedAt);
     if (reason !== null) {
       if (THROTTLED.has(reason)) this.series.count("throttled", now);
       else if (BUDGET.has(reason)) this.series.count("budget_refused", now);
@@ -170,6 +179,7 @@ export class Fleet {
       const random = seededRandom(streamSeed(this.seed, 16 + index));
       dispatcher = createDispatcher({ ...this.rules, clock: this.scheduler.clock, random, onEvent: (e) => this.observe(index, e) });
       this.dispatchers[index] = dispatcher;
+      this.dispatchersMade++;
     }
     return dispatcher;
   }
@@ -180,21 +190,29 @@ export class Fleet {
     const type: string = event.type;
     if (type === "retry_scheduled") this.series.count("retries", now);
     else if (event.type === "attempt") {
-      if (event.short_circuited === true) this.series.count("short_circuited", now);
+      if (event.short_circuited === true) {
+        this.series.count("short_circuited", now);
+        this.costs.shortCircuit(event.n);
+      }
       // The upstream counts the errors it answers with; a timeout is the client's own.
       if (event.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
     } else if (type in BREAKER_STATE) {
       // One state per dispatcher and breaker (and tool, for a breaker `per: tool`).
-      const e = event as { breaker?: unknown; tool?: unknown };
-      this.breakerMoved(`${dispatcher}\u0000${String(e.breaker ?? "")}\u0000${String(e.tool ?? "")}`, BREAKER_STATE[type], now);
+      const e = event as { breaker?: unknown; tool?: unknown; break_ms?: unknown };
+      const [breaker, tool] = [String(e.breaker ?? ""), e.tool === undefined ? undefined : String(e.tool)];
+      const key = `${dispatcher}\u0000${breaker}\u0000${tool ?? ""}`;
+      if (!this.breakerMoved(key, BREAKER_STATE[type], now)) return;
+      this.costs.breakerMoved(key, tool === undefined ? breaker : `${breaker} (${tool})`, BREAKER_STATE[type], now, typeof e.break_ms === "number" ? e.break_ms : 0);
     }
   }
 
-  private breakerMoved(key: string, state: number, now: number): void {
+  /** Whether the breaker's state changed. */
+  private breakerMoved(key: string, state: BreakerState, now: number): boolean {
     const was = this.breakers.get(key) ?? 0;
-    if (was === state) return;
+    if (was === state) return false;
     this.breakers.set(key, state);
     this.series.breakerChanged(now, (state === 1 ? 1 : 0) - (was === 1 ? 1 : 0), (state === 2 ? 1 : 0) - (was === 2 ? 1 : 0));
+    return true;
   }
 }
 

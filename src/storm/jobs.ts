@@ -10,9 +10,10 @@ import { Worker } from "node:worker_threads";
 import type { Loaded } from "../load/project.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Shard } from "../replay/shard.js";
-import type { Storm } from "./model.js";
+import { VERDICTS, type Storm, type StormVerdict } from "./model.js";
 import { buildStormReport, regressionsOf, type ReportMeta, type StormEntry, type StormReport, type SweepAxis, type SweepCell, type SweepEntry } from "./report.js";
-import { runStorm, type StormResult, type StormRules } from "./run.js";
+import { runStorm, type SeedSpread, type StormResult, type StormRules } from "./run.js";
+import { sizeProblems } from "./size.js";
 import { gridOf, operatingValue, withValue } from "./sweep.js";
 
 /** What every job shares; plain data, so it crosses into a worker thread. */
@@ -20,6 +21,8 @@ export interface JobSetup {
   current: StormRules;
   baseline: StormRules | undefined;
   seed: number | undefined;
+  /** `--seeds N`: run each job with N seeds from its own (or --seed's); 1 without. */
+  seeds?: number;
 }
 
 export interface Job {
@@ -46,10 +49,31 @@ export interface StormRunOptions {
 export const defaultWorkers = (): number => Math.max(1, cpus().length);
 
 export async function runJob(setup: JobSetup, job: Job): Promise<JobResult> {
-  const options = setup.seed === undefined ? {} : { seed: setup.seed };
-  const current = await runStorm(job.storm, setup.current, options);
-  const baseline = setup.baseline === undefined ? null : await runStorm(job.storm, setup.baseline, options);
+  const current = await runSeeds(job.storm, setup.current, setup);
+  const baseline = setup.baseline === undefined ? null : await runSeeds(job.storm, setup.baseline, setup);
   return { index: job.index, current, baseline };
+}
+
+/**
+ * The storm under one playbook, once, or with `--seeds N` once a seed (its own, or --seed's,
+ * and the N-1 after it): the result is the run of the first seed that reached the verdict
+ * most seeds reach (the worse on a tie), with the spread.
+ */
+async function runSeeds(storm: Storm, rules: StormRules, setup: JobSetup): Promise<StormResult> {
+  const first = setup.seed ?? storm.seed ?? 0;
+  const count = setup.seeds ?? 1;
+  if (count === 1) return runStorm(storm, rules, setup.seed === undefined ? {} : { seed: first });
+  const runs: StormResult[] = [];
+  for (let i = 0; i < count; i++) runs.push(await runStorm(storm, rules, { seed: (first + i) >>> 0 }));
+  const spread = spreadOf(runs.map((r) => r.summary.verdict));
+  return { ...runs.find((r) => r.summary.verdict === spread.verdict)!, seeds: spread };
+}
+
+export function spreadOf(verdicts: readonly StormVerdict[]): SeedSpread {
+  const tally = Object.fromEntries(VERDICTS.map((v) => [v, verdicts.filter((x) => x === v).length])) as Record<StormVerdict, number>;
+  // From worst to best, so that a tie goes to the worse verdict.
+  const verdict = [...VERDICTS].reverse().reduce((best, v) => (tally[v] > tally[best] ? v : best), "metastable" as StormVerdict);
+  return { count: verdicts.length, verdict, agree: tally[verdict], verdicts: Object.fromEntries(VERDICTS.filter((v) => tally[v] > 0).map((v) => [v, tally[v]])) };
 }
 
 /** Run every job (of the shard), and build the report. */
@@ -69,6 +93,7 @@ export async function runStorms(options: StormRunOptions): Promise<StormReport> 
       jobs.push({ index, storm: values.reduce((acc, v, i) => withValue(acc, axes[i].name, v), storm.value) });
     }
   }
+  checkSizes(options, jobs, owner, grid);
   const mine = shard === undefined ? jobs : jobs.filter((j) => j.index % shard.count === shard.index - 1);
   const results = await execute(options.setup, mine, options.workers ?? 1);
   const entries: StormEntry[] = [];
@@ -78,6 +103,26 @@ export async function runStorms(options: StormRunOptions): Promise<StormReport> 
     else entries.push({ index: r.index, file: storms[s].file, name: r.current.storm, current: r.current, baseline: r.baseline, regressions: r.baseline === null ? [] : regressionsOf(r.current, r.baseline) });
   }
   return buildStormReport(options.meta, entries, sweeps, shard === undefined ? undefined : { ...shard, jobs: jobs.length });
+}
+
+/**
+ * Every job obeys the bound a storm file does (storm-too-large), before any runs: a --sweep
+ * cell can make the storm offer more calls or send more attempts, and so can the --against
+ * playbook. The first too large is one located line.
+ */
+function checkSizes(options: StormRunOptions, jobs: readonly Job[], owner: readonly number[], grid: readonly number[][]): void {
+  const { storms, axes, setup } = options;
+  for (const job of jobs) {
+    const s = owner[job.index];
+    const where = axes.length === 0 ? "" : ` with --sweep ${axes.map((a, i) => `${a.name}=${grid[job.index - s * grid.length][i]}`).join(" ")}`;
+    for (const [rules, under] of [[setup.current, ""], [setup.baseline, " under the --against playbook"]] as const) {
+      if (rules === undefined) continue;
+      const [problem] = sizeProblems(job.storm, rules.registry, rules.playbook);
+      if (problem === undefined) continue;
+      const pos = storms[s].storm.doc.locate(problem.path);
+      throw new UsageError(`${pos.file}:${pos.line}:${pos.column}: storm ${job.storm.name}${where}${under} is too large to run (storm-too-large): ${problem.message}`);
+    }
+  }
 }
 
 function cellOf(r: JobResult, values: number[]): SweepCell {
@@ -91,6 +136,8 @@ function cellOf(r: JobResult, values: number[]): SweepCell {
     recovery_ms: summary.recovery_ms,
     p99_ms: summary.latency_ms.p99,
     failed_checks: checks.filter((c) => !c.passed).length,
+    failed: checks.filter((c) => !c.passed).map((c) => `expect ${c.check} ${c.limit}: ${c.message}`),
+    ...(r.current.seeds === undefined ? {} : { seeds: r.current.seeds }),
   };
 }
 

@@ -10,12 +10,13 @@ import { effectiveSeverity } from "../lint/lint.js";
 import { registerRules } from "../lint/rule.js";
 import type { StormLoad } from "./load.js";
 import { errorUnclassified } from "./rules/error-unclassified.js";
+import { phaseOutsideDuration } from "./rules/phase-outside-duration.js";
 import { phasesOverlap } from "./rules/phases-overlap.js";
 import type { StormRule } from "./rules/rule.js";
 import { toolUnknown } from "./rules/tool-unknown.js";
 import { tooLarge } from "./rules/too-large.js";
 
-export const STORM_RULES: readonly StormRule[] = [phasesOverlap, toolUnknown, errorUnclassified, tooLarge];
+export const STORM_RULES: readonly StormRule[] = [phasesOverlap, phaseOutsideDuration, toolUnknown, errorUnclassified, tooLarge];
 
 registerRules(STORM_RULES);
 

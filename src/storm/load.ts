@@ -109,6 +109,8 @@ function commandLineFiles(paths: readonly string[], reader: FileReader, cwd: str
   for (const path of paths) {
     const found = expand(resolve(cwd, path), reader);
     if (found === undefined) throw new UsageError(`storm file not found: ${path}`);
+    // Named on the command line, a path that finds nothing is the user's slip, not an empty project.
+    if (found.length === 0) throw new UsageError(`no storm file matches ${path}${hasWildcard(path) ? "" : " (a directory with no .yaml or .yml file)"}: name storm files, a directory or a glob that holds some`);
     for (const file of found) out.add(file);
   }
   return [...out];

@@ -89,5 +89,7 @@ export const RECOVERED_SHARE = 0.95;
 export const METASTABLE_SHARE = 0.5;
 /** The most calls one storm offers (SPEC 16: bounded, with one clear line): about 20 times the bench's million. */
 export const MAX_CALLS = 20_000_000;
+/** The most attempts one storm's calls may send, retries and hedges included (SPEC 21): each costs what a call does. */
+export const MAX_ATTEMPTS = MAX_CALLS;
 /** The most buckets one report holds. */
 export const MAX_BUCKETS = 100_000;

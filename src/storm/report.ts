@@ -8,8 +8,10 @@
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Shard } from "../replay/shard.js";
 import { inertJson } from "failbook-runtime/util/inert.js";
+import { mismatchOf, mismatchText } from "../util/shape.js";
+import { STORM_REPORT } from "./report-shape.js";
 import { VERDICTS, type StormVerdict } from "./model.js";
-import type { StormResult } from "./run.js";
+import type { SeedSpread, StormResult } from "./run.js";
 
 export interface StormEntry {
   /** The job's index: the storm's position among the files. */
@@ -41,6 +43,10 @@ export interface SweepCell {
   recovery_ms: number | null;
   p99_ms: number;
   failed_checks: number;
+  /** Each failed expect: `expect recovers_within_ms 5000: did not recover...`. */
+  failed: string[];
+  /** With `--seeds N`: the spread of verdicts (this cell's figures are the first seed's that reached `verdict`). */
+  seeds?: SeedSpread;
 }
 
 export interface SweepEntry {
@@ -59,6 +65,8 @@ export interface StormReport {
   /** `--sweep` as given; empty without. */
   sweep: string[];
   seed: number | null;
+  /** `--seeds N`; 1 without. */
+  seeds: number;
   against: string | null;
   storms: StormEntry[];
   sweeps: SweepEntry[];
@@ -70,6 +78,7 @@ export interface ReportMeta {
   files: string[];
   sweep: string[];
   seed: number | null;
+  seeds: number;
   against: string | null;
 }
 
@@ -122,28 +131,60 @@ export function failed(report: StormReport): boolean {
   return report.storms.some((s) => s.current.checks.some((c) => !c.passed) || s.regressions.some((r) => r.startsWith("verdict "))) || report.sweeps.some((s) => s.cells.some((c) => c.failed_checks > 0));
 }
 
-/** Add up the reports of all N shards of one run into the unsharded report. */
+/**
+ * Add up the reports of all N shards of one run into the unsharded report. Each must be a
+ * shard of the same run, hold only its own jobs, each once, and together every job: else one
+ * usage error naming the file and the field, never a silently partial report.
+ */
 export function mergeStormReports(reports: { file: string; report: StormReport }[]): StormReport {
   if (reports.length === 0) throw new UsageError("storm merge needs the JSON reports of failbook storm --shard I/N --format json, one per shard");
   const first = reports[0].report;
-  const meta: ReportMeta = { files: first.files, sweep: first.sweep, seed: first.seed, against: first.against };
+  const meta: ReportMeta = { files: first.files, sweep: first.sweep, seed: first.seed, seeds: first.seeds, against: first.against };
+  const sameRun = (r: StormReport) => JSON.stringify([r.files, r.sweep, r.seed, r.seeds, r.against, r.sweeps.map((w) => [w.file, w.name, w.axes, w.operating])]);
   const count = first.shard?.count;
   const seen = new Set<number>();
   for (const { file, report } of reports) {
     if (report.shard === undefined) throw new UsageError(`${file} is not a shard's report (it has no shard); give the reports of failbook storm --shard I/N --format json`);
-    if (report.shard.count !== count || report.shard.jobs !== first.shard!.jobs || JSON.stringify([report.files, report.sweep, report.seed, report.against]) !== JSON.stringify([meta.files, meta.sweep, meta.seed, meta.against])) {
-      throw new UsageError(`${file} is from another run (other files, --sweep, --seed, --against or shard count) than ${reports[0].file}; merge the shards of one run`);
+    if (report.shard.count !== count || report.shard.jobs !== first.shard!.jobs || sameRun(report) !== sameRun(first)) {
+      throw new UsageError(`${file} is from another run (other files, --sweep, --seed, --seeds, --against or shard count) than ${reports[0].file}; merge the shards of one run`);
     }
     if (seen.has(report.shard.index)) throw new UsageError(`${file}: shard ${report.shard.index}/${count} is given twice`);
     seen.add(report.shard.index);
   }
   const missing = Array.from({ length: count! }, (_, i) => i + 1).filter((i) => !seen.has(i));
   if (missing.length > 0) throw new UsageError(`shard${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of ${count} missing; give every shard's report once`);
-  const sweeps = first.sweeps.map((s, i) => ({ ...s, cells: reports.flatMap(({ report }) => report.sweeps[i]?.cells ?? []) }));
+  const jobs = new Set<number>();
+  for (const { file, report } of reports) checkJobs(file, report, jobs);
+  if (jobs.size !== first.shard!.jobs) throw new UsageError(`the shards hold ${jobs.size} of the run's ${first.shard!.jobs} jobs (storms or sweep cells); give every shard's whole report`);
+  const sweeps = first.sweeps.map((s, i) => ({ ...s, cells: reports.flatMap(({ report }) => report.sweeps[i].cells) }));
   return buildStormReport(meta, reports.flatMap(({ report }) => report.storms), sweeps);
 }
 
-/** A report read back from JSON (`storm merge`), checked enough to merge. */
+/** Each job of a shard's report is one of its own, once (`jobs` gathers them over the shards); a cell sits where its index says. */
+function checkJobs(file: string, report: StormReport, jobs: Set<number>): void {
+  const shard = report.shard!;
+  const where = (field: string, what: string) => new UsageError(`${file}: ${field} ${what}; give the reports of failbook storm --shard I/N --format json, as written`);
+  const take = (index: number, field: string) => {
+    if (index < 0 || index >= shard.jobs || index % shard.count !== shard.index - 1) throw where(`${field}.index`, `${index} is not a job of shard ${shard.index}/${shard.count}`);
+    if (jobs.has(index)) throw where(`${field}.index`, `${index} is given twice`);
+    jobs.add(index);
+  };
+  if (report.sweep.length > 0 && report.storms.length > 0) throw where("storms", "holds storms in the report of a sweep");
+  if (report.sweep.length === 0 && report.sweeps.length > 0) throw where("sweeps", "holds a sweep in the report of a run without --sweep");
+  report.storms.forEach((s, i) => take(s.index, `storms[${i}]`));
+  report.sweeps.forEach((sweep, w) => {
+    const size = sweep.axes.reduce((n, a) => n * a.values.length, 1);
+    sweep.cells.forEach((cell, i) => {
+      const field = `sweeps[${w}].cells[${i}]`;
+      take(cell.index, field);
+      const k = cell.index - w * size;
+      const values = sweep.axes.map((a, j) => a.values[Math.floor(k / sweep.axes.slice(j + 1).reduce((n, b) => n * b.values.length, 1)) % a.values.length]);
+      if (k < 0 || k >= size || JSON.stringify(values) !== JSON.stringify(cell.values)) throw where(`${field}.values`, `${JSON.stringify(cell.values)} are not the values of the sweep's cell ${cell.index}`);
+    });
+  });
+}
+
+/** A report read back from JSON (`storm merge`), in the shape the merge and the printers read. */
 export function parseStormReport(text: string, file: string): StormReport {
   let value: unknown;
   try {
@@ -151,11 +192,26 @@ export function parseStormReport(text: string, file: string): StormReport {
   } catch {
     throw new UsageError(`${file} is not JSON; give the reports of failbook storm --shard I/N --format json`);
   }
-  const r = value as Partial<StormReport>;
-  if (r === null || typeof r !== "object" || !Array.isArray(r.files) || !Array.isArray(r.storms) || !Array.isArray(r.sweeps) || !Array.isArray(r.sweep)) {
-    throw new UsageError(`${file} is not a storm report; give the reports of failbook storm --shard I/N --format json`);
+  const miss = mismatchOf(value, STORM_REPORT);
+  if (miss !== undefined) throw new UsageError(`${file} is not a storm report as failbook storm --shard I/N --format json writes it: ${mismatchText(miss)}`);
+  return value as StormReport;
+}
+
+/** Each expect that failed and each verdict that regressed, as a line naming the storm or the sweep's cell. */
+export function failuresOf(report: StormReport): string[] {
+  const out: string[] = [];
+  for (const s of report.storms) {
+    const storm = `storm ${s.name} (${s.file})`;
+    for (const c of s.current.checks) if (!c.passed) out.push(`${storm}: expect ${c.check} ${c.limit} failed: ${c.message}`);
+    for (const r of s.regressions) if (r.startsWith("verdict ")) out.push(`${storm}: ${r} against ${report.against}`);
   }
-  return r as StormReport;
+  for (const w of report.sweeps) {
+    for (const cell of w.cells) {
+      const at = w.axes.map((a, i) => `${a.name}=${cell.values[i]}`).join(" ");
+      for (const f of cell.failed) out.push(`sweep ${w.name} (${w.file}) cell ${at}: ${f.replace(/^(expect \S+ \S+): /, "$1 failed: ")}`);
+    }
+  }
+  return out;
 }
 
 /** A difference of two grid values without binary noise (0.1 + 0.2). */

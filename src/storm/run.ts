@@ -7,8 +7,9 @@
 import { patternRedactor } from "../load/redaction.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { RulesData } from "../replay/setup.js";
+import { Costs, type StormCost } from "./costs.js";
 import { Fleet, streamSeed } from "./fleet.js";
-import { DEFAULT_STEP_MS, type Storm } from "./model.js";
+import { DEFAULT_STEP_MS, type Storm, type StormVerdict } from "./model.js";
 import { lastPhaseEnd, Timeline } from "./phases.js";
 import { Scheduler, TimeStopped } from "./scheduler.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
@@ -36,7 +37,20 @@ export interface StormResult {
   phases: { from_ms: number; to_ms: number }[];
   summary: StormSummary;
   checks: ExpectCheck[];
+  /** What the outage cost: outcomes by kind and reason, refused retries, breakers' open time. */
+  cost: StormCost;
   buckets: StormBucket[];
+  /** With `--seeds N`: the verdict most seeds reach, and how many reached each (this run is the first seed that reached it). */
+  seeds?: SeedSpread;
+}
+
+export interface SeedSpread {
+  count: number;
+  verdict: StormVerdict;
+  /** Seeds that reached `verdict`: `4/5 recovered`. */
+  agree: number;
+  /** Seeds per verdict reached. */
+  verdicts: Partial<Record<StormVerdict, number>>;
 }
 
 export async function runStorm(storm: Storm, rules: StormRules, options: StormOptions = {}): Promise<StormResult> {
@@ -47,7 +61,9 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
   const series = new Series(duration, step);
   const timeline = new Timeline(storm);
   const upstream = new UpstreamModel(storm.upstream, timeline, seededRandom(streamSeed(seed, 1)), scheduler, series);
-  const fleet = new Fleet(storm, { registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, scheduler, upstream, timeline, series, seededRandom(streamSeed(seed, 0)), seed);
+  const triggerEnd = lastPhaseEnd(storm.phases);
+  const costs = new Costs(duration, triggerEnd);
+  const fleet = new Fleet(storm, { registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, scheduler, upstream, timeline, series, seededRandom(streamSeed(seed, 0)), seed, costs);
   fleet.start();
   // Far more events at one instant than a burst of every client could make: the storm's time has stopped.
   const maxAtOnce = 100_000 + 20 * storm.clients.count;
@@ -64,7 +80,7 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
   if (scheduler.stalls > 0) throw new Error(`storm ${storm.name}: ${scheduler.stalls} dispatch(es) left the virtual clock (a failbook bug: please report it with the storm file and seed ${seed})`);
   series.finish();
   const buckets = bucketsOf(series);
-  const summary = summarize(series, buckets, lastPhaseEnd(storm.phases), fleet.inFlight);
+  const summary = summarize(series, buckets, triggerEnd, fleet.inFlight);
   return {
     storm: storm.name,
     seed,
@@ -76,6 +92,7 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
     phases: (storm.phases ?? []).map((p) => ({ from_ms: p.from_ms, to_ms: p.to_ms })),
     summary,
     checks: checkExpect(storm.expect, summary, buckets, step),
+    cost: costs.result(Object.keys(rules.playbook.circuit_breakers ?? {}).sort(), fleet.dispatchersMade),
     buckets,
   };
 }

@@ -10,8 +10,15 @@ export const COUNTERS: readonly Counter[] = ["offered", "sent", "succeeded", "re
 export class Series {
   readonly buckets: number;
   readonly counts: Record<Counter, Float64Array>;
-  /** Of the calls offered in each bucket, those that succeeded (whenever they ended). */
+  /**
+   * Of the calls offered in each bucket: those that succeeded within the run (before the
+   * duration ended), those judged within it (ended, or failed an attempt, before then), and
+   * those that ended at all. A call still on its first attempt when the run ends is not judged:
+   * the drain, when no new call arrives, never lifts a collapsed run's last buckets.
+   */
   readonly cohortSucceeded: Float64Array;
+  readonly cohortJudged: Float64Array;
+  readonly cohortEnded: Float64Array;
   /** Calls that ended in each bucket, by outcome kind. */
   readonly outcomes = new Map<string, Float64Array>();
   /** Failed attempts answered in each bucket, by error kind. */
@@ -44,6 +51,8 @@ export class Series {
     const make = () => new Float64Array(this.buckets);
     this.counts = Object.fromEntries(COUNTERS.map((c) => [c, make()])) as Record<Counter, Float64Array>;
     this.cohortSucceeded = make();
+    this.cohortJudged = make();
+    this.cohortEnded = make();
     this.inProgressArea = make();
     this.queuedArea = make();
     this.breakersOpen = make();
@@ -68,8 +77,8 @@ export class Series {
     row[b]++;
   }
 
-  /** A call ended at `t`; it was offered at `offeredAt`. */
-  callEnded(kind: string, success: boolean, offeredAt: number, t: number): void {
+  /** A call ended at `t`; it was offered at `offeredAt`, and first failed an attempt at `failedAt` (Infinity: never). */
+  callEnded(kind: string, success: boolean, offeredAt: number, t: number, failedAt: number): void {
     this.countKind(this.outcomes, kind, t);
     if (offeredAt < this.durationMs) {
       if (this.latencyCount === this.latencies.length) {
@@ -79,13 +88,24 @@ export class Series {
       }
       this.latencies[this.latencyCount++] = t - offeredAt;
     }
-    if (!success) return;
-    this.count("succeeded", t);
     const b = this.bucketOf(offeredAt);
     if (b >= 0) {
-      this.cohortSucceeded[b]++;
-      this.succeeded++;
+      this.cohortEnded[b]++;
+      if (t < this.durationMs || failedAt < this.durationMs) this.cohortJudged[b]++;
+      if (success && t < this.durationMs) this.cohortSucceeded[b]++;
     }
+    if (!success) return;
+    this.count("succeeded", t);
+    if (b >= 0) this.succeeded++;
+  }
+
+  /**
+   * Of the calls offered in bucket `b`, the share that succeeded within the run, of those
+   * judged within it (a call that never ended counts as judged); null when none was.
+   */
+  successShare(b: number): number | null {
+    const judged = this.cohortJudged[b] + this.counts.offered[b] - this.cohortEnded[b];
+    return judged === 0 ? null : this.cohortSucceeded[b] / judged;
   }
 
   /** The upstream's load changes at `t` (by +1 or -1). */

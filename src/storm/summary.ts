@@ -52,7 +52,7 @@ export function bucketsOf(series: Series): StormBucket[] {
     out.push({
       from_ms: b * series.stepMs,
       ...counts,
-      success_share: counts.offered === 0 ? null : round(series.cohortSucceeded[b] / counts.offered, 4),
+      success_share: nullableRound(series.successShare(b), 4),
       in_progress: round(series.meanInProgress(b), 2),
       queued: round(series.meanQueued(b), 2),
       breakers_open: series.breakersOpen[b],
@@ -101,7 +101,8 @@ export function verdictOf(buckets: readonly StormBucket[], stepMs: number, trigg
   const lastBad = findLastIndex(buckets, (b) => low(b, RECOVERED_SHARE));
   if (lastBad === -1) return { verdict: "stable", recovery: null };
   const after = buckets.filter((b) => b.from_ms >= triggerEnd);
-  if (lastBad + 1 < buckets.length) {
+  // Recovery needs a judged bucket after the last bad one: buckets none of whose calls was judged within the run show nothing.
+  if (buckets.some((b, i) => i > lastBad && b.success_share !== null)) {
     const from = Math.max(buckets[lastBad + 1].from_ms, Math.ceil(triggerEnd / stepMs) * stepMs);
     if (from < durationMs) return { verdict: "recovered", recovery: from - triggerEnd };
   }
@@ -161,6 +162,8 @@ export function round(value: number, digits: number): number {
   const r = Math.round(value * f) / f;
   return Object.is(r, -0) ? 0 : r;
 }
+
+const nullableRound = (value: number | null, digits: number): number | null => (value === null ? null : round(value, digits));
 
 export const percent = (share: number): string => `${round(share * 100, 1)} %`;
 

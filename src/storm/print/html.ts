@@ -11,6 +11,7 @@ import { pageHead } from "../../util/page.js";
 import type { StormEntry, StormReport, SweepEntry } from "../report.js";
 import type { StormResult } from "../run.js";
 import { percent } from "../summary.js";
+import { costLines, spreadText } from "./text.js";
 
 const STYLE = `:root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6470;--bg:#fff;--line:#d5d9de;--offered:#6b7280;--sent:#d97706;--ok:#15803d;--bad:#b91c1c;--queue:#7c3aed;--phase:rgba(217,70,239,.12)}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--muted:#9aa3ad;--bg:#15181c;--line:#343a42;--offered:#9ca3af;--sent:#f59e0b;--ok:#22c55e;--bad:#ef4444;--queue:#a78bfa;--phase:rgba(217,70,239,.18)}}
@@ -62,6 +63,7 @@ function entryHtml(entry: StormEntry, against: string | null): string {
     out.push("<ul>", ...r.checks.map((k) => `<li class="${k.passed ? "pass" : "fail"}">${k.passed ? "✓" : "✗"} expect <code>${h(k.check)}</code> ${h(String(k.limit))}${k.passed ? "" : `: ${h(k.message)}`}</li>`), "</ul>");
   }
   for (const [label, result] of base === null ? [["", r] as const] : ([["current: ", r], [`${against ?? "baseline"}: `, base]] as const)) {
+    out.push(`<h3>${h(label)}what the outage cost</h3>`, `<ul class="cost">${costLines(result.cost).map((l) => `<li>${h(l)}</li>`).join("")}</ul>`);
     out.push(`<h3>${h(label)}calls and attempts per ${result.step_ms} ms</h3>`, chart(result, ["offered", "sent", "succeeded"]));
     out.push(`<h3>${h(label)}at the upstream (time average per bucket)</h3>`, chart(result, ["in_progress", "queued"]));
     if (result.buckets.some((b) => b.breakers_open + b.breakers_half_open > 0)) out.push(`<h3>${h(label)}breaker states (at each bucket's end)</h3>`, chart(result, ["breakers_open", "breakers_half_open"]));
@@ -74,9 +76,9 @@ function summaryTable(r: StormResult, base: StormResult | null, against: string 
   const s = r.summary;
   const b = base?.summary;
   const worse = (prefix: string) => regressions.some((x) => x.startsWith(prefix));
-  const verdict = (x: StormResult["summary"]) => `<span class="verdict-${x.verdict}">${x.verdict}${x.recovery_ms === null ? "" : ` after ${x.recovery_ms} ms`}</span>`;
+  const verdict = (x: StormResult) => `<span class="verdict-${x.summary.verdict}">${spreadText(x.seeds)}${x.summary.verdict}${x.summary.recovery_ms === null ? "" : ` after ${x.summary.recovery_ms} ms`}</span>`;
   const rows: [string, string, string | undefined, boolean][] = [
-    ["verdict", verdict(s), b && verdict(b), worse("verdict") || worse("recovery")],
+    ["verdict", verdict(r), base === null ? undefined : verdict(base), worse("verdict") || worse("recovery")],
     ["calls offered", String(s.calls), b && String(b.calls), false],
     ["attempts sent", String(s.attempts), b && String(b.attempts), false],
     ["amplification (worst bucket)", `${s.amplification} (${s.worst_bucket?.amplification ?? "-"})`, b && `${b.amplification} (${b.worst_bucket?.amplification ?? "-"})`, worse("amplification")],
@@ -126,7 +128,7 @@ function sweepHtml(s: SweepEntry): string {
     const c = cells.get(values.join(","));
     const op = values.every((v, i) => v === s.operating[i]);
     if (c === undefined) return `<td></td>`;
-    const tip = `${s.axes.map((a, i) => `${a.name} ${values[i]}`).join(", ")}: ${c.verdict}, amplification ${c.amplification}, success ${percent(c.success_ratio)}${c.recovery_ms === null ? "" : `, recovered after ${c.recovery_ms} ms`}`;
+    const tip = `${s.axes.map((a, i) => `${a.name} ${values[i]}`).join(", ")}: ${spreadText(c.seeds)}${c.verdict}, amplification ${c.amplification}, success ${percent(c.success_ratio)}${c.recovery_ms === null ? "" : `, recovered after ${c.recovery_ms} ms`}`;
     return `<td class="cell-${c.verdict}${op ? " operating" : ""}" title="${h(tip)}">${c.verdict[0].toUpperCase()}</td>`;
   };
   const rows: string[] = [];
@@ -137,6 +139,8 @@ function sweepHtml(s: SweepEntry): string {
     for (const yv of [...ya.values].reverse()) rows.push(`<tr><th>${yv}</th>${xa.values.map((xv) => td([xv, yv])).join("")}</tr>`);
   }
   out.push(`<table class="map">${rows.join("")}</table>`, `<p class="legend">S stable, R recovered, D degraded, M metastable.</p>`);
+  const failed = s.cells.flatMap((cell) => cell.failed.map((f) => `<li class="fail">✗ cell ${h(s.axes.map((a, i) => `${a.name}=${cell.values[i]}`).join(" "))}: ${h(f)}</li>`));
+  if (failed.length > 0) out.push(`<ul>${failed.join("")}</ul>`);
   const near = s.nearest_metastable;
   out.push(near === null ? `<p class="pass">No metastable cell in the grid.</p>` : `<p class="regression">Nearest metastable cell: ${s.axes.map((a, i) => `${h(a.name)} ${near.values[i]}`).join(", ")}; margin from the operating point: ${s.axes.map((a, i) => `${near.margin[i] > 0 ? "+" : ""}${near.margin[i]} ${h(a.name)}`).join(", ")}.</p>`);
   out.push("</section>");

@@ -5,7 +5,8 @@
  * --sweep the map of verdicts and the margin to the nearest metastable cell.
  */
 import type { ChalkInstance } from "chalk";
-import type { StormResult } from "../run.js";
+import type { OutcomeCount, StormCost } from "../costs.js";
+import type { SeedSpread, StormResult } from "../run.js";
 import type { StormEntry, StormReport, SweepEntry } from "../report.js";
 import { percent } from "../summary.js";
 
@@ -23,9 +24,10 @@ function entryText(entry: StormEntry, against: string | null, c: ChalkInstance):
   const r = entry.current;
   const lines = [c.bold(`storm ${entry.name}`) + c.dim(` (${entry.file}), seed ${r.seed}, ${count(r.clients)} client${r.clients === 1 ? "" : "s"} (${r.shared === "fleet" ? "one dispatcher for the fleet" : "a dispatcher each"}), ${seconds(r.duration_ms)} in ${r.step_ms} ms steps`)];
   if (entry.baseline === null) {
-    lines.push(...summaryLines(r, c).map((l) => `  ${l}`));
+    lines.push(...summaryLines(r, c).map((l) => `  ${l}`), ...costLines(r.cost).map((l) => `  ${l}`));
   } else {
     lines.push(...sideBySide(r, entry.baseline, against ?? "baseline", entry.regressions, c).map((l) => `  ${l}`));
+    lines.push(c.dim("  current:"), ...costLines(r.cost).map((l) => `    ${l}`), c.dim(`  ${against ?? "baseline"}:`), ...costLines(entry.baseline.cost).map((l) => `    ${l}`));
   }
   lines.push("", ...chart(r, c).map((l) => `  ${l}`));
   if (entry.baseline !== null) lines.push("", c.dim(`  baseline (${against}):`), ...chart(entry.baseline, c).map((l) => `  ${l}`));
@@ -44,7 +46,38 @@ function summaryLines(r: StormResult, c: ChalkInstance): string[] {
   ];
 }
 
+/** What the outage cost, in words: how calls ended, the pager, refused retries, each breaker's open time. */
+export function costLines(cost: StormCost): string[] {
+  const out = [`outcomes: ${cost.outcomes.map((o) => `${count(o.calls)} ${outcomeLabel(o)}`).join(", ") || "none"}`];
+  const queues = (byQueue: Record<string, number>) => Object.entries(byQueue).map(([q, n]) => `${q} ${count(n)}`).join(", ");
+  const total = (byQueue: Record<string, number>) => Object.values(byQueue).reduce((a, b) => a + b, 0);
+  const paged = [
+    ...(total(cost.escalations) > 0 ? [`the pager: ${count(total(cost.escalations))} escalation${total(cost.escalations) === 1 ? "" : "s"} (${queues(cost.escalations)})`] : []),
+    ...(total(cost.dead_letters) > 0 ? [`dead letters: ${count(total(cost.dead_letters))} (${queues(cost.dead_letters)})`] : []),
+  ];
+  if (paged.length > 0) out.push(paged.join("; "));
+  const refused = cost.refused_retries;
+  if (refused.budget + refused.throttling + refused.quota + refused.breaker + cost.short_circuited > 0) {
+    out.push(`retries refused: ${count(refused.budget)} by a budget, ${count(refused.throttling)} by throttling, ${count(refused.quota)} by the quota, ${count(refused.breaker)} by an open breaker; ${count(cost.short_circuited)} attempts short-circuited`);
+  }
+  for (const b of cost.breakers) {
+    const after = b.open_after_trigger === 0 ? "" : `; ${b.open_after_trigger} of ${count(b.instances)} still open after the trigger ended, up to ${seconds(b.longest_after_trigger_ms)} after`;
+    out.push(`breaker ${b.breaker} (${count(b.instances)} in the fleet): open ${percent(b.open_share)} of the run, longest spell ${seconds(b.longest_open_ms)}, ${count(b.reopenings)} reopening${b.reopenings === 1 ? "" : "s"}${after}`);
+  }
+  return out;
+}
+
+/** An outcome as a report names it: its kind, its reason, its queue. */
+export const outcomeLabel = (o: OutcomeCount): string => `${o.kind}${o.reason === null ? "" : ` (${o.reason})`}${o.queue === null ? "" : ` to ${o.queue}`}`;
+
+/** `4/5 ` before a verdict reached with --seeds; empty for one seed. */
+export const spreadText = (seeds: SeedSpread | undefined): string => (seeds === undefined ? "" : `${seeds.agree}/${seeds.count} `);
+
 function verdictText(r: StormResult, c: ChalkInstance): string {
+  return spreadText(r.seeds) + verdictWords(r, c) + (r.seeds === undefined || r.seeds.agree === r.seeds.count ? "" : c.dim(` (seeds: ${Object.entries(r.seeds.verdicts).map(([v, n]) => `${n} ${v}`).join(", ")}; this run is seed ${r.seed})`));
+}
+
+function verdictWords(r: StormResult, c: ChalkInstance): string {
   const s = r.summary;
   switch (s.verdict) {
     case "stable":
@@ -61,7 +94,7 @@ function verdictText(r: StormResult, c: ChalkInstance): string {
 function sideBySide(current: StormResult, baseline: StormResult, against: string, regressions: string[], c: ChalkInstance): string[] {
   const [a, b] = [current.summary, baseline.summary];
   const rows: [string, string, string, boolean][] = [
-    ["verdict", a.verdict + (a.recovery_ms === null ? "" : ` (${a.recovery_ms} ms)`), b.verdict + (b.recovery_ms === null ? "" : ` (${b.recovery_ms} ms)`), regressions.some((r) => r.startsWith("verdict") || r.startsWith("recovery"))],
+    ["verdict", spreadText(current.seeds) + a.verdict + (a.recovery_ms === null ? "" : ` (${a.recovery_ms} ms)`), spreadText(baseline.seeds) + b.verdict + (b.recovery_ms === null ? "" : ` (${b.recovery_ms} ms)`), regressions.some((r) => r.startsWith("verdict") || r.startsWith("recovery"))],
     ["amplification", String(a.amplification), String(b.amplification), regressions.some((r) => r.startsWith("amplification"))],
     ["success", percent(a.success_ratio), percent(b.success_ratio), regressions.some((r) => r.startsWith("success"))],
     ["p99 latency", `${a.latency_ms.p99} ms`, `${b.latency_ms.p99} ms`, regressions.some((r) => r.startsWith("p99"))],
@@ -126,12 +159,13 @@ function sweepText(s: SweepEntry, c: ChalkInstance): string {
   const xs = x.values;
   const labelW = Math.max(...xs.map((v) => String(v).length), 1);
   if (y === undefined) {
-    lines.push(`  ${x.name.padStart(labelW)}  verdict      amplification  success  recovery`);
+    const verdictW = Math.max(10, ...s.cells.map((cell) => (spreadText(cell.seeds) + cell.verdict).length));
+    lines.push(`  ${x.name.padStart(labelW)}  ${"verdict".padEnd(verdictW + 3)}amplification  success  recovery`);
     for (const v of xs) {
       const cell = byValues.get(String(v));
       const here = v === s.operating[0] ? " ◀ operating point" : "";
       if (cell === undefined) lines.push(`  ${String(v).padStart(labelW)}  (not in this shard)`);
-      else lines.push(`  ${String(v).padStart(labelW)}  ${mark(cell.verdict)} ${cell.verdict.padEnd(10)}  ${String(cell.amplification).padEnd(13)}  ${percent(cell.success_ratio).padEnd(7)}  ${cell.recovery_ms === null ? "-" : `${cell.recovery_ms} ms`}${here}`);
+      else lines.push(`  ${String(v).padStart(labelW)}  ${mark(cell.verdict)} ${(spreadText(cell.seeds) + cell.verdict).padEnd(verdictW)}  ${String(cell.amplification).padEnd(13)}  ${percent(cell.success_ratio).padEnd(7)}  ${cell.recovery_ms === null ? "-" : `${cell.recovery_ms} ms`}${here}`);
     }
   } else {
     const yW = Math.max(...y.values.map((v) => String(v).length), y.name.length);
@@ -146,11 +180,14 @@ function sweepText(s: SweepEntry, c: ChalkInstance): string {
       lines.push(`  ${String(yv).padStart(yW)} │${row.join("")}`);
     }
   }
-  lines.push(c.dim("  . stable  r recovered  d degraded  M metastable"));
+  lines.push(c.dim(`  . stable  r recovered  d degraded  M metastable${s.cells.some((cell) => cell.seeds !== undefined) ? "  (each cell: the verdict most seeds reach)" : ""}`));
+  const spread = s.cells.filter((cell) => cell.seeds !== undefined && cell.seeds.agree < cell.seeds.count);
+  if (spread.length > 0 && y !== undefined) lines.push(`  seeds disagree at ${spread.map((cell) => `${s.axes.map((a, i) => `${a.name}=${cell.values[i]}`).join(" ")} (${spreadText(cell.seeds).trim()} ${cell.verdict})`).join(", ")}`);
   const near = s.nearest_metastable;
   if (near === null) lines.push(s.cells.length === 0 ? "  (no cells in this shard)" : c.green("  no metastable cell in the grid"));
   else if (near.margin.every((m) => m === 0)) lines.push(c.red("  the operating point itself is metastable"));
   else lines.push(`  nearest metastable cell: ${s.axes.map((a, i) => `${a.name} ${near.values[i]}`).join(", ")}; margin from the operating point ${s.axes.map((a, i) => `${signed(near.margin[i])} ${a.name}${s.operating[i] === 0 ? "" : ` (${signed(Math.round((near.margin[i] / s.operating[i]) * 1000) / 10)} %)`}`).join(", ")}`);
+  for (const cell of s.cells) for (const f of cell.failed) lines.push(`  ${c.red("✗")} cell ${s.axes.map((a, i) => `${a.name}=${cell.values[i]}`).join(" ")}: ${f}`);
   return lines.join("\n") + "\n";
 }
 
