@@ -38,6 +38,7 @@ export const GOLDEN_KEYS = [
   "parallelism",
   "dead_letters",
   "delays_ms",
+  "waits_ms",
   "events",
 ] as const;
 export type GoldenKey = (typeof GOLDEN_KEYS)[number];
@@ -53,6 +54,8 @@ export function actualFor(key: GoldenKey, outcome: Outcome, events: readonly Dis
       return events;
     case "delays_ms":
       return delaysOf(events);
+    case "waits_ms":
+      return waitsOf(events);
     default:
       return outcome[key] ?? null;
   }
@@ -72,7 +75,12 @@ export function compareGolden(expect: Record<string, unknown>, outcome: Outcome,
       });
       continue;
     }
-    const diff = key === "delays_ms" ? delaysDifference(expected, delaysOf(events)) : firstDifference(expected, actualFor(key, outcome, events), ["expect", key]);
+    const diff =
+      key === "delays_ms"
+        ? scheduleDifference(expected, delaysOf(events), key, ["retry", "retries"], "delay")
+        : key === "waits_ms"
+          ? scheduleDifference(expected, waitsOf(events), key, ["rate-limit wait", "rate-limit waits"], "wait")
+          : firstDifference(expected, actualFor(key, outcome, events), ["expect", key]);
     if (diff) diffs.push(diff);
   }
   return diffs;
@@ -81,14 +89,17 @@ export function compareGolden(expect: Record<string, unknown>, outcome: Outcome,
 /** The delays of the run's retries, in order: what `expect.delays_ms` pins. */
 const delaysOf = (events: readonly DispatchEvent[]): number[] => events.flatMap((e) => (e.type === "retry_scheduled" ? [e.delay_ms] : []));
 
-/** Delays compare as one list, reported whole with what differs first: a schedule reads best side by side. */
-function delaysDifference(expected: unknown, actual: readonly number[]): GoldenDiff | undefined {
+/** The waits for a rate limit's token, in order: what `expect.waits_ms` pins (SPEC 22). */
+const waitsOf = (events: readonly DispatchEvent[]): number[] => events.flatMap((e) => (e.type === "rate_limit_waited" ? [e.ms] : []));
+
+/** A schedule (delays, waits) compares as one list, reported whole with what differs first: it reads best side by side. */
+function scheduleDifference(expected: unknown, actual: readonly number[], key: "delays_ms" | "waits_ms", [one, many]: [string, string], what: string): GoldenDiff | undefined {
   const pinned: readonly unknown[] = Array.isArray(expected) ? expected : [];
   const i = actual.findIndex((d, n) => n < pinned.length && pinned[n] !== d);
   if (i === -1 && pinned.length === actual.length && Array.isArray(expected)) return undefined;
-  const retries = (n: number) => `${n} ${n === 1 ? "retry" : "retries"}`;
-  const message = i === -1 ? `${retries(actual.length)} scheduled, not ${pinned.length}` : `delay ${i + 1} is ${actual[i]}ms, not ${String(pinned[i])}ms`;
-  return { path: ["expect", "delays_ms"], kind: "value", expected, actual: [...actual], message };
+  const count = (n: number) => `${n} ${n === 1 ? one : many}`;
+  const message = i === -1 ? `${count(actual.length)} ${key === "delays_ms" ? "scheduled" : "made"}, not ${pinned.length}` : `${what} ${i + 1} is ${actual[i]}ms, not ${String(pinned[i])}ms`;
+  return { path: ["expect", key], kind: "value", expected, actual: [...actual], message };
 }
 
 /** The first place where `actual` does not hold what `expected` asks, depth first. */
