@@ -40,6 +40,9 @@ const budgets = (p: ProjectData, budget: Record<string, unknown> = {}, throttlin
   p.playbook.retry_budget = { percent: 20, min_concurrency: 3, ...budget };
   p.playbook.retry_throttling = { max_tokens: 10, token_ratio: 0.1, ...throttling };
 };
+const rateLimit = (p: ProjectData, over: Record<string, unknown> = {}): void => {
+  p.playbook.rate_limits = { github: { tools: "github.*", limit: { requests: 5000, per_ms: 3_600_000 }, burst: 100, from_headers: "github", ...over } };
+};
 const reservedFuture: Edit = (p) => {
   p.registry.verdicts.push({ code: "future", class: "transient", retryable: true, status: "reserved", adr: "ADR-0003", summary: "Later.", recovery: "Later." });
 };
@@ -168,6 +171,10 @@ const CASES: Case[] = [
   { rule: "change/budget-loosened", what: "retry throttling removed", before: budgets, after: (p) => void (budgets(p), delete p.playbook.retry_throttling), fires: true },
   { rule: "change/budget-loosened", what: "throttling that refills faster", before: budgets, after: (p) => void budgets(p, {}, { token_ratio: 0.5 }), fires: true },
   { rule: "change/budget-loosened", what: "a budget and throttling tightened", before: budgets, after: (p) => void budgets(p, { percent: 10, min_concurrency: 1 }, { max_tokens: 5 }), fires: false },
+  { rule: "change/rate-limit-loosened", what: "a rate limit's rate doubled", before: rateLimit, after: (p) => void rateLimit(p, { limit: { requests: 10_000, per_ms: 3_600_000 } }), fires: true },
+  { rule: "change/rate-limit-loosened", what: "a rate limit removed", before: rateLimit, after: none, fires: true },
+  { rule: "change/rate-limit-loosened", what: "a rate limit that no longer reads the upstream's headers", before: rateLimit, after: (p) => void (rateLimit(p), delete p.playbook.rate_limits!.github!.from_headers), fires: true },
+  { rule: "change/rate-limit-loosened", what: "a rate limit tightened (a smaller burst, a longer window)", before: rateLimit, after: (p) => void rateLimit(p, { burst: 10, limit: { requests: 5000, per_ms: 7_200_000 } }), fires: false },
   {
     rule: "change/outcome-changed",
     what: "a playbook edit that changes a fixture's outcome",

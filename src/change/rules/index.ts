@@ -16,6 +16,7 @@ import { fieldRemoved } from "./field-removed.js";
 import { quotaLoosened } from "./quota-loosened.js";
 import { breakerLoosened } from "./breaker-loosened.js";
 import { budgetLoosened } from "./budget-loosened.js";
+import { rateLimitLoosened } from "./rate-limit-loosened.js";
 
 export const CHANGE_RULES: ChangeRule[] = [
   codeRemoved,
@@ -32,6 +33,7 @@ export const CHANGE_RULES: ChangeRule[] = [
   quotaLoosened,
   breakerLoosened,
   budgetLoosened,
+  rateLimitLoosened,
   outcomeChanged,
 ];
 
