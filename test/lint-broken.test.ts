@@ -251,6 +251,37 @@ describe("lint on a broken project", () => {
   });
 });
 
+describe("a schema error in one entry hides nothing of the others (SPEC 21)", () => {
+  // A breaker whose failure_ratio is out of range, and a jitter with min above max in another entry.
+  const breaker = "circuit_breakers:\n  payments:\n    tools: payments.*\n    failure_ratio: 2\n    minimum_throughput: 10\n    sampling_ms: 60000\n    break_ms: 30000\n";
+  const jitter = "backoff: { strategy: exponential, base_ms: 100, jitter: { min: 1.5, max: 0.5 } }";
+  const playbook = edit(edit(PLAYBOOK, "budgets: { retries: 5, retry_seconds: 30 }\n", `budgets: { retries: 5, retry_seconds: 30 }\n${breaker}`), "backoff_ms: [100, 400]", jitter);
+
+  it("one run reports the breaker's schema error and the jitter's inversion, each at its place", () => {
+    const r = failbook(["lint"], { cwd: project({ playbook }) });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split("\n").filter((l) => / (error|warning|info) /.test(l) && !l.startsWith(" "));
+    expect(lines).toContain(`playbook.yaml:${at(playbook, "2\n")} error 'failure_ratio' must be a share of attempts in (0, 1] (0.5 opens at half of them failing), not 2 [schema]`);
+    expect(lines.find((l) => l.startsWith(`playbook.yaml:${at(playbook, "1.5")} error `))).toMatch(/\[jitter-range-inverted\]$/);
+  });
+
+  it("a registry verdict that fails its schema is left out of the rules with its playbook action; the rest are checked, at their own lines", () => {
+    const registry = edit(REGISTRY, "    retryable: false\n    summary: The card was declined.", "    retryable: sometimes\n    summary: The card was declined.");
+    const r = failbook(["lint", "--format", "json"], { cwd: project({ registry, playbook: edit(PLAYBOOK, "policy_denied: { action: escalate_to_human, queue: policy_review }", "policy_denied: { action: fail }") }) });
+    const findings = (JSON.parse(r.stdout) as { findings: { rule: string; file: string; line: number; path: string; message: string }[] }).findings;
+    expect(findings.map((f) => f.rule).sort()).toEqual(["policy-must-escalate", "schema"]);
+    // policy_denied comes after the verdict left out: its related position and path are the file's.
+    expect(findings.find((f) => f.rule === "policy-must-escalate")?.path).toBe("/verdicts/policy_denied/action");
+    expect(findings.every((f) => !f.message.includes("'card_declined'") || f.rule === "schema")).toBe(true);
+  });
+
+  it("simulate still refuses a project whose playbook failed its schema", () => {
+    const r = failbook(["simulate"], { cwd: project({ playbook }) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot simulate until the registry and playbook load");
+  });
+});
+
 describe("lint on input that is not a project", () => {
   const ALIAS_BOMB = ["a0: &a0 [" + Array(9).fill("lol").join(", ") + "]", ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(9).fill(`*a${i}`).join(", ")}]`)].join("\n") + "\n";
 

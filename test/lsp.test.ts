@@ -90,7 +90,7 @@ describe("failbook lsp, on the shipped project", () => {
     const code = await hoverText(PLAYBOOK, "transient_timeout:");
     expect(code).toContain("**transient_timeout**");
     expect(code).toMatch(/class \| `transient`/);
-    expect(code).toMatch(/action \| `retry_with_backoff`: 3 retries; 200, 600, 1800 ms/);
+    expect(code).toMatch(/action \| `retry_with_backoff`: 2 retries; 200, 600 ms/);
     expect(code).toContain("worst case");
     const inFixture = await hoverText("playbooks/fixtures/transient.yaml", "verdict: transient_timeout", 10);
     expect(inFixture).toContain("**transient_timeout**");
@@ -143,8 +143,8 @@ describe("failbook lsp, on the shipped project", () => {
       return items.map((i) => i.label);
     };
     const playbook = lsp.text(PLAYBOOK);
-    expect(await complete(PLAYBOOK, playbook.replace("action: retry_with_backoff\n    max_retries: 3\n    backoff_ms: [200, 600, 1800]", "action: "), "action: \n", 8)).toEqual(expect.arrayContaining([...ACTION_NAMES]));
-    const keys = await complete(PLAYBOOK, playbook.replace("    backoff_ms: [200, 600, 1800]\n", "    backoff_ms: [200, 600, 1800]\n    \n"), "1800]\n    \n", 10);
+    expect(await complete(PLAYBOOK, playbook.replace("action: retry_with_backoff\n    max_retries: 2\n    backoff_ms: [200, 600]", "action: "), "action: \n", 8)).toEqual(expect.arrayContaining([...ACTION_NAMES]));
+    const keys = await complete(PLAYBOOK, playbook.replace("    backoff_ms: [200, 600]\n", "    backoff_ms: [200, 600]\n    \n"), "600]\n    \n", 9);
     expect(keys).toEqual(expect.arrayContaining(["max_retries", "backoff", "retry_after"]));
     expect(keys).not.toContain("queue");
     await lsp.change(PLAYBOOK, playbook);

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
 import { editedProject, projectFiles, type ProjectData } from "./helpers/change-project.js";
@@ -378,5 +379,70 @@ describe("replay on an interactive terminal", () => {
     expect(tty.stdout).toContain("300 records from 1 file");
     const pipe = failbook(["replay", "r.jsonl"], { cwd: dir });
     expect(pipe.stdout + pipe.stderr).not.toContain("replaying:");
+  });
+});
+
+describe("failbook replay: hostile input, second pass (SPEC 21)", () => {
+  const good = JSON.stringify(record("r1", "c1", SHAPES.succeeds().responses, SHAPES.succeeds().outcome));
+  /** A record whose run_id holds the raw bytes 0xFF 0xFE, on line 3. */
+  const hostile = Buffer.concat([Buffer.from(`${good}\n${good}\n{"apiVersion":"failbook/v1","kind":"Record","run_id":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`","call":{"id":"c9","tool":"search.query"},"responses":[{"status":"ok","value":true}]}\n`)]);
+
+  it.each([
+    { file: "bad.jsonl", workers: "1" },
+    { file: "bad.jsonl", workers: "2" },
+    { file: "bad.jsonl.gz", workers: "2" },
+  ])("refuses invalid UTF-8 as lint does: $file, --workers $workers, one located line, exit 2", ({ file, workers }) => {
+    const dir = project({});
+    writeFileSync(join(dir, file), file.endsWith(".gz") ? gzipSync(hostile) : hostile);
+    const r = failbook(["replay", file, "--workers", workers], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(`failbook: ${file}:3:55: not valid UTF-8 (byte 0xFF); failbook reads and rewrites UTF-8 only: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)\n`);
+  });
+
+  describe("replay merge checks the shape of every shard", () => {
+    const dir = project({ "r.jsonl": corpus(200, 3, 17) }, escalateTimeouts);
+    const shard = (i: number) => JSON.parse(failbook(["replay", "r.jsonl", "--format", "json", "--shard", `${i}/2`], { cwd: dir }).stdout) as Record<string, unknown>;
+    const [one, two] = [shard(1), shard(2)];
+    /** Merge shard 1, with `value` set at `path` (nothing set without a path), and shard 2. */
+    const tampered = (path: (string | number)[] = [], value?: unknown) => {
+      const copy = structuredClone(one);
+      if (path.length > 0) {
+        let node = copy as Record<string | number, unknown>;
+        for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
+        node[path[path.length - 1]] = value;
+      }
+      writeFileSync(join(dir, "tampered.json"), JSON.stringify(copy));
+      writeFileSync(join(dir, "two.json"), JSON.stringify(two));
+      return failbook(["replay", "merge", "tampered.json", "two.json"], { cwd: dir });
+    };
+
+    it.each([
+      { path: ["shard"], value: null, says: "tampered.json: shard must be an object, not null" },
+      { path: ["records"], value: -5, says: "tampered.json: records must be a count (a whole number, 0 or more), not -5" },
+      { path: ["changed"], value: null, says: "tampered.json: changed must be a count" },
+      { path: ["invalid"], value: 1.5, says: "tampered.json: invalid must be a count" },
+      { path: ["records"], value: [], says: "tampered.json: records must be a count" },
+      { path: ["transitions"], value: null, says: "tampered.json: transitions must be a list, not null" },
+      { path: ["transitions", 0, "count"], value: -3, says: "tampered.json: transitions[0].count must be a count" },
+      { path: ["transitions", 0], value: null, says: "tampered.json: transitions[0] must be an object, not null" },
+      { path: ["transitions", 0, "examples", 0], value: "other.jsonl:3", says: "tampered.json: transitions[0].examples[0] must be a location FILE:LINE of one of its files" },
+      { path: ["invalid_lines", 0], value: null, says: "tampered.json: invalid_lines[0] must be an object" },
+      { path: ["verdicts", "timeout"], value: "7", says: 'tampered.json: verdicts.timeout must be a count (a whole number, 0 or more), not "7"' },
+      { path: ["shard", "index"], value: 3, says: "tampered.json: shard.index must be a shard from 1 to 2" },
+    ])("$path set to $value: one line naming the file and the field, exit 2", ({ path, value, says }) => {
+      const r = tampered(path, value);
+      expect(r.stdout).toBe("");
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(says);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).not.toContain("internal error");
+    });
+
+    it("the untampered shards still merge", () => {
+      const r = tampered();
+      expect(r.stderr).toBe("");
+      expect(JSON.parse(r.stdout).records).toBe((one.records as number) + (two.records as number));
+    });
   });
 });

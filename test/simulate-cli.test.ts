@@ -244,6 +244,17 @@ describe("a project lint rejects", () => {
     const json = failbook(["simulate", "--format", "json"], { cwd: rejected() });
     expect(json.stderr.split("\n")[0]).toMatch(/^failbook: this project has 1 lint error/);
   });
+
+  it("--update records nothing and exits 1: no golden comes from a project lint rejects", () => {
+    const dir = rejected();
+    const fixtures = join(dir, "playbooks/fixtures");
+    const before = readdirSync(fixtures).map((f) => readFileSync(join(fixtures, f), "utf8"));
+    const r = failbook(["simulate", "--update"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("failbook: --update wrote nothing because the project has 1 lint error; fix that first");
+    expect(r.stderr).not.toContain("updated the goldens");
+    expect(readdirSync(fixtures).map((f) => readFileSync(join(fixtures, f), "utf8"))).toEqual(before);
+  });
 });
 
 describe("fixture errors", () => {

@@ -3,7 +3,8 @@
  * lint, render and explain; simulate --min-coverage; a saga's trigger verdict and full-depth
  * goldens from --update, with the seed pinned; repeat: N; new fixture; explain ACTION.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO, tempProject } from "./helpers/cli.js";
@@ -217,6 +218,15 @@ describe("repeat: N", () => {
 });
 
 describe("failbook new fixture", () => {
+  it("carries the yaml-language-server modeline init writes, to the fixture schema init's fixtures point at", () => {
+    const dir = mkdtempSync(join(tmpdir(), "failbook-new-modeline-"));
+    expect(failbook(["init", dir]).code).toBe(0);
+    expect(failbook(["new", "fixture", "--verdict", "rate_limited"], { cwd: dir }).code).toBe(0);
+    const first = (file: string) => readFileSync(join(dir, "playbooks/fixtures", file), "utf8").split("\n")[0];
+    expect(first("rate-limited.yaml")).toMatch(/^# yaml-language-server: \$schema=\S+\/fixture\.schema\.json$/);
+    expect(first("rate-limited.yaml")).toBe(first("refund-with-conflict.yaml"));
+  });
+
   it("writes a fixture from the verdict's first example, dispatches it and records its golden; simulate passes", () => {
     const dir = shippedCopy();
     const r = failbook(["new", "fixture", "--verdict", "rate_limited", "--tool", "payments.refund"], { cwd: dir });

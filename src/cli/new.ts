@@ -1,6 +1,6 @@
 /** `failbook new fixture --verdict CODE`: scaffold a fixture for one verdict, golden included. */
 import { statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import { verdictByCode } from "failbook-runtime/engine/classify.js";
 import { configFixtures, type Project } from "../load/project.js";
@@ -9,6 +9,7 @@ import { scaffoldFixture, ScaffoldError } from "../simulate/scaffold.js";
 import { pathExists, writeFileAtomic } from "../util/fs.js";
 import { nearest } from "../util/text.js";
 import { type CommandRegistrar, findingsText, type Globals, loadFor } from "./command.js";
+import { schemaDirectory } from "./init.js";
 import type { Io } from "./io.js";
 
 interface NewFixtureFlags {
@@ -79,7 +80,7 @@ async function newFixture(io: Io, globals: Globals, flags: NewFixtureFlags): Pro
     if (e instanceof ScaffoldError) throw new UsageError(e.message);
     throw e;
   }
-  writeFileAtomic(out, io.redact(scaffold.text), { shown });
+  writeFileAtomic(out, modeline(out, project.root) + io.redact(scaffold.text), { shown });
   const expect = scaffold.fixture.expect ?? {};
   const action = rules.playbook.verdicts[verdict.code]?.action ?? "no action";
   io.out(`wrote ${shown}: fixture '${name}', its failure from the verdict's ${scaffold.source}; ${verdict.code} -> ${action} ends ${String(expect.outcome)} after ${String(expect.attempts)} ${expect.attempts === 1 ? "attempt" : "attempts"}\n`);
@@ -107,4 +108,10 @@ function underFixtures(project: Project, file: string): boolean {
     const rel = relative(entry, file);
     return rel === "" || (!rel.startsWith(".." + sep) && rel !== ".." && !isAbsolute(rel));
   });
+}
+
+/** The `yaml-language-server` modeline `init` writes, from the fixture's own directory to failbook's fixture schema. */
+function modeline(file: string, root: string): string {
+  const path = relative(dirname(file), join(schemaDirectory(root), "fixture.schema.json")).split(sep).join("/");
+  return `# yaml-language-server: $schema=${path.startsWith("../") || isAbsolute(path) ? path : `./${path}`}\n`;
 }

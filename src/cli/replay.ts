@@ -65,7 +65,7 @@ Exit status: 0 clean; 1 an invalid line, or more than --max-changed percent of r
 changed (a record whose outcome becomes unknown counts as changed: the edit made it
 unknowable, and a gate must not pass on what it cannot tell); 2 replay could not run (a
 missing file, a bad --shard or flag, no config, a bad REF, a line of millions of JSON values
-whose parse could outgrow a worker's memory).
+whose parse could outgrow a worker's memory, a byte that is not UTF-8).
 
 Examples:
   failbook replay records/2026-11.jsonl.gz
@@ -111,7 +111,8 @@ each once. The merged JSON is byte for byte the report of the unsharded replay.
 merge ...); given both places, merge's own wins.
 
 Exit status: 0 clean; 1 an invalid line or too many changed; 2 a report is missing,
-repeated, unreadable or from another replay.
+repeated, unreadable, from another replay, or not of the shape replay --format json writes
+(one line naming the file and the field).
 
 Example:
   failbook replay merge shard-1.json shard-2.json shard-3.json shard-4.json --format md`,

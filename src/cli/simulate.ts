@@ -70,17 +70,20 @@ does not show a backoff change. --update keeps it current where a fixture has it
 --update --with-delays writes it into every golden. A recorded golden holds a
 saga's steps and compensations and a wave fixture's calls in full. Run with --seed N (not
 0), it also writes seed: N into a fixture that names none, so that the golden holds
-without the flag. It writes nothing when a file fails to load or a fixture cannot run.
+without the flag. It writes nothing, and exits 1, when a file fails to load, the project
+has lint errors or a fixture cannot run.
 
 A golden records intended behaviour: when the project has lint errors, simulate says so in
-its first line (failbook lint shows them), runs the fixtures, and suggests no --update.
+its first line (failbook lint shows them), runs the fixtures, suggests no --update, and
+--update records nothing.
 
 --coverage ends with the verdict coverage: how many active verdicts a passing fixture (one
 whose golden holds) classifies at least once. --min-coverage P makes it a gate: exit 1
 when that share is below P percent.
 
 Exit status: 0 every golden matches; 1 a golden differs, a fixture cannot run (it ran out
-of responses), a document is invalid, or the verdict coverage is below --min-coverage; 2
+of responses), a document is invalid, the verdict coverage is below --min-coverage, or
+--update recorded nothing; 2
 simulate could not run (no failbook.yaml, a missing path, a bad flag).
 
 Examples:
@@ -116,7 +119,11 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   let updated = new Set<FixtureResult>();
   let updateBlocked: string | undefined;
   if (flags.update) {
-    updateBlocked = loadErrors.length > 0 ? "a file failed to load" : sim.results.some((r) => r.error) ? "a fixture could not run" : undefined;
+    updateBlocked =
+      loadErrors.length > 0 ? "a file failed to load"
+      : lintErrors > 0 ? `the project has ${plural(lintErrors, "lint error")}`
+      : sim.results.some((r) => r.error) ? "a fixture could not run"
+      : undefined;
     if (updateBlocked) io.err(`failbook: --update wrote nothing because ${updateBlocked}; fix that first\n`);
     else updated = writeGoldens(io, sim, (file) => project.sources.get(file)?.text, { seed: seed ?? 0, withDelays: flags.withDelays === true });
   }
@@ -134,7 +141,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
     const vc = coverage.verdict_coverage;
     io.err(`failbook: verdict coverage ${vc.percent.toFixed(1)}% (${vc.exercised} of ${vc.active} active verdicts) is below --min-coverage ${minCoverage}; add fixtures with goldens for ${vc.untested.slice(0, 5).join(", ")}${vc.untested.length > 5 ? ` and ${vc.untested.length - 5} more` : ""} (failbook new fixture --verdict CODE)\n`);
   }
-  return loadErrors.length > 0 || sim.failed > 0 || below ? 1 : 0;
+  return loadErrors.length > 0 || sim.failed > 0 || below || updateBlocked !== undefined ? 1 : 0;
 }
 
 /** A percentage flag: a number from 0 to 100, or a usage error naming the flag. */

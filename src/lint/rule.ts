@@ -29,7 +29,7 @@ export interface Report {
   fix?: FindingFix;
 }
 
-/** What a rule's check sees: a project whose registry and playbook passed their schemas. */
+/** What a rule's check sees: a registry and playbook that passed their schemas, or their entries that did (Project.checkable). */
 export interface RuleContext {
   project: Project;
   registry: Loaded<Registry>;

@@ -26,7 +26,7 @@ export function findingAt(input: FindingInput): Finding {
     file: pos.file,
     line: pos.line,
     column: pos.column,
-    path: pointer(input.path),
+    path: pointer(input.doc.inFile?.(input.path) ?? input.path),
     fingerprint: "",
     ...(input.related && input.related.length > 0
       ? { related: input.related.map((r) => ({ message: r.message, file: r.position.file, line: r.position.line, column: r.position.column })) }

@@ -9,13 +9,14 @@ import type { Finding } from "failbook-runtime/model/finding.js";
 import type { Fixture } from "failbook-runtime/model/fixture.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
-import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { FindingFix, PathSegment } from "failbook-runtime/model/finding.js";
 import { compileUserPattern, UnsafePattern } from "./pattern.js";
 import { DEFAULT_MAX_FILE_MB, FileRefused } from "../util/fs.js";
 import { findConfig } from "./config.js";
 import { diskReader, type FileReader } from "./files.js";
 import { ConfigPaths } from "./paths.js";
 import { findingAt, findingAtPosition } from "./finding.js";
+import { failedEntries, withoutEntries, type PartialKind } from "./partial.js";
 import { messagePatternProblems } from "./regex-safety.js";
 import { validateDocument, verdictsValid, type DocumentKind } from "./schema.js";
 import { editedYaml, parseYaml, type ParseOptions, type YamlDocument, type YamlSource } from "./yaml.js";
@@ -37,6 +38,11 @@ export interface Project {
   playbook?: Loaded<Playbook>;
   /** Fixtures that passed their schema, in file order. */
   fixtures: Loaded<Fixture>[];
+  /**
+   * When the registry or the playbook failed its schema in some entries only: both as lint's
+   * rules check them, without those entries (load/partial.ts), and the codes left out.
+   */
+  checkable?: { registry: Loaded<Registry>; playbook: Loaded<Playbook>; codes: ReadonlySet<string> };
   /** Every file read, by the path shown to the user, for source excerpts. */
   sources: Map<string, YamlSource>;
   /** Absolute paths of the registry and playbook files. */
@@ -71,6 +77,8 @@ interface CheckedFile {
   source: YamlSource;
   /** The documents that passed their schema (a config, registry or playbook file has at most one). */
   documents: YamlDocument[];
+  /** A registry's or playbook's one document that failed its schema, with where each problem is. */
+  failed?: { doc: YamlDocument; paths: PathSegment[][] };
   findings: Finding[];
 }
 
@@ -134,8 +142,13 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
   if (!files.kind(registryFile)) throw new UsageError(`registry file not found: ${reader.display(registryFile)} (named at ${paths.where(["registry"])})`);
   if (!files.kind(playbookFile)) throw new UsageError(`playbook file not found: ${reader.display(playbookFile)} (named at ${paths.where(["playbook"])})`);
 
-  const registryDoc = reader.single(registryFile, "registry", "registry", findings, paths.where(["registry"]));
-  const playbookDoc = reader.single(playbookFile, "playbook", "playbook", findings, paths.where(["playbook"]));
+  const registryChecked = reader.checked(registryFile, "registry", "registry", paths.where(["registry"]));
+  findings.push(...registryChecked.findings);
+  const playbookChecked = reader.checked(playbookFile, "playbook", "playbook", paths.where(["playbook"]));
+  findings.push(...playbookChecked.findings);
+  const registryDoc = registryChecked.documents[0];
+  const playbookDoc = playbookChecked.documents[0];
+  const checkable = checkableDocuments(registryChecked, playbookChecked);
 
   // Paths on the command line are the user's own choice; what a walk finds inside them is not.
   const fixtureFiles = options.fixturePaths
@@ -156,6 +169,7 @@ export function loadProjectFrom(files: FileReader, configFile: string, options: 
     registry: registryDoc ? { value: registryDoc.value as Registry, doc: registryDoc } : undefined,
     playbook: playbookDoc ? { value: playbookDoc.value as Playbook, doc: playbookDoc } : undefined,
     fixtures,
+    ...(checkable ? { checkable } : {}),
     sources: reader.sources,
     files: { registry: registryFile, playbook: playbookFile, fixtures: fixtureFiles.map((f) => f.file) },
     ...adrListing(files, adrDir),
@@ -247,8 +261,10 @@ class SourceReader {
 
   private parsed(kind: DocumentKind, source: YamlSource): CheckedFile {
     const findings: Finding[] = [];
-    const one = kind === "fixture" ? undefined : singleDocument(source, kind, findings);
-    return { kind, source, documents: kind === "fixture" ? fixtureDocuments(source, findings) : one ? [one] : [], findings };
+    if (kind === "fixture") return { kind, source, documents: fixtureDocuments(source, findings), findings };
+    const one = singleDocument(source, kind, findings);
+    if (one === undefined || one.paths.length === 0) return { kind, source, documents: one ? [one.doc] : [], findings };
+    return { kind, source, documents: [], findings, failed: one };
   }
 
   /**
@@ -308,11 +324,14 @@ function fixtureDocuments(source: YamlSource, findings: Finding[]): YamlDocument
     return [];
   }
   // An empty document between `---` is no fixture.
-  return source.documents.filter((doc) => doc.value !== null && doc.value !== undefined && checkDocument(doc, "fixture", findings));
+  return source.documents.filter((doc) => doc.value !== null && doc.value !== undefined && checkDocument(doc, "fixture", findings)?.length === 0);
 }
 
-/** A file that must hold exactly one document of `kind`; findings for anything else. */
-function singleDocument(source: YamlSource, kind: DocumentKind, findings: Finding[]): YamlDocument | undefined {
+/**
+ * The one document of a file that must hold exactly one of `kind`, with where its schema
+ * problems are (none: it passed); findings for anything else.
+ */
+function singleDocument(source: YamlSource, kind: DocumentKind, findings: Finding[]): { doc: YamlDocument; paths: PathSegment[][] } | undefined {
   if (source.error) {
     findings.push(findingAtPosition("yaml-syntax", "error", source.error.message, { file: source.file, line: source.error.line, column: source.error.column }));
     return undefined;
@@ -326,26 +345,56 @@ function singleDocument(source: YamlSource, kind: DocumentKind, findings: Findin
     findings.push(findingAtPosition("schema", "error", `expected one ${KIND_NAMES[kind]} document, found ${docs.length}`, docs[1].locate([])));
     return undefined;
   }
-  return checkDocument(docs[0], kind, findings) ? docs[0] : undefined;
+  const paths = checkDocument(docs[0], kind, findings);
+  return paths === undefined ? undefined : { doc: docs[0], paths };
 }
 
-function checkDocument(doc: YamlDocument, kind: DocumentKind, findings: Finding[]): boolean {
+/** Where the document's schema problems are (none: it passed), each a finding; undefined when it is no document of `kind` at all. */
+function checkDocument(doc: YamlDocument, kind: DocumentKind, findings: Finding[]): PathSegment[][] | undefined {
   const value = doc.value;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     const found = Array.isArray(value) ? "a list" : `a ${typeof value} (${clip(JSON.stringify(value) ?? String(value), 40)})`;
     findings.push(findingAt({ rule: "schema", severity: "error", message: `expected a ${KIND_NAMES[kind]} document (a mapping), found ${found}`, doc, path: [] }));
-    return false;
+    return undefined;
   }
   const declared = (value as Record<string, unknown>).kind;
   if (kind !== "config" && typeof declared === "string" && declared !== KIND_NAMES[kind] && ["Registry", "Playbook", "Fixture"].includes(declared)) {
     findings.push(findingAt({ rule: "schema", severity: "error", message: `expected a ${KIND_NAMES[kind]} document here, found kind ${declared}`, doc, path: ["kind"] }));
-    return false;
+    return undefined;
   }
-  const problems = validateDocument(kind, doc);
-  if (kind === "playbook") problems.push(...scheduleProblems(value as Record<string, unknown>));
-  if (kind === "registry" && problems.length === 0) for (const p of messagePatternProblems(value)) problems.push({ ...p, target: "value" });
+  const problems = documentProblems(kind, value as Record<string, unknown>, doc);
   for (const p of problems) findings.push(findingAt({ rule: "schema", severity: "error", message: p.message, doc, path: p.path, target: p.target, fix: p.fix }));
-  return problems.length === 0;
+  return problems.map((p) => p.path);
+}
+
+/** The schema's problems with a document of `kind`, and the checks beyond it (a retry's schedule, a registry's message patterns). */
+function documentProblems(kind: DocumentKind, value: Record<string, unknown>, doc: YamlDocument): { message: string; path: PathSegment[]; target: "value" | "key"; fix?: FindingFix }[] {
+  const problems: { message: string; path: PathSegment[]; target: "value" | "key"; fix?: FindingFix }[] = validateDocument(kind, doc);
+  if (kind === "playbook") problems.push(...scheduleProblems(value));
+  if (kind === "registry" && problems.length === 0) for (const p of messagePatternProblems(value)) problems.push({ ...p, target: "value" });
+  return problems;
+}
+
+/**
+ * The registry and playbook as lint's rules check them when one failed its schema in some
+ * entries only (load/partial.ts): both without those entries, when what is left passes.
+ */
+function checkableDocuments(registry: CheckedFile, playbook: CheckedFile): Project["checkable"] {
+  if (registry.documents.length === 1 && playbook.documents.length === 1) return undefined;
+  const sides = [registry, playbook].map((checked) => {
+    const kind = checked.kind as PartialKind;
+    if (checked.documents.length === 1) return { kind, doc: checked.documents[0], failed: { entries: [], codes: new Set<string>() }, valid: true };
+    const failed = checked.failed && failedEntries(kind, checked.failed.doc.value as Record<string, unknown>, checked.failed.paths);
+    return failed && checked.failed ? { kind, doc: checked.failed.doc, failed, valid: false } : undefined;
+  });
+  if (sides.some((s) => s === undefined)) return undefined;
+  const codes = new Set(sides.flatMap((s) => [...s!.failed.codes]));
+  const [r, p] = sides.map((s) => {
+    const doc = withoutEntries(s!.kind, s!.doc, s!.failed.entries, codes);
+    return s!.valid || documentProblems(s!.kind, doc.value as Record<string, unknown>, doc).length === 0 ? doc : undefined;
+  });
+  if (!r || !p) return undefined;
+  return { registry: { value: r.value as Registry, doc: r }, playbook: { value: p.value as Playbook, doc: p }, codes };
 }
 
 /** A retry action needs exactly one delay schedule: a list or a formula. */

@@ -27,9 +27,16 @@ export function patternRedactor(patterns: readonly string[] = []): Redactor {
 const WORD = /[\p{L}\p{N}_*](?:[\p{L}\p{N}_.:/*-]*[\p{L}\p{N}_*])?/gu;
 
 /**
- * `redact`, except that a whole word of the vocabulary is kept as it is: the text around it is
- * redacted on its own. Text that `redact` leaves alone costs nothing more; the vocabulary is
- * gathered the first time a text needs it.
+ * A location as failbook writes one, `file:line` or `file:line:column`, in a file of a kind it
+ * reads: `token-expired.yaml:8:1` reads like a key and its value to the key-value family, but
+ * a file's own name is never a secret (SPEC 21), so a location is kept as a word is.
+ */
+const LOCATION = /\.(?:ya?ml|json|jsonl|ndjson|gz):\d+(?::\d+)?$/;
+
+/**
+ * `redact`, except that a whole word of the vocabulary, or a location, is kept as it is: the
+ * text around it is redacted on its own. Text that `redact` leaves alone costs nothing more;
+ * the vocabulary is gathered the first time a text needs it.
  */
 export function keepingVocabulary(redact: Redactor, vocabulary: () => ReadonlySet<string>): Redactor {
   let words: ReadonlySet<string> | undefined;
@@ -37,7 +44,6 @@ export function keepingVocabulary(redact: Redactor, vocabulary: () => ReadonlySe
     const redacted = redact(text);
     if (redacted === text) return text;
     words ??= vocabulary();
-    if (words.size === 0) return redacted;
     let out = "";
     let last = 0;
     for (const m of text.matchAll(WORD)) {
@@ -52,12 +58,12 @@ export function keepingVocabulary(redact: Redactor, vocabulary: () => ReadonlySe
 }
 
 /**
- * The word of the vocabulary that a matched word is: itself, or itself without the asterisks
- * of Markdown emphasis around it (`**auth.token_expired**`, as the editor's hover writes a
+ * The word of the vocabulary that a matched word is: itself (or a location), or itself
+ * without the asterisks of Markdown emphasis around it (`**auth.token_expired**`, as the editor's hover writes a
  * code), which WORD takes in because a tool glob may begin or end with one.
  */
 function vocabularyIn(matched: string, words: ReadonlySet<string>): string | undefined {
-  if (words.has(matched)) return matched;
+  if (words.has(matched) || LOCATION.test(matched)) return matched;
   const bare = matched.replace(/^\*+|\*+$/g, "");
   return bare !== "" && bare !== matched && words.has(bare) ? bare : undefined;
 }

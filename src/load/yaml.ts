@@ -36,6 +36,8 @@ export interface YamlDocument {
   locate(path: readonly PathSegment[], target?: "value" | "key"): Position;
   /** True when `path` resolves to a node of this document. */
   has(path: readonly PathSegment[]): boolean;
+  /** The path in the file of a path into `value`, when `value` leaves entries of the file out (load/partial.ts). */
+  inFile?(path: readonly PathSegment[]): readonly PathSegment[];
 }
 
 export interface YamlSource {

@@ -10,6 +10,7 @@ import { setOwn } from "failbook-runtime/model/json.js";
 import { mdCell, mdCode } from "../util/escape.js";
 import { inertJson } from "failbook-runtime/util/inert.js";
 import { plural } from "../util/text.js";
+import { checkReportShape } from "./report-shape.js";
 import type { Shard } from "./shard.js";
 import { fileOf, lineOf, locate, Tally, type Location, type TallyData } from "./tally.js";
 
@@ -136,7 +137,7 @@ function tallyData(r: ReplayReport, at: (where: string) => Location): TallyData 
   };
 }
 
-/** A JSON report read back (merge): enough of its shape checked to say which file is not one. */
+/** A JSON report read back (merge), its every field checked (report-shape.ts). */
 export function parseReport(text: string, file: string): ReplayReport {
   let value: unknown;
   try {
@@ -144,17 +145,7 @@ export function parseReport(text: string, file: string): ReplayReport {
   } catch {
     throw new UsageError(`${file} is not JSON; give the reports of failbook replay --format json`);
   }
-  const r = value as Partial<ReplayReport> | null;
-  const ok =
-    r !== null &&
-    typeof r === "object" &&
-    [r.records, r.invalid, r.unknown, r.changed, r.unrecorded, r.examples_per_transition].every((n) => Number.isInteger(n)) &&
-    Array.isArray(r.files) &&
-    Array.isArray(r.transitions) &&
-    Array.isArray(r.invalid_lines) &&
-    typeof r.verdicts === "object";
-  if (!ok) throw new UsageError(`${file} is not a replay report (records, transitions, files...); give the reports of failbook replay --format json`);
-  return r as ReplayReport;
+  return checkReportShape(value, file);
 }
 
 export function formatReplayJson(r: ReplayReport): string {

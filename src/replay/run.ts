@@ -5,12 +5,14 @@
  * tallies add up into the report. With one worker (or a playbook whose retry quota is
  * shared by every record in order) the chunks are replayed in this thread, in order.
  */
+import { isUtf8 } from "node:buffer";
 import { createReadStream, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { cpus } from "node:os";
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { createGunzip } from "node:zlib";
 import { UsageError } from "failbook-runtime/model/errors.js";
+import { notUtf8 } from "../util/fs.js";
 import { ChunkBuffers } from "./buffers.js";
 import { HeavyLine, PARSE_BUDGET_BYTES, replayChunk, type ChunkJob } from "./chunk.js";
 import { buildSetup, handOff, readSetup, type SharedSetup } from "./setup.js";
@@ -216,6 +218,8 @@ async function readFile(
     heldBytes -= cut;
     whole = 0;
     const startLine = nextLine;
+    // Records are UTF-8, as every file failbook reads: a bad byte is refused where it is, never replaced (docs/security.md).
+    if (!isUtf8(bytes)) throw new UsageError(notUtf8(bytes, path, startLine));
     nextLine += countLines(bytes, final);
     await submit({ file, startLine, bytes });
     onRead(source.bytesRead(), linesBefore + nextLine - 1);
@@ -246,7 +250,7 @@ async function readFile(
       if (heldBytes >= CHUNK_BYTES) await flush(false);
     }
   } catch (e) {
-    if (!gzip) throw e;
+    if (!gzip || e instanceof UsageError) throw e;
     await flush(false);
     const reason = (e as NodeJS.ErrnoException).code === "Z_BUF_ERROR" ? "truncated gzip (unexpected end of file)" : `corrupt gzip (${(e as Error).message})`;
     return { bytes: source.bytesRead(), nextLine, error: `${reason}: this line and any after it are lost; the lines before it were replayed` };

@@ -172,14 +172,22 @@ export function decodeUtf8(bytes: Uint8Array, shown: string): string {
   try {
     return STRICT_UTF8.decode(bytes);
   } catch {
-    const at = firstInvalidByte(bytes);
-    const lineStart = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1; // (a negative index would count from the end)
-    let line = 1;
-    for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
-    const column = STRICT_UTF8.decode(bytes.subarray(lineStart, at)).length + 1;
-    const hex = bytes[at].toString(16).toUpperCase().padStart(2, "0");
-    return refuseNonUtf8(`${shown}:${line}:${column}: not valid UTF-8 (byte 0x${hex}); failbook reads and rewrites UTF-8 only: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`);
+    return refuseNonUtf8(notUtf8(bytes, shown));
   }
+}
+
+/**
+ * What to say of bytes that are not valid UTF-8: where the first bad byte is (`firstLine` is
+ * the line the bytes start on, for a piece of a file) and what to do.
+ */
+export function notUtf8(bytes: Uint8Array, shown: string, firstLine = 1): string {
+  const at = firstInvalidByte(bytes);
+  const lineStart = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1; // (a negative index would count from the end)
+  let line = firstLine;
+  for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
+  const column = STRICT_UTF8.decode(bytes.subarray(lineStart, at)).length + 1;
+  const hex = bytes[at].toString(16).toUpperCase().padStart(2, "0");
+  return `${shown}:${line}:${column}: not valid UTF-8 (byte 0x${hex}); failbook reads and rewrites UTF-8 only: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)`;
 }
 
 function refuseNonUtf8(message: string): never {

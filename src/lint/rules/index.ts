@@ -33,6 +33,7 @@ import { retryBudget } from "./retry-budget.js";
 import { retryCommitted } from "./retry-committed.js";
 import { retryNotRetryable } from "./retry-not-retryable.js";
 import { retryableNotRetried } from "./retryable-not-retried.js";
+import { retriesUnreachable } from "./retries-unreachable.js";
 import { secretInProject } from "./secret-in-project.js";
 import { unknownSideEffectSilent } from "./unknown-side-effect-silent.js";
 import { verdictUntested } from "./verdict-untested.js";
@@ -79,6 +80,8 @@ export const RULES: LintRule[] = [
   jitterRangeInverted,
   hedgingNonIdempotent,
   retryAfterFieldUndeclared,
+  // SPEC 21
+  retriesUnreachable,
 ];
 
 registerRules(RULES);
