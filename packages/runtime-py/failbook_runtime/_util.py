@@ -9,7 +9,7 @@ import hashlib
 import math
 import re
 import secrets
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, cast
+from typing import Any, Callable, Dict, List, Mapping, Sequence, cast
 
 Random = Callable[[], float]
 """A random source: uniform in [0, 1)."""
@@ -211,16 +211,6 @@ def glob_matches(glob: str, text: str) -> bool:
 def js_round(x: float) -> int:
     """JavaScript's Math.round: half up."""
     return math.floor(x + 0.5)
-
-
-def optional_int(value: object) -> Optional[int]:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
 
 
 EMPTY: Mapping[str, Any] = {}
