@@ -21,6 +21,7 @@ import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag,
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json"] as const;
+const RUNTIMES = ["ts", "py"] as const;
 
 interface SimulateFlags {
   seed?: string;
@@ -29,6 +30,7 @@ interface SimulateFlags {
   format?: string;
   coverage?: boolean;
   minCoverage?: string;
+  runtime?: string;
 }
 
 export const registerSimulate: CommandRegistrar = (program, run) => {
@@ -40,6 +42,7 @@ export const registerSimulate: CommandRegistrar = (program, run) => {
     .option("--update", "rewrite the expect blocks to what the run did, keeping comments and layout")
     .option("--with-delays", "with --update: also pin every golden's retry delays (expect.delays_ms)")
     .addOption(new Option("--format <format>", "output format").choices([...FORMATS]).default("text"))
+    .addOption(new Option("--runtime <runtime>", "which runtime dispatches the fixtures: ts (failbook-runtime) or py (failbook_runtime for Python, packages/runtime-py)").choices([...RUNTIMES]).default("ts"))
     .option("--coverage", "also report which verdicts, actions and outcomes the fixtures exercise")
     .option("--min-coverage <percent>", "exit 1 when fewer than this percent (0-100) of active verdicts are exercised by a passing fixture (implies --coverage)")
     .addHelpText(
@@ -77,6 +80,11 @@ A golden records intended behaviour: when the project has lint errors, simulate 
 its first line (failbook lint shows them), runs the fixtures, suggests no --update, and
 --update records nothing.
 
+--runtime py runs the fixtures through failbook_runtime, the Python runtime
+(packages/runtime-py; pip install it, or run from a failbook checkout), with the module
+that gen py writes for this project: the same report, from the code a Python service ships.
+It needs python3 (3.9 or later; FAILBOOK_PYTHON names another interpreter).
+
 --coverage ends with the verdict coverage: how many active verdicts a passing fixture (one
 whose golden holds) classifies at least once. --min-coverage P makes it a gate: exit 1
 when that share is below P percent.
@@ -99,6 +107,7 @@ Examples:
 async function simulate(io: Io, globals: Globals, paths: string[], flags: SimulateFlags): Promise<number> {
   const format = choiceFlag("--format", flags.format, FORMATS, "text");
   const seed = intFlag("--seed", flags.seed);
+  const runtime = choiceFlag("--runtime", flags.runtime, RUNTIMES, "ts");
   const minCoverage = percentFlag("--min-coverage", flags.minCoverage);
   if (flags.withDelays && !flags.update) throw new UsageError("--with-delays pins the retry delays when --update records goldens; run failbook simulate --update --with-delays");
   const { project, findings } = loadFor(io, globals, paths.length > 0 ? { fixturePaths: paths } : {});
@@ -114,7 +123,7 @@ async function simulate(io: Io, globals: Globals, paths: string[], flags: Simula
   }
   // The view is two lines: on a terminal no taller, Ink would clear the screen every frame.
   const live = io.interactive && format === "text" && project.fixtures.length > 1 && (process.stdout.rows ?? 0) > 2 ? await liveProgress(io, project) : undefined;
-  const sim = await simulateProject(project, { ...(seed === undefined ? {} : { seed }), ...(live ? { onResult: live.onResult } : {}) }).finally(() => live?.close());
+  const sim = await simulateProject(project, { ...(seed === undefined ? {} : { seed }), ...(live ? { onResult: live.onResult } : {}), runtime }).finally(() => live?.close());
 
   let updated = new Set<FixtureResult>();
   let updateBlocked: string | undefined;

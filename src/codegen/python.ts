@@ -17,7 +17,8 @@ import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.
 import { pythonPattern, type PythonPattern } from "./pyregex.js";
 import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
-import { CodegenError, codegenProblems, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
+import { CodegenError, codegenProblems, projectData, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
+import { PROJECT_FORMAT } from "failbook-runtime/engine/dispatch.js";
 import { FAMILIES, REDACTED, SHORTEST_SECRET, TRIGGER } from "failbook-runtime/engine/secrets.js";
 
 export interface GeneratedPython {
@@ -63,6 +64,7 @@ export function generatePython(input: CodegenInput, options: GenerateOptions = {
     redactionSection(redactPatterns),
     PY_ENVELOPE,
     constructorSection(tables, names),
+    projectSection(projectData(registry, playbook, redact), redactPatterns),
     // Pure ASCII, as the rest of the module.
     manifestLine(manifest, "#").replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`),
   ];
@@ -137,6 +139,44 @@ function redactionSection(patterns: readonly string[]): string {
     "",
     "",
     PY_REDACT.trim(),
+  ].join("\n");
+}
+
+/**
+ * The project for failbook_runtime's `create_dispatcher(PROJECT)` (SPEC 25), as `gen ts`
+ * exports it (format, registry, playbook, redact: patterns, as plain data), plus this
+ * module's own classify, redaction and hint readers: the Python runtime decides with the
+ * very functions the differential tests hold equal to failbook's, never a second copy.
+ */
+function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): string {
+  const fields = [
+    `"format": ${pyStr(PROJECT_FORMAT)}`,
+    `"registry": ${pyValue(data.registry)}`,
+    `"playbook": ${pyValue(data.playbook)}`,
+    `"redact": ${pyValue(redactPatterns)}`,
+    `"classify": classify`,
+    `"redact_text": _redact`,
+    `"hint_value": _hint_value`,
+    `"field_hint": _field_hint`,
+    `"http_date": _http_date`,
+  ];
+  return [
+    "class Project(TypedDict):",
+    `    """The registry and playbook as failbook validated them, with this module's classify and redaction, for failbook_runtime."""`,
+    "",
+    `    format: Literal[${pyStr(PROJECT_FORMAT)}]`,
+    "    registry: Mapping[str, object]",
+    "    playbook: Mapping[str, object]",
+    "    redact: List[str]",
+    "    classify: Callable[[Optional[Mapping[str, object]], Optional[str]], str]",
+    "    redact_text: Callable[[str], str]",
+    "    hint_value: Callable[[str, bool, str, str], _HintValue]",
+    "    field_hint: Callable[[object], _HintValue]",
+    "    http_date: Callable[[str], Optional[int]]",
+    "",
+    "",
+    `PROJECT: Project = {\n${fields.map((f) => `    ${f},`).join("\n")}\n}`,
+    `"""The project for failbook_runtime (packages/runtime-py): \`create_dispatcher(PROJECT)\`."""`,
   ].join("\n");
 }
 
@@ -232,7 +272,7 @@ function banner(registry: Registry, playbook: BindingTables["playbook"], files: 
     "from __future__ import annotations",
     "",
     "import re",
-    "from typing import Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast",
+    "from typing import Callable, Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast",
   ].join("\n");
 }
 

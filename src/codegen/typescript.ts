@@ -351,7 +351,7 @@ function projectSection(data: { registry: object; playbook: object }, redactPatt
  * the descriptions of the registry, its classes and the playbook are here. Of the playbook's
  * entries only those of the registry's verdicts (another is a lint error, and never runs).
  */
-function projectData(registry: Registry, playbook: Playbook, redact: (text: string) => string): { registry: object; playbook: object } {
+export function projectData(registry: Registry, playbook: Playbook, redact: (text: string) => string): { registry: object; playbook: object } {
   const classes: Registry["classes"] = {};
   for (const [name, c] of Object.entries(registry.classes)) setOwn(classes, name, c.description === undefined ? c : { ...c, description: redact(c.description) });
   const codes = new Set(registry.verdicts.map((v) => v.code));

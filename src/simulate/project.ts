@@ -9,6 +9,7 @@ import type { DispatchEvent, Outcome } from "failbook-runtime/model/outcome.js";
 import type { Loaded, Project } from "../load/project.js";
 import { compareGolden, type GoldenDiff } from "./golden.js";
 import { simulateFixture, type Rules } from "./fixture.js";
+import { simulateInPython, type PythonSimulation } from "./python.js";
 
 export interface SimulateProjectOptions {
   /** Jitter seed for fixtures that name none (default 0). */
@@ -22,6 +23,8 @@ export interface SimulateProjectOptions {
    * When given, the run yields to the event loop between fixtures, so that a live view can paint.
    */
   onResult?: (result: FixtureResult, progress: SimulationProgress) => void;
+  /** Which runtime dispatches: TypeScript (default), or the Python package (SPEC 25, `--runtime py`). */
+  runtime?: "ts" | "py";
 }
 
 export interface SimulationProgress {
@@ -65,8 +68,9 @@ export async function simulateProject(project: Project, options: SimulateProject
   const only = options.only ? new Set(options.only) : undefined;
   const selected = project.fixtures.filter((loaded) => !only || only.has(loaded.value.name));
   const results: FixtureResult[] = [];
-  for (const loaded of selected) {
-    const result = await simulateLoaded(rules, loaded, options.seed);
+  const python = options.runtime === "py" ? simulateInPython(project, selected.map((loaded) => ({ fixture: loaded.value, seed: options.seed ?? 0 }))) : undefined;
+  for (const [i, loaded] of selected.entries()) {
+    const result = await simulateLoaded(rules, loaded, options.seed, python?.[i]);
     results.push(result);
     if (options.onResult) {
       options.onResult(result, { done: results.length, total: selected.length, next: selected[results.length]?.value.name });
@@ -80,10 +84,15 @@ export async function simulateProject(project: Project, options: SimulateProject
   };
 }
 
-async function simulateLoaded(rules: Rules, loaded: Loaded<Fixture>, seed: number | undefined): Promise<FixtureResult> {
+async function simulateLoaded(rules: Rules, loaded: Loaded<Fixture>, seed: number | undefined, python?: PythonSimulation): Promise<FixtureResult> {
   const { value: fixture, doc } = loaded;
   const base = { fixture: fixture.name, file: doc.file, position: doc.locate(["name"], "key"), source: loaded };
-  const sim = await simulateFixture(rules, fixture, seed === undefined ? {} : { seed });
+  if (python?.ok === "unsupported") {
+    const policies = /sets (.*?), which/.exec(python.reason)?.[1] ?? python.reason;
+    const message = `the Python runtime does not implement ${policies} yet (SPEC 18); simulate this project with --runtime ts`;
+    return { ...base, outcome: null, events: [], passed: false, diff: null, error: { message, position: doc.locate([]) } };
+  }
+  const sim = python ?? (await simulateFixture(rules, fixture, seed === undefined ? {} : { seed }));
   if (!sim.ok) {
     return { ...base, outcome: null, events: sim.events, passed: false, diff: null, error: { message: sim.error.message, position: doc.locate(sim.error.path) } };
   }

@@ -1,0 +1,242 @@
+"""create_dispatcher, and the two drivers of the one run (./_engine.py): `dispatch` blocks,
+`adispatch` awaits. Attempt timeouts (SPEC 18): on a virtual clock the attempt's latency is
+held at the timeout; on a real one the blocking driver runs the attempt in a thread and
+stops waiting (the attempt's `context["signal"]`, a threading.Event, is set: honour it),
+the asyncio driver cancels the attempt's task. Cancellation and deadlines (SPEC 21): a
+`cancel` Event and a `deadline_ms` on the dispatcher's clock end the dispatch `exhausted`,
+reason `cancelled` or `deadline`; cancelling the task that awaits `adispatch` releases
+every policy counter and re-raises CancelledError."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import threading
+import time
+from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Union
+
+from ._clock import RealClock
+from ._engine import TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
+from ._redact import Redactor, remembered
+from ._util import EMPTY, Random, checked_trace_id, system_random
+
+PROJECT_FORMAT = "failbook.project/1"
+UNIMPLEMENTED = ("circuit_breakers", "hedging", "rate_limits")
+"""Playbook policies this runtime refuses rather than ignores."""
+
+Json = Dict[str, Any]
+AttemptFn = Callable[[Json, int, str, Json], Json]
+"""attempt(call, n, idempotency_key, context) -> {"status": "ok" | "error" | "needs_input", ...}"""
+AsyncAttemptFn = Callable[[Json, int, str, Json], Union[Awaitable[Json], Json]]
+
+
+class Dispatcher:
+    """One playbook's dispatcher: every dispatch shares its clock, random source and policies."""
+
+    def __init__(self, shared: Shared) -> None:
+        self._s = shared
+        self.clock: Any = shared.clock
+        self.registry = shared.registry
+        self.playbook = shared.playbook
+        self.redact: Redactor = shared.redact
+        self.quota = shared.quota
+        self.budget = shared.budget
+        self.throttle = shared.throttle
+
+    def new_ledger(self) -> Ledger:
+        """A fresh budget ledger starting now: share it to make several dispatches one run."""
+        return Ledger(self.clock.now())
+
+    def _run(self, call: Json, run_id: str, ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str]) -> Run:
+        s = self._s
+        run = DispatchRun(s, ledger, run_id, str(call["id"]) if label else None, stop, trace)
+        budget = s.budget
+        if budget is not None:
+            budget.call_started()
+        try:
+            try:
+                end = yield from run.call(call, 0)
+            except Stopped as stopped:
+                end = run.stopped(stopped, call)
+        finally:
+            if budget is not None:
+                budget.call_ended(run.retrying)
+        result = run.finish(end)
+        yield from run.apply_effects(result["outcome"])
+        return result
+
+    def _stop(self, cancel: Any, deadline_ms: Optional[float]) -> Optional[Stop]:
+        return None if cancel is None and deadline_ms is None else Stop(self.clock, cancel, deadline_ms)
+
+    def dispatch(self, call: Json, attempt: AttemptFn, *, run_id: str = "", ledger: Optional[Ledger] = None, label: bool = False, cancel: Optional[threading.Event] = None, deadline_ms: Optional[float] = None, trace_id: Optional[str] = None) -> Json:
+        """One call under the playbook, blocking: {"outcome", "events", "errors", "idempotency_key"}."""
+        trace = None if trace_id is None else checked_trace_id(trace_id)
+        stop = self._stop(cancel, deadline_ms)
+        gen = self._run(call, run_id, ledger, label, stop, trace)
+        value: Any = None
+        error: Optional[BaseException] = None
+        while True:
+            try:
+                request = gen.send(value) if error is None else gen.throw(error)
+            except StopIteration as done:
+                return done.value
+            value, error = None, None
+            try:
+                if isinstance(request, Send):
+                    value = self._send(request, attempt, stop)
+                elif isinstance(request, Sleep):
+                    self.clock.sleep(request.ms, cancel)
+                else:
+                    value = request.fn(*request.args)
+            except BaseException as e:  # handed to the run, whose finally blocks release what it holds
+                error = e
+
+    async def adispatch(self, call: Json, attempt: AsyncAttemptFn, *, run_id: str = "", ledger: Optional[Ledger] = None, label: bool = False, cancel: Union[asyncio.Event, threading.Event, None] = None, deadline_ms: Optional[float] = None, trace_id: Optional[str] = None) -> Json:
+        """One call under the playbook, in asyncio: the attempt function may be a coroutine function."""
+        trace = None if trace_id is None else checked_trace_id(trace_id)
+        stop = self._stop(cancel, deadline_ms)
+        gen = self._run(call, run_id, ledger, label, stop, trace)
+        value: Any = None
+        error: Optional[BaseException] = None
+        while True:
+            try:
+                request = gen.send(value) if error is None else gen.throw(error)
+            except StopIteration as done:
+                return done.value
+            value, error = None, None
+            try:
+                if isinstance(request, Send):
+                    value = await self._asend(request, attempt, stop)
+                elif isinstance(request, Sleep):
+                    await self.clock.asleep(request.ms, cancel)
+                else:
+                    value = self._effect(request)
+                    if inspect.isawaitable(value):
+                        value = await value
+            except BaseException as e:
+                error = e
+
+    @staticmethod
+    def _effect(request: Effect) -> Any:
+        return request.fn(*request.args)
+
+    # Sending one attempt ----------------------------------------------------------------------
+
+    def _limit_s(self, timeout_ms: Optional[float]) -> float:
+        scale = self.clock.scale if isinstance(self.clock, RealClock) else 1.0
+        return math.inf if timeout_ms is None else max(0.0, timeout_ms * scale) / 1000
+
+    def _send(self, request: Send, attempt: AttemptFn, stop: Optional[Stop]) -> Any:
+        clock = self.clock
+        hold = getattr(clock, "hold", None)
+        timeout = request.timeout_ms
+        signal = threading.Event()
+        context = {**request.context, "signal": signal}
+        if hold is not None:
+            if timeout is None:
+                return attempt(request.call, request.n, request.key, context)
+            release = hold(clock.now() + timeout)
+            try:
+                response = attempt(request.call, request.n, request.key, context)
+            finally:
+                if release():
+                    signal.set()
+            return TIMED_OUT if signal.is_set() else response
+        if timeout is None and stop is None:
+            return attempt(request.call, request.n, request.key, context)
+        box: Dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["value"] = attempt(request.call, request.n, request.key, context)
+            except BaseException as e:
+                box["error"] = e
+            finally:
+                done.set()
+
+        threading.Thread(target=work, daemon=True, name="failbook-attempt").start()
+        until = time.monotonic() + self._limit_s(timeout)
+        while True:
+            left = until - time.monotonic()
+            if done.wait(min(left, 0.005) if stop is not None else left) if left > 0 else done.is_set():
+                break
+            if stop is not None and stop.check() is not None:
+                signal.set()
+                raise Stopped(stop.why or "cancelled", True)
+            if time.monotonic() >= until:
+                signal.set()
+                return TIMED_OUT
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    async def _asend(self, request: Send, attempt: AsyncAttemptFn, stop: Optional[Stop]) -> Any:
+        clock = self.clock
+        hold = getattr(clock, "hold", None)
+        timeout = request.timeout_ms
+        signal = threading.Event()
+        context = {**request.context, "signal": signal}
+        if hold is not None:
+            release = None if timeout is None else hold(clock.now() + timeout)
+            try:
+                response = attempt(request.call, request.n, request.key, context)
+                if inspect.isawaitable(response):
+                    response = await response
+            finally:
+                if release is not None and release():
+                    signal.set()
+            return TIMED_OUT if signal.is_set() else response
+        sent = attempt(request.call, request.n, request.key, context)
+        if not inspect.isawaitable(sent):
+            return sent
+        if timeout is None and stop is None:
+            return await sent
+        task: asyncio.Future[Any] = asyncio.ensure_future(sent)
+        until = time.monotonic() + self._limit_s(timeout)
+        try:
+            while True:
+                left = until - time.monotonic()
+                if left > 0:
+                    await asyncio.wait({task}, timeout=min(left, 0.005) if stop is not None else left)
+                if task.done():
+                    return task.result()
+                if stop is not None and stop.check() is not None:
+                    signal.set()
+                    task.cancel()
+                    raise Stopped(stop.why or "cancelled", True)
+                if time.monotonic() >= until:
+                    signal.set()
+                    task.cancel()
+                    return TIMED_OUT
+        except asyncio.CancelledError:
+            signal.set()
+            task.cancel()
+            raise
+
+
+def create_dispatcher(
+    project: Mapping[str, Any],
+    *,
+    clock: Any = None,
+    random: Optional[Random] = None,
+    redact: Optional[Redactor] = None,
+    effects: Optional[Mapping[str, Callable[..., Any]]] = None,
+    on_event: Optional[Callable[[Json], None]] = None,
+    quota_tokens: Optional[float] = None,
+    state: Optional[Mapping[str, Any]] = None,
+) -> Dispatcher:
+    """A dispatcher for a generated module's PROJECT (`failbook gen py`). The clock defaults to
+    the real clock, the random source to a seeded one drawn from the operating system."""
+    if not isinstance(project, Mapping) or project.get("format") != PROJECT_FORMAT:  # pyright: ignore[reportUnnecessaryIsInstance]
+        got = project.get("format") if isinstance(project, Mapping) else type(project).__name__  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError("create_dispatcher: project has format " + repr(got) + ", not " + repr(PROJECT_FORMAT) + "; pass the PROJECT of a module that `failbook gen py` wrote for this version of failbook-runtime (regenerate it)")
+    if "classify" not in project:
+        raise TypeError("create_dispatcher: project has no classify; pass the PROJECT of a module that `failbook gen py` wrote (regenerate it)")
+    missing = [name for name in UNIMPLEMENTED if (project.get("playbook") or EMPTY).get(name) is not None]
+    if missing:
+        raise NotImplementedError("create_dispatcher: the playbook sets " + ", ".join(missing) + ", which failbook_runtime for Python does not implement yet (SPEC 18); dispatch these calls with the TypeScript runtime")
+    shown = remembered(redact if redact is not None else project["redact_text"])
+    shared = Shared(project, clock if clock is not None else RealClock(), random if random is not None else system_random(), shown, quota_tokens, state, on_event, effects)
+    return Dispatcher(shared)

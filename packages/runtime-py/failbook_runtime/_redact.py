@@ -1,0 +1,189 @@
+"""Redaction as the dispatcher applies it (failbook-runtime's engine/redact.ts and
+adapter-error.ts): the generated module's own redaction of text, remembered; values from
+outside made plain JSON data, every string redacted and a string under a secret-named key
+replaced whole; an adapter error kept in its schema shape only."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, cast
+
+REDACTED = "[REDACTED]"
+CAUSE_DEPTH = 8
+MAX_HINT_MS = 2592000000
+JSON_SAFE_DEPTH = 16
+JSON_SAFE_WIDTH = 1000
+
+SECRET_KEY = re.compile(
+    "(?:[Tt][Oo][Kk][Ee][Nn]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Pp][Aa][Ss][Ss][Ww](?:[Oo][Rr])?[Dd]|[Aa][Pp][Ii][_-]?[Kk][Ee][Yy]|[Aa][Cc][Cc][Ee][Ss][Ss][_-]?[Kk][Ee][Yy])"
+)
+"""A key that names a secret (SPEC 16): a string under it is a secret whatever it looks like."""
+
+Redactor = Callable[[str], str]
+
+
+def remembered(redact: Redactor) -> Redactor:
+    """`redact`, remembering what it made of each string (two bounded generations, as failbook's memo)."""
+    recent: Dict[str, str] = {}
+    older: Dict[str, str] = {}
+    chars = [0]
+
+    def shown(text: str) -> str:
+        nonlocal recent, older
+        if len(text) > 4096:
+            return redact(text)
+        out = recent.get(text)
+        if out is not None:
+            return out
+        out = older.get(text)
+        if out is None:
+            out = redact(text)
+        if len(recent) >= 4096 or chars[0] >= 1 << 21:
+            older = recent
+            recent = {}
+            chars[0] = 0
+        recent[text] = out
+        chars[0] += len(text) + len(out)
+        return out
+
+    return shown
+
+
+def json_safe(value: object, depth: int = 0, seen: Optional[List[int]] = None) -> object:
+    """Any value as plain JSON data: cycles `[Circular]`, depth and width bounded, what JSON has no form for left out."""
+    if isinstance(value, (str, bool)) or value is None:
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, (list, tuple, Mapping)):
+        return None
+    ident = id(cast(object, value))
+    if seen is not None and ident in seen:
+        return "[Circular]"
+    if depth >= JSON_SAFE_DEPTH:
+        return "[Truncated]"
+    path = [ident] if seen is None else [*seen, ident]
+    if isinstance(value, (list, tuple)):
+        items: List[object] = list(cast(Sequence[object], value))[:JSON_SAFE_WIDTH]
+        return [json_safe(v, depth + 1, path) for v in items]
+    out: Dict[str, object] = {}
+    mapping: Mapping[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    for i, (k, v) in enumerate(mapping.items()):
+        if i >= JSON_SAFE_WIDTH:
+            break
+        safe = json_safe(v, depth + 1, path)
+        if safe is not None or v is None:
+            out[str(k)] = safe
+    return out
+
+
+def _map_strings(value: object, fn: Callable[[str, Optional[str]], str], key: Optional[str] = None) -> Any:
+    if isinstance(value, str):
+        return fn(value, key)
+    if isinstance(value, list):
+        items: List[object] = value  # pyright: ignore[reportUnknownVariableType]
+        return [_map_strings(v, fn, key) for v in items]
+    if isinstance(value, dict):
+        mapping: Dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
+        return {k: _map_strings(v, fn, k) for k, v in mapping.items()}
+    return value
+
+
+def redact_deep(value: object, redact: Redactor) -> Any:
+    """A value from outside as an output may show it: plain JSON, every string redacted, a string under a secret-named key replaced whole."""
+    return _map_strings(json_safe(value), lambda text, key: REDACTED if text != "" and key is not None and SECRET_KEY.search(key) else redact(text))
+
+
+def plain_headers(headers: object) -> Dict[str, str]:
+    """Headers in any shape a client gives them (a mapping, a list of pairs, an object with items()) as one dict of strings."""
+    out: Dict[str, str] = {}
+
+    def add(name: object, value: object) -> None:
+        if not isinstance(name, str) or name in out:
+            return
+        if isinstance(value, str):
+            out[name] = value
+        elif isinstance(value, int) and not isinstance(value, bool):
+            out[name] = str(value)
+        elif isinstance(value, (list, tuple)):
+            out[name] = ", ".join(v for v in value if isinstance(v, str))  # pyright: ignore[reportUnknownVariableType]
+
+    try:
+        if isinstance(headers, (list, tuple)):
+            for pair in cast(Sequence[object], headers):
+                if isinstance(pair, (list, tuple)):
+                    both = cast(Sequence[object], pair)
+                    if len(both) >= 2:
+                        add(both[0], both[1])
+        elif isinstance(headers, Mapping):
+            mapping: Mapping[Any, Any] = headers  # pyright: ignore[reportUnknownVariableType]
+            for name, value in mapping.items():
+                add(name, value)
+        elif hasattr(headers, "items"):
+            for name, value in getattr(headers, "items")():
+                add(name, value)
+    except Exception:  # a hostile header object: what it gave before raising is kept
+        pass
+    return out
+
+
+def adapter_error_of(raw: object) -> Optional[Dict[str, Any]]:
+    """The error a failed response carries, for classification: a mapping with plain headers, causes cut at CAUSE_DEPTH; anything else is no error (None)."""
+    if not isinstance(raw, Mapping):
+        return None
+    return _chain_of(raw, 0)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _chain_of(error: Mapping[str, Any], depth: int) -> Dict[str, Any]:
+    out: Dict[str, Any] = dict(error)
+    headers = error.get("headers")
+    if headers is not None and not (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())):  # pyright: ignore[reportUnknownVariableType]
+        out["headers"] = plain_headers(cast(object, headers))
+    cause = error.get("cause")
+    if isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
+        out["cause"] = _chain_of(cause, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
+    else:
+        out.pop("cause", None)
+    return out
+
+
+_STATES = ("none", "unknown", "committed")
+
+
+def schema_error(e: Mapping[str, Any], depth: int = 0) -> Dict[str, Any]:
+    """The error in its schema shape: kind always a string, other members only when of their type, nothing else."""
+    kind = e.get("kind")
+    out: Dict[str, Any] = {"kind": kind if isinstance(kind, str) else ""}
+    if isinstance(e.get("message"), str):
+        out["message"] = e["message"]
+    status = e.get("http_status")
+    if isinstance(status, (int, float)) and not isinstance(status, bool) and float(status).is_integer() and 100 <= status <= 999:
+        out["http_status"] = int(status)
+    if isinstance(e.get("provider_code"), str):
+        out["provider_code"] = e["provider_code"]
+    if e.get("side_effect_state") in _STATES:
+        out["side_effect_state"] = e["side_effect_state"]
+    hint = e.get("retry_after_ms")
+    if isinstance(hint, (int, float)) and not isinstance(hint, bool) and math.isfinite(hint):
+        out["retry_after_ms"] = min(MAX_HINT_MS, max(0, math.floor(hint)))
+    if isinstance(e.get("headers"), (Mapping, list, tuple)):
+        out["headers"] = plain_headers(e["headers"])
+    fields = e.get("fields")
+    if isinstance(fields, Mapping):
+        plain: Dict[str, Any] = {}
+        fmap: Mapping[Any, Any] = fields  # pyright: ignore[reportUnknownVariableType]
+        for name, value in fmap.items():
+            if isinstance(value, (str, bool)) or (isinstance(value, (int, float)) and math.isfinite(value)):
+                plain[str(name)] = value
+        out["fields"] = plain
+    cause = e.get("cause")
+    if isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
+        out["cause"] = schema_error(cause, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
+    return out
+
+
+def shown_error(error: Mapping[str, Any], redact: Redactor) -> Dict[str, Any]:
+    return redact_deep(schema_error(error), redact)

@@ -1,0 +1,218 @@
+"""Ports of failbook-runtime's small pure pieces, bit for bit: the seeded random source
+(mulberry32), the cyrb53 trace hash, RFC 8785 canonical JSON with ECMAScript's number
+text, the idempotency key and the trace id (SPEC 4), globs, and JSON written as
+JavaScript's JSON.stringify writes it (records byte for byte)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import secrets
+from typing import Any, Callable, Dict, List, Mapping, Sequence, cast
+
+Random = Callable[[], float]
+"""A random source: uniform in [0, 1)."""
+
+_M = 0xFFFFFFFF
+
+
+def _imul(a: int, b: int) -> int:
+    return (a * b) & _M
+
+
+def _to_uint32(seed: float) -> int:
+    if isinstance(seed, float):
+        if seed != seed or seed in (math.inf, -math.inf):
+            return 0
+        seed = math.trunc(seed)
+    return int(seed) & _M
+
+
+def seeded_random(seed: float) -> Random:
+    """mulberry32, exactly as failbook-runtime's seededRandom: the same seed gives the same draws in both languages."""
+    state = [_to_uint32(seed)]
+
+    def draw() -> float:
+        a = (state[0] + 0x6D2B79F5) & _M
+        state[0] = a
+        t = a
+        t = _imul(t ^ (t >> 15), t | 1)
+        t ^= (t + _imul(t ^ (t >> 7), t | 61)) & _M
+        return (t ^ (t >> 14)) / 4294967296
+
+    return draw
+
+
+def system_random() -> Random:
+    """A seeded source whose seed comes from the operating system's generator (a fleet must not retry in step)."""
+    return seeded_random(secrets.randbits(32))
+
+
+def max_random() -> float:
+    """Always the top of the range: the static worst case of a jittered schedule."""
+    return 1.0
+
+
+def _utf16_units(text: str) -> List[int]:
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
+
+
+_HEX = "0123456789abcdef"
+
+
+def tagged_hex48(tag: str, text: str) -> str:
+    """cyrb53's 48 bits of `text` (its UTF-16 code units) as 12 hex digits after `tag`."""
+    h1 = 0xDEADBEEF
+    h2 = 0x41C6CE57
+    for ch in _utf16_units(text) if not text.isascii() else (ord(c) for c in text):
+        h1 = _imul(h1 ^ ch, 2654435761)
+        h2 = _imul(h2 ^ ch, 1597334677)
+    h1 = _imul(h1 ^ (h1 >> 16), 2246822507) ^ _imul(h2 ^ (h2 >> 13), 3266489909)
+    h2 = _imul(h2 ^ (h2 >> 16), 2246822507) ^ _imul(h1 ^ (h1 >> 13), 3266489909)
+    return tag + "".join(_HEX[(h2 >> s) & 15] for s in (12, 8, 4, 0)) + "".join(_HEX[(h1 >> s) & 15] for s in (28, 24, 20, 16, 12, 8, 4, 0))
+
+
+def js_number(x: float) -> str:
+    """A number as ECMAScript's Number::toString writes it (JSON.stringify's numbers)."""
+    if isinstance(x, bool):
+        raise TypeError("a boolean is no number")
+    if isinstance(x, int):
+        if abs(x) <= 2**53:
+            return str(x)
+        x = float(x)
+    if x != x or x in (math.inf, -math.inf):
+        raise ValueError("JSON has no representation for NaN or Infinity")
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + js_number(-x)
+    mant, _, exp = repr(x).partition("e")
+    e = int(exp) if exp else 0
+    ip, _, fp = mant.partition(".")
+    whole = ip + fp
+    stripped = whole.lstrip("0")
+    n = len(ip) - (len(whole) - len(stripped)) + e
+    digits = stripped.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e2 = n - 1
+    sign = "+" if e2 >= 0 else "-"
+    return (digits if k == 1 else digits[0] + "." + digits[1:]) + "e" + sign + str(abs(e2))
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_ESCAPE = re.compile("[\"\\\\\x00-\x1f\ud800-\udfff]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    return _ESCAPES.get(ch) or "\\u%04x" % ord(ch)
+
+
+def js_string(text: str) -> str:
+    """A string literal as JSON.stringify writes it (well-formed: a lone surrogate escaped)."""
+    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+
+
+def js_json(value: object) -> str:
+    """`JSON.stringify(value)`: no white space, keys in insertion order, ECMAScript's numbers."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return js_string(value)
+    if isinstance(value, (int, float)):
+        try:
+            return js_number(value)
+        except ValueError:
+            return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(js_json(v) for v in cast(Sequence[object], value)) + "]"
+    if isinstance(value, Mapping):
+        items: Mapping[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return "{" + ",".join(js_string(str(k)) + ":" + js_json(v) for k, v in items.items()) + "}"
+    raise TypeError("no JSON form for a " + type(value).__name__)
+
+
+def _utf16_key(key: str) -> List[int]:
+    return _utf16_units(key)
+
+
+def canonical_json(value: object) -> str:
+    """RFC 8785 canonical JSON: keys sorted by UTF-16 code units, ECMAScript's numbers. NaN and Infinity raise."""
+    if isinstance(value, str) or value is None or isinstance(value, bool):
+        return js_json(value)
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(canonical_json(v) for v in cast(Sequence[object], value)) + "]"
+    if isinstance(value, Mapping):
+        items: Mapping[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        keys = sorted(items.keys(), key=_utf16_key)
+        return "{" + ",".join(js_string(k) + ":" + canonical_json(items[k]) for k in keys) + "}"
+    raise TypeError("canonical JSON has no representation for a " + type(value).__name__)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def idempotency_key(run_id: str, call: Mapping[str, Any]) -> str:
+    """The call's idempotency key: its own when it gives one, else SHA-256 of run, id, tool and canonical arguments (SPEC 4)."""
+    own = call.get("idempotency_key")
+    if own is not None:
+        return str(own)
+    args = call.get("args")
+    return sha256_hex(run_id + "\n" + str(call["id"]) + "\n" + str(call["tool"]) + "\n" + canonical_json({} if args is None else args))
+
+
+_HEX_LOWER = frozenset("0123456789abcdef")
+_HEX_ANY = frozenset("0123456789abcdefABCDEF")
+
+
+def trace_id(key: str) -> str:
+    """`fb_` and the key's first 12 hex digits; a key that does not start with 12 gets 12 of a cyrb53 hash."""
+    head = key[:12]
+    if len(head) == 12 and all(c in _HEX_ANY for c in head):
+        return "fb_" + (head if all(c in _HEX_LOWER for c in head) else head.lower())
+    return tagged_hex48("fb_", key)
+
+
+def checked_trace_id(value: object) -> str:
+    """A caller's W3C trace-id (SPEC 21): 32 lower-case hex digits, not all zero."""
+    if isinstance(value, str) and len(value) == 32 and all(c in _HEX_LOWER for c in value) and value != "0" * 32:
+        return value
+    raise TypeError("failbook: trace_id must be a W3C trace-id: 32 lower-case hex digits, not all zero (an OpenTelemetry span's trace_id, formatted '032x')")
+
+
+_GLOBS: Dict[str, "re.Pattern[str]"] = {}
+
+
+def glob_matches(glob: str, text: str) -> bool:
+    """`*` is any run of characters (dots included), `?` one character; all else is literal."""
+    compiled = _GLOBS.get(glob)
+    if compiled is None:
+        compiled = re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in glob), re.DOTALL)
+        if len(_GLOBS) < 10000:
+            _GLOBS[glob] = compiled
+    return compiled.fullmatch(text) is not None
+
+
+def js_round(x: float) -> int:
+    """JavaScript's Math.round: half up."""
+    return math.floor(x + 0.5)
+
+
+EMPTY: Mapping[str, Any] = {}
+"""An empty mapping for `value or EMPTY` (never written to)."""
+NOTHING: "tuple[Any, ...]" = ()

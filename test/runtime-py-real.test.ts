@@ -1,0 +1,36 @@
+/**
+ * failbook_runtime for Python (SPEC 25) as a service runs it: its unit tests on a real clock
+ * against a loopback HTTP server (packages/runtime-py/tests: retries, attempt timeouts,
+ * cancellation and deadlines in dispatch and adispatch), with the module `gen py` writes for
+ * this repository's project; and the package clean under pyright --strict.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generatePython } from "../src/codegen/python.js";
+import { loadProject } from "../src/load/project.js";
+import { REPO } from "./helpers/cli.js";
+import { NO_PYTHON_MESSAGE, PYTHON } from "./helpers/python.js";
+
+const PACKAGE = join(REPO, "packages/runtime-py");
+
+describe.skipIf(PYTHON === null)("failbook_runtime for Python", () => {
+  if (PYTHON === null) it.skip(NO_PYTHON_MESSAGE, () => {});
+
+  it("passes its real-clock tests against a loopback HTTP server", () => {
+    const dir = mkdtempSync(join(tmpdir(), "failbook-py-real-"));
+    const bindings = join(dir, "bindings.py");
+    writeFileSync(bindings, generatePython(loadProject({ cwd: REPO }).project).text);
+    const r = spawnSync(PYTHON!, ["-m", "unittest", "-v", "tests/test_real_clock.py"], { cwd: PACKAGE, encoding: "utf8", env: { ...process.env, PYTHONPATH: PACKAGE, FAILBOOK_BINDINGS: bindings, PYTHONDONTWRITEBYTECODE: "1" } });
+    expect(r.stderr).toMatch(/Ran 6 tests[\s\S]*\nOK\n?$/);
+    expect(r.status).toBe(0);
+  }, 60_000);
+
+  it("is clean under pyright --strict for Python 3.9", () => {
+    const r = spawnSync(process.execPath, [join(REPO, "node_modules/pyright/index.js"), "-p", join(PACKAGE, "pyrightconfig.json")], { cwd: PACKAGE, encoding: "utf8" });
+    expect(r.stdout).toContain("0 errors, 0 warnings, 0 informations");
+    expect(r.status).toBe(0);
+  }, 120_000);
+});
