@@ -29,9 +29,10 @@ import { NO_PYTHON_MESSAGE, PYTHON } from "./helpers/python.js";
 const RANDOM_FIXTURES = Number(process.env.FAILBOOK_PY_RANDOM_FIXTURES ?? 5000);
 const PLAYBOOK_VARIANTS = 50;
 
-/** Projects whose fixtures the Python runtime refuses, and why (SPEC 18 policies not ported yet). */
+/** Projects whose fixtures the Python runtime refuses, and why (SPEC 18 and 22 policies not ported yet). */
 const UNSUPPORTED: Record<string, string> = {
   "examples/payments-breaker": "circuit_breakers, hedging",
+  "examples/github-rate-limit": "rate_limits",
 };
 
 const projectDirs = ["", ...readdirSync(join(REPO, "examples")).map((d) => `examples/${d}`).filter((d) => existsSync(join(REPO, d, "failbook.yaml")))];

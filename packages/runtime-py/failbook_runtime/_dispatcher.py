@@ -236,7 +236,7 @@ def create_dispatcher(
         raise TypeError("create_dispatcher: project has no classify; pass the PROJECT of a module that `failbook gen py` wrote (regenerate it)")
     missing = [name for name in UNIMPLEMENTED if (project.get("playbook") or EMPTY).get(name) is not None]
     if missing:
-        raise NotImplementedError("create_dispatcher: the playbook sets " + ", ".join(missing) + ", which failbook_runtime for Python does not implement yet (SPEC 18); dispatch these calls with the TypeScript runtime")
+        raise NotImplementedError("create_dispatcher: the playbook sets " + ", ".join(missing) + ", which failbook_runtime for Python does not implement yet (SPEC 18, 22); dispatch these calls with the TypeScript runtime")
     shown = remembered(redact if redact is not None else project["redact_text"])
     shared = Shared(project, clock if clock is not None else RealClock(), random if random is not None else system_random(), shown, quota_tokens, state, on_event, effects)
     return Dispatcher(shared)
