@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRuleMeta } from "../src/index.js";
 import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
+import { builtFrom } from "../scripts/build-inputs.mjs";
 import { REPO, failbook, tempProject } from "./helpers/cli.js";
 
 const read = (file: string): string => readFileSync(join(REPO, file), "utf8");
@@ -72,6 +73,8 @@ describe("README", () => {
     for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== "INIT_CWD") env[k] = v;
     env.npm_config_cache = cache;
     const built = () => ["dist/.build-inputs", "dist/bundle/cli.cjs"].map((f) => statSync(join(REPO, f)).mtimeMs);
+    // Else npx's prepare would rebuild dist/ under the files running beside this one.
+    expect(builtFrom(REPO), "dist/ is not a build of the sources as they are: npm run build").toBe(true);
     const before = built();
     try {
       const started = Date.now();
