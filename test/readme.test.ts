@@ -1,9 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRuleMeta } from "../src/index.js";
 import { OUTCOME_KINDS } from "failbook-runtime/model/outcome.js";
+import { builtFrom } from "../scripts/build-inputs.mjs";
 import { REPO, failbook, tempProject } from "./helpers/cli.js";
 
 const read = (file: string): string => readFileSync(join(REPO, file), "utf8");
@@ -59,6 +61,39 @@ describe("README", () => {
   it("gives the two-command quick start and the test command", () => {
     expect(readme).toContain("npm install && npx failbook lint");
     expect(readme).toContain("npm test");
+  });
+
+  it("runs the quick start's `npx failbook lint` on this clone's failbook as installed, building nothing again", () => {
+    // As a user's shell runs it after `npm install` (which built dist/, as `npm test` has): none of
+    // npm test's npm_* variables, and an npm cache of its own, empty, as on a fresh machine.
+    const command = /^npm install && (npx failbook lint)\b/m.exec(readme)?.[1]?.split(" ");
+    expect(command).toEqual(["npx", "failbook", "lint"]);
+    const cache = mkdtempSync(join(tmpdir(), "failbook-npx-cache-"));
+    const env: NodeJS.ProcessEnv = { NO_COLOR: "1" };
+    for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== "INIT_CWD") env[k] = v;
+    env.npm_config_cache = cache;
+    const built = () => ["dist/.build-inputs", "dist/bundle/cli.cjs"].map((f) => statSync(join(REPO, f)).mtimeMs);
+    // Else npx's prepare would rebuild dist/ under the files running beside this one.
+    expect(builtFrom(REPO), "dist/ is not a build of the sources as they are: npm run build").toBe(true);
+    const before = built();
+    try {
+      const started = Date.now();
+      const r = spawnSync(command![0]!, command!.slice(1), { cwd: REPO, env, encoding: "utf8" });
+      const took = Date.now() - started;
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe(failbook(["lint"]).stdout);
+      expect(r.status).toBe(0);
+      // npx runs a package's own bin through its cache: there, only a link to this clone. Its
+      // `prepare` found dist/ current (a second build took a minute; npx itself, about one second).
+      const linked = readdirSync(join(cache, "_npx")).map((d) => realpathSync(join(cache, "_npx", d, "node_modules/failbook")));
+      expect(linked).toEqual([realpathSync(REPO)]);
+      expect(built()).toEqual(before);
+      expect(took).toBeLessThan(15_000);
+      const version = spawnSync("npx", ["--no-install", "failbook", "--version"], { cwd: REPO, env, encoding: "utf8" });
+      expect(version.stdout.trim()).toBe((JSON.parse(read("package.json")) as { version: string }).version);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 
   it("shows command samples that are exactly what failbook prints today (npm run docs regenerates them)", () => {
