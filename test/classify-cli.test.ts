@@ -49,7 +49,7 @@ describe("failbook classify", () => {
       rule: { index: 0, file, line: Number(line), column: Number(column) },
       class: "transient",
       retryable: true,
-      action: { action: "retry_with_backoff", max_retries: 3 },
+      action: { action: "retry_with_backoff", max_retries: 2 },
     });
   });
 

@@ -1505,13 +1505,6 @@ const SEPARATOR = `${BLANK}[:=]${BLANK}`;
 const QUOTED_VALUE = String.raw`[^"'\\\r\n]+`;
 const VALUE = String.raw`[^\s"'\\,;&<>(){}\[\]]+`;
 
-/**
- * A key that names a secret (SPEC 16: `password`, `api_key`, `client_secret`, `x-api-key`,
- * `accessKeyId`, `reversal_token`): a string under it is a secret whatever it looks like.
- * The text families find such pairs in written text; this finds them in objects.
- */
-const SECRET_KEY = new RegExp(KEY_WORD);
-
 const FAMILIES: readonly Family[] = [
   // A private-key block, END line included; without its END line, up to where PEM text stops.
   {

@@ -91,29 +91,31 @@ describe("temporary files an interrupted write left", () => {
   });
 });
 
-/** The commands that write where the user says, each aimed at out.md. */
-const WRITES_TO_OUT: [string, string[]][] = [
-  ["render --out", ["render", "--out", "out.md"]],
-  ["gen ts --out", ["gen", "ts", "--out", "out.md"]],
-  ["lint --write-baseline", ["lint", "--write-baseline", "out.md"]],
+/** The commands that write where the user says, each aimed at a file of the kind it writes (gen ts takes its module kind from the name). */
+const WRITES_TO_OUT: [string, string[], string][] = [
+  ["render --out", ["render", "--out", "out.md"], "out.md"],
+  ["gen ts --out", ["gen", "ts", "--out", "out.ts"], "out.ts"],
+  ["lint --write-baseline", ["lint", "--write-baseline", "out.md"], "out.md"],
 ];
 
+const escaped = (name: string): string => name.replace(".", "\\.");
+
 describe("--out, --write-baseline", () => {
-  it.each(WRITES_TO_OUT)("%s refuses to replace a file that is not UTF-8, exit 2, and leaves it as it was", (_name, args) => {
+  it.each(WRITES_TO_OUT)("%s refuses to replace a file that is not UTF-8, exit 2, and leaves it as it was", (_name, args, file) => {
     const dir = adversarialProject();
-    writeFileSync(join(dir, "out.md"), LATIN1);
+    writeFileSync(join(dir, file), LATIN1);
     const r = failbook(args, { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^failbook: out\.md:8:6: not valid UTF-8 \(byte 0xE9\); .*\n$/);
-    expect(readFileSync(join(dir, "out.md")).equals(LATIN1)).toBe(true);
+    expect(r.stderr).toMatch(new RegExp(`^failbook: ${escaped(file)}:8:6: not valid UTF-8 \\(byte 0xE9\\); .*\\n$`));
+    expect(readFileSync(join(dir, file)).equals(LATIN1)).toBe(true);
   });
 
-  it.each(WRITES_TO_OUT)("%s refuses a FIFO at once instead of hanging on it", (_name, args) => {
+  it.each(WRITES_TO_OUT)("%s refuses a FIFO at once instead of hanging on it", (_name, args, file) => {
     const dir = adversarialProject();
-    spawnSync("mkfifo", [join(dir, "out.md")]);
+    spawnSync("mkfifo", [join(dir, file)]);
     const r = failbook(args, { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^failbook: out\.md is a FIFO \(named pipe\), not a regular file; .*\n$/);
+    expect(r.stderr).toMatch(new RegExp(`^failbook: ${escaped(file)} is a FIFO \\(named pipe\\), not a regular file; .*\\n$`));
   });
 
   it("writes a symlinked --out through the link, keeping the target's CRLF and mode", () => {
