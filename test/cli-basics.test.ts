@@ -183,6 +183,11 @@ describe("failbook init", () => {
     expect(report).toMatchObject({ passed: 9, failed: 0 });
     const verdicts = [...files["playbooks/registry.yaml"]!.matchAll(/^  - code: (\S+)$/gm)].map((m) => m[1]).sort();
     expect(report.results.map((x) => x.outcome.verdict).sort()).toEqual(verdicts);
+    // The 429's Retry-After (2 s) is waited out, and the timeline names each HTTP error by its status (an error without one, by its kind).
+    const text = failbook(["simulate"], { cwd: dir }).stdout;
+    expect(text).toMatch(/error http 429 \(40ms\)\n.*rate_limited -> retry_with_backoff\n.*retry {8}attempt 2 in 2000ms/);
+    for (const status of [401, 422, 418, 503, 504]) expect(text).toContain(`error http ${status} (`);
+    expect(text).toContain("error connection_reset (10ms)");
   });
 
   it("an unknown --template is a usage error naming the choices; --adr is the agent starter's only", () => {
