@@ -15,7 +15,7 @@ interface InitOptions {
 export const registerInit: CommandRegistrar = (program, run) => {
   program
     .command("init")
-    .description("write a starter config, registry, playbook and fixture that pass lint")
+    .description("write a starter config, registry, playbook and fixtures that pass lint and simulate")
     .argument("[dir]", "where to create the project", ".")
     .option("--template <name>", `which starter: ${TEMPLATES.join(" | ")} (default agent)`)
     .option("--adr", "also write docs/adr/ with the ADRs the registry cites, and check them (adr_dir)")
