@@ -65,7 +65,8 @@ export function regenerate(text) {
   const next = text.replace(SAMPLE, (block, commandLine, shown) => {
     const printed = run(commandLine);
     if (printed !== shown) stale.push(commandLine);
-    return block.replace(shown, () => printed);
+    // Spliced before the closing fence, not found by value: an empty sample would match at the block's start.
+    return `${block.slice(0, block.length - 3 - shown.length)}${printed}\`\`\``;
   });
   return { next, stale };
 }

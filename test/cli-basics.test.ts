@@ -158,6 +158,51 @@ describe("failbook init", () => {
     });
   });
 
+  it("--template http-api writes an HTTP API client's project: lint is clean, every verdict has a fixture whose golden passes", () => {
+    const top = tempProject({ "package.json": "{}\n" });
+    const r = failbook(["init", "client", "--template", "http-api"], { cwd: top });
+    expect(r.code).toBe(0);
+    const dir = join(top, "client");
+    const files = filesOf(dir);
+    expect(Object.keys(files).sort()).toEqual(["failbook.yaml", "playbooks/fixtures/refusals.yaml", "playbooks/fixtures/throttling.yaml", "playbooks/fixtures/timeouts.yaml", "playbooks/playbook.yaml", "playbooks/registry.yaml"]);
+    // The same modelines as the agent starter's: failbook's schemas where node_modules resolves, each file's own schema.
+    for (const [path, schema] of modelines(dir)) {
+      expect(relative(top, dirname(schema)), path).toBe("node_modules/failbook/schemas");
+      expect(basename(schema), path).toBe(path === "failbook.yaml" ? "config.schema.json" : path.includes("fixtures/") ? "fixture.schema.json" : `${basename(path, ".yaml")}.schema.json`);
+    }
+    expect(files["playbooks/playbook.yaml"]).toMatch(/^attempt_timeout_ms: /m);
+    expect(files["playbooks/playbook.yaml"]).toMatch(/^circuit_breakers:/m);
+    expect(files["playbooks/playbook.yaml"]).toMatch(/^retry_budget: /m);
+    expect(files["playbooks/playbook.yaml"]).toMatch(/action: refresh_credentials/);
+    const lint = failbook(["lint"], { cwd: dir });
+    expect(lint.stdout).toBe("no problems found\n");
+    expect(lint.code).toBe(0);
+    const sim = failbook(["simulate", "--format", "json"], { cwd: dir });
+    expect(sim.code).toBe(0);
+    const report = JSON.parse(sim.stdout) as { passed: number; failed: number; results: { outcome: { verdict: string } }[] };
+    expect(report).toMatchObject({ passed: 9, failed: 0 });
+    const verdicts = [...files["playbooks/registry.yaml"]!.matchAll(/^  - code: (\S+)$/gm)].map((m) => m[1]).sort();
+    expect(report.results.map((x) => x.outcome.verdict).sort()).toEqual(verdicts);
+    // The 429's Retry-After (2 s) is waited out, and the timeline names each HTTP error by its status (an error without one, by its kind).
+    const text = failbook(["simulate"], { cwd: dir }).stdout;
+    expect(text).toMatch(/error http 429 \(40ms\)\n.*rate_limited -> retry_with_backoff\n.*retry {8}attempt 2 in 2000ms/);
+    for (const status of [401, 422, 418, 503, 504]) expect(text).toContain(`error http ${status} (`);
+    expect(text).toContain("error connection_reset (10ms)");
+  });
+
+  it("an unknown --template is a usage error naming the choices; --adr is the agent starter's only", () => {
+    const dir = tempProject({});
+    const r = failbook(["init", dir, "--template", "grpc"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("failbook: --template must be one of agent, http-api, not 'grpc'\n");
+    const adr = failbook(["init", dir, "--template", "http-api", "--adr"]);
+    expect(adr.code).toBe(2);
+    expect(adr.stderr.trim().split("\n")).toHaveLength(1);
+    expect(adr.stderr).toContain("--adr applies to --template agent only");
+    expect(readdirSync(dir)).toEqual([]);
+    expect(failbook(["init", "--help"]).stdout).toContain("--template <name>");
+  });
+
   it("--adr writes docs/adr/ with every ADR the registry cites, and turns the check on", () => {
     const dir = tempProject({});
     const r = failbook(["init", dir, "--adr"]);

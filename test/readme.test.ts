@@ -105,6 +105,12 @@ describe("README", () => {
     expect(readme).toMatch(/^\$ failbook simulate playbooks\/fixtures\//m);
   });
 
+  it("fills a new, empty sample in after its command line, not before its fence", async () => {
+    const { regenerate } = (await import("../scripts/doc-samples.mjs")) as { regenerate(text: string): { next: string; stale: string[] } };
+    const version = failbook(["--version"]).stdout;
+    expect(regenerate("text\n\n```\n$ failbook --version\n```\n")).toEqual({ next: `text\n\n\`\`\`\n$ failbook --version\n${version}\`\`\`\n`, stale: ["--version"] });
+  });
+
   it("lists every outcome kind wherever it lists them", () => {
     const lists = ["README.md", ...DOC_PAGES].flatMap((file) => read(file).split("\n").filter((l) => l.includes("outcome.kind: ")).map((l) => ({ file, l })));
     expect(lists.filter((x) => x.file === "docs/library.md").length).toBeGreaterThan(0);

@@ -65,6 +65,30 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
     expect([...unsupported].join("; ")).toBe(UNSUPPORTED[dir] ?? "");
   }, 60_000);
 
+  it("an attempt event names the error's HTTP status when it is an integer from 100 to 999, in both runtimes", async () => {
+    const { project } = loadProject({ cwd: REPO });
+    const rules = projectRules(project)!;
+    const statuses: unknown[] = [503, 100, 999, 99, 1000, 503.5, "503", true, null, Number.NaN];
+    const fixtures = statuses.map((http_status, i): Fixture => ({
+      apiVersion: "failbook/v1",
+      kind: "Fixture",
+      name: `status-${i}`,
+      call: { id: `c${i}`, tool: "search.web" },
+      responses: [{ status: "error", error: { kind: "socket_hang_up", http_status } as unknown as AdapterError, latency_ms: 5 }, { status: "ok", value: {} }],
+    }));
+    const py = simulateInPython(project, fixtures.map((fixture) => ({ fixture, seed: 0 })));
+    const shown: unknown[] = [];
+    for (const [i, fixture] of fixtures.entries()) {
+      const ts = await typescriptRun(rules, fixture, 0);
+      expect(json(py[i]), fixture.name).toBe(ts);
+      expect(py[i]!.ok, fixture.name).toBe(true);
+      const attempt = (JSON.parse(ts) as { events: { type: string; error_kind?: string; http_status?: number }[] }).events.find((e) => e.type === "attempt")!;
+      expect(attempt.error_kind).toBe("socket_hang_up");
+      shown.push(attempt.http_status);
+    }
+    expect(shown).toEqual([503, 100, 999, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+  }, 60_000);
+
   it(`${RANDOM_FIXTURES} seeded random fixtures under ${PLAYBOOK_VARIANTS} random playbooks`, async () => {
     const { project } = loadProject({ cwd: REPO });
     const registry = project.registry!.value;

@@ -24,7 +24,7 @@ describe("failbook simulate on the shipped project", () => {
         "30000ms attempt 1 error timeout (30000ms)",
         "30000ms verdict transient_timeout -> retry_with_backoff",
         "30000ms retry attempt 2 in 200ms",
-        "30235ms attempt 2 error 409_conflict (35ms)",
+        "30235ms attempt 2 error 409_conflict 409 (35ms)",
         "30235ms verdict idempotency_conflict -> deprecate_tool_call",
         "=> deprecated idempotency_conflict · 2 attempts · 1 retried · 30235ms",
       ]),

@@ -267,7 +267,7 @@ describe("failbook new fixture", () => {
     // The rule names no kind: the error takes one from the rule's own fields, and the call is named after the verdict.
     expect(text).toContain("name: declined\ncall: { id: call_card_declined, tool: payments.call }\n");
     expect(text).toContain("error: { kind: card_declined, http_status: 400, provider_code: card_declined, headers: { stripe-should-retry: \"1\" } }");
-    expect(failbook(["simulate", "fixtures/d.yaml"], { cwd: dir }).stdout).toMatch(/attempt 1 +error card_declined\n/);
+    expect(failbook(["simulate", "fixtures/d.yaml"], { cwd: dir }).stdout).toMatch(/attempt 1 +error card_declined 400\n/);
     expect(text).toContain("expect:\n  outcome: escalated\n  verdict: card_declined\n  attempts: 1\n  retried: 0\n  queue: billing\n");
     expect(failbook(["simulate"], { cwd: dir }).code).toBe(0);
   });

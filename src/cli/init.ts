@@ -2,30 +2,39 @@
 import { existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { UsageError } from "failbook-runtime/model/errors.js";
-import { starterFiles } from "../load/starter.js";
+import { starterFiles, TEMPLATES } from "../load/starter.js";
 import { ancestors, pathExists, writeFileAtomic } from "../util/fs.js";
-import type { CommandRegistrar } from "./command.js";
+import { choiceFlag, type CommandRegistrar } from "./command.js";
 
 interface InitOptions {
   adr?: boolean;
   force?: boolean;
+  template?: string;
 }
 
 export const registerInit: CommandRegistrar = (program, run) => {
   program
     .command("init")
-    .description("write a starter config, registry, playbook and fixture that pass lint")
+    .description("write a starter config, registry, playbook and fixtures that pass lint and simulate")
     .argument("[dir]", "where to create the project", ".")
+    .option("--template <name>", `which starter: ${TEMPLATES.join(" | ")} (default agent)`)
     .option("--adr", "also write docs/adr/ with the ADRs the registry cites, and check them (adr_dir)")
     .option("--force", "overwrite files that already exist")
     .addHelpText(
       "after",
       `
-Writes failbook.yaml, playbooks/registry.yaml, playbooks/playbook.yaml and
-playbooks/fixtures/refund-with-conflict.yaml: failbook's recommended taxonomy for
-tool-calling agents. The project stands alone: it cites nothing it does not write. With
---adr the registry keeps its adr: references, the ADRs they name are written to docs/adr/,
-and the config sets adr_dir so lint checks them.
+Writes failbook.yaml, playbooks/registry.yaml, playbooks/playbook.yaml and fixtures under
+playbooks/fixtures/, from a template:
+  agent     failbook's recommended taxonomy for tool-calling agents, with one fixture
+            (refund-with-conflict.yaml)
+  http-api  a service calling an HTTP API: 429 with Retry-After, 502/503, 504, timeouts,
+            connection resets, 4xx validation errors, 401 (refresh_credentials), with an
+            attempt timeout, a circuit breaker and a retry budget; a fixture for each
+            verdict (throttling.yaml, timeouts.yaml, refusals.yaml)
+The project stands alone: it cites nothing it does not write, and \`failbook lint\` and
+\`failbook simulate\` pass in it. With --adr (agent only) the registry keeps its adr:
+references, the ADRs they name are written to docs/adr/, and the config sets adr_dir so
+lint checks them.
 
 Each file's yaml-language-server modeline points editors at failbook's JSON Schemas in the
 node_modules that holds failbook (up the tree, as Node resolves it), else in the one beside
@@ -36,12 +45,15 @@ exits 2. --force overwrites them.
 
 Examples:
   failbook init my-agent && cd my-agent && failbook lint
-  failbook init . --adr`,
+  failbook init . --adr
+  failbook init orders-client --template http-api && cd orders-client && failbook simulate`,
     )
     .action(
       run((io, _globals, dir: string, options: InitOptions) => {
+        const template = choiceFlag("--template", options.template, TEMPLATES, "agent");
+        if (options.adr === true && template !== "agent") throw new UsageError(`--adr applies to --template agent only: the ${template} starter cites no ADRs (drop --adr)`);
         const target = resolve(dir);
-        const files = starterFiles({ adr: options.adr === true, schemas: relative(target, schemaDirectory(target)).split(sep).join("/") });
+        const files = starterFiles({ template, adr: options.adr === true, schemas: relative(target, schemaDirectory(target)).split(sep).join("/") });
         // lstat, not exists: a dangling link counts too, or init would write wherever it points.
         const existing = Object.keys(files).filter((f) => pathExists(join(target, f)));
         if (existing.length > 0 && options.force !== true) {

@@ -299,6 +299,9 @@ class DispatchRun:
         body: Json = {"type": "attempt", "n": n, "status": "error", "idempotency_key": turn.shown_key, "latency_ms": latency}
         if error is not None:
             body["error_kind"] = error["kind"]
+            # The shown error keeps a status only when it is an integer in 100-999, as the TypeScript runtime's event does.
+            if "http_status" in error:
+                body["http_status"] = error["http_status"]
         self.emit(body)
         self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
         return Failed(raw)

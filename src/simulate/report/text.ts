@@ -101,7 +101,7 @@ function timeline(events: readonly DispatchEvent[], c: Colors): string[] {
 export function describe(e: DispatchEvent): [string, string] {
   switch (e.type) {
     case "attempt": {
-      const status = e.status === "error" ? `error ${e.error_kind ?? "(no error object)"}` : e.status === "needs_input" ? "needs input" : "ok";
+      const status = e.status === "error" ? `error ${e.error_kind ?? "(no error object)"}${e.http_status === undefined ? "" : ` ${e.http_status}`}` : e.status === "needs_input" ? "needs input" : "ok";
       if (e.short_circuited) return [`attempt ${e.n}`, `${status}, not sent (short-circuited)`];
       const detail = e.latency_ms > 0 ? `${status} (${e.latency_ms}ms)` : status;
       return [`attempt ${e.n}`, e.hedge ? `${detail}, a hedge` : detail];

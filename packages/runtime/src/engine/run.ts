@@ -537,7 +537,7 @@ export class DispatchRun implements RunContext {
   private shortCircuited(n: number, turn: CallTurn, error: AdapterError, hedge = false): Failed {
     this.error = error;
     this.onBlocked?.(turn.depth > 0, error);
-    this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, error_kind: error.kind, short_circuited: true, ...(hedge ? HEDGE : {}) });
+    this.emit({ type: "attempt", n, status: "error", idempotency_key: turn.shownKey, latency_ms: 0, ...failedWith(error), short_circuited: true, ...(hedge ? HEDGE : {}) });
     this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: turn.shown.tool, error });
     return { kind: "failure", error };
   }
@@ -560,7 +560,7 @@ export class DispatchRun implements RunContext {
     // Redacted once: the event, the dead-letter errors and the envelope all show this copy.
     const error = observed.error === null ? null : shownError(observed.error, this.redact);
     this.error = error;
-    this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? { error_kind: error.kind } : {}), ...(hedge ? HEDGE : {}) });
+    this.emit({ type: "attempt", n, status: "error", idempotency_key: shownKey, latency_ms: latency, ...(error ? failedWith(error) : {}), ...(hedge ? HEDGE : {}) });
     this.errors.push({ attempt: n, t: this.o.clock.now() - this.ledgerStart, tool: shown.tool, error });
     return observed;
   }
@@ -653,6 +653,9 @@ const mayRetry = (call: Call, tool: ToolFacts): boolean => call.idempotent !== f
 const shownKeyOf = (call: Call, key: string, redact: Redactor): string => (call.idempotency_key === undefined ? key : redact(key));
 
 /** The `attempt` event of an ok answer without a label, stamped in place (emit's order: t, type, then the body). */
+/** An error's members an `attempt` event names: its kind, and its HTTP status when it has a valid one (the shown error keeps only those). */
+const failedWith = (error: AdapterError): { error_kind: string; http_status?: number } =>
+  error.http_status === undefined ? { error_kind: error.kind } : { error_kind: error.kind, http_status: error.http_status };
 const okAttempt = (t: number, n: number, shownKey: string, latency: number): DispatchEvent => ({ t, type: "attempt", n, status: "ok", idempotency_key: shownKey, latency_ms: latency });
 
 /** An end dressed as an outcome (SPEC 4): with the envelope the agent is shown, and `packet` when a person must act. */

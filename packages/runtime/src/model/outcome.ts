@@ -148,7 +148,7 @@ export type AttemptStatus = "ok" | "error" | "needs_input";
 
 /** The decision events, discriminated by `type`; `t` is ms since the run started. */
 export type DispatchEvent =
-  | (EventBase<"attempt"> & { n: number; status: AttemptStatus; idempotency_key: string; latency_ms: number; error_kind?: string; short_circuited?: true; hedge?: true })
+  | (EventBase<"attempt"> & { n: number; status: AttemptStatus; idempotency_key: string; latency_ms: number; error_kind?: string; http_status?: number; short_circuited?: true; hedge?: true })
   | (EventBase<"failure_classified"> & { verdict: string; attempt: number; action: ActionName | null })
   | (EventBase<"retry_scheduled"> & { attempt: number; delay_ms: number; verdict: string; hint?: string })
   | (EventBase<"retry_suppressed"> & { reason: SuppressReason; verdict: string })
