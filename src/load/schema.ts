@@ -80,13 +80,14 @@ const KEYS: Record<string, string[]> = {
   arrival: ["rate_per_s", "serial"],
   serial: ["think_ms", "calls"],
   storm_call: ["tool", "weight", "idempotent", "args"],
-  upstream: ["latency_ms", "capacity", "overload_error", "gateway", "errors"],
+  upstream: ["latency_ms", "capacity", "overload_error", "gateway", "errors", "rate_limit"],
+  upstream_rate_limit: ["requests", "per_ms", "headers"],
   latency_ms: ["base", "median", "p99", "mean", "per_concurrent"],
   capacity: ["concurrency", "queue"],
   gateway: ["timeout_ms", "error"],
   error_mix: ["ratio", "error"],
   phase: ["from_ms", "to_ms", "arrival_x", "capacity_x", "latency_x", "error_x", "errors"],
-  expect: ["max_amplification", "min_success_ratio", "recovers_within_ms", "max_p99_ms", "verdict"],
+  expect: ["max_amplification", "min_success_ratio", "recovers_within_ms", "max_p99_ms", "verdict", "max_upstream_429"],
 };
 
 /** What each action takes, to say which parameters belong where. */
@@ -290,6 +291,7 @@ function contextKey(kind: Context, path: readonly PathSegment[]): string | undef
   }
   if (kind === "storm") {
     if (last === "error" || last === "overload_error" || last === "cause") return "error";
+    if (last === "rate_limit") return "upstream_rate_limit";
     if (typeof last === "number") return parent === "calls" ? "storm_call" : parent === "phases" ? "phase" : parent === "errors" ? "error_mix" : undefined;
     return typeof last === "string" && KEYS[last] !== undefined && last !== "storm" ? last : undefined;
   }

@@ -3,7 +3,9 @@
  * pager's escalations, the dead letters), the retries the policies refused and the attempts
  * an open breaker short-circuited, over the whole run (the drain included), and how long each
  * breaker kept its calls out: its share of the run, its longest spell, its reopenings, and
- * how long after the trigger ended it stayed open (a `max_break_ms` doubling trap).
+ * how long after the trigger ended it stayed open (a `max_break_ms` doubling trap); and the
+ * rate limits side by side (SPEC 22): attempts the client's own limits paced or refused,
+ * against 429s the upstream answered.
  */
 import type { Outcome } from "failbook-runtime/model/outcome.js";
 
@@ -23,6 +25,18 @@ export interface RefusedRetries {
   quota: number;
   /** A retry an open breaker short-circuited. */
   breaker: number;
+}
+
+/** The rate limits, side by side: the client's pacing against the upstream's 429s. */
+export interface RateLimitCost {
+  /** Waits the client's own rate limits made attempts take (`rate_limit_waited`), how long in all, and the longest. */
+  waits: number;
+  wait_ms: number;
+  longest_wait_ms: number;
+  /** Attempts the client's own rate limits refused, never sent (`rate_limited`). */
+  refused: number;
+  /** 429s the upstream answered (its rate_limit's, and any other error with that status). */
+  upstream_429: number;
 }
 
 export interface BreakerTime {
@@ -53,6 +67,7 @@ export interface StormCost {
   /** Attempts an open breaker failed at once, never sent. */
   short_circuited: number;
   breakers: BreakerTime[];
+  rate_limits: RateLimitCost;
 }
 
 /** A retry refused, by the outcome's reason. */
@@ -91,6 +106,7 @@ export class Costs {
   private readonly outcomes = new Map<string, OutcomeCount>();
   private readonly refused: RefusedRetries = { budget: 0, throttling: 0, quota: 0, breaker: 0 };
   private shortCircuited = 0;
+  private readonly rateLimits: RateLimitCost = { waits: 0, wait_ms: 0, longest_wait_ms: 0, refused: 0, upstream_429: 0 };
   private readonly instances = new Map<string, Instance>();
   private readonly groups = new Map<string, GroupTime>();
 
@@ -114,6 +130,18 @@ export class Costs {
     if (n > 1) this.refused.breaker++;
   }
 
+  /** A client's rate limit made an attempt wait `ms`. */
+  paced(ms: number): void {
+    this.rateLimits.waits++;
+    this.rateLimits.wait_ms += ms;
+    if (ms > this.rateLimits.longest_wait_ms) this.rateLimits.longest_wait_ms = ms;
+  }
+
+  /** A client's rate limit refused an attempt: it was not sent. */
+  rateLimited(): void {
+    this.rateLimits.refused++;
+  }
+
   /** A breaker instance (`key`: dispatcher, breaker, tool) of `group` moved to `state` at `t`; `breakMs` when it opened. */
   breakerMoved(key: string, group: string, state: BreakerState, t: number, breakMs = 0): void {
     let inst = this.instances.get(key);
@@ -130,8 +158,8 @@ export class Costs {
     inst.state = state;
   }
 
-  /** The costs at the run's end; `instances` says how many breakers of a group the fleet has. */
-  result(breakerNames: readonly string[], instances: number): StormCost {
+  /** The costs at the run's end; `instances` says how many breakers of a group the fleet has, `upstream429` how many 429s the upstream answered. */
+  result(breakerNames: readonly string[], instances: number, upstream429: number): StormCost {
     for (const [key, inst] of this.instances) {
       if (inst.state === State.Closed) continue;
       const time = this.groupOf(inst.group);
@@ -160,7 +188,7 @@ export class Costs {
         open_after_trigger: t.after.size,
         longest_after_trigger_ms: Math.round(t.longestAfter),
       }));
-    return { outcomes, escalations, dead_letters: deadLetters, refused_retries: { ...this.refused }, short_circuited: this.shortCircuited, breakers };
+    return { outcomes, escalations, dead_letters: deadLetters, refused_retries: { ...this.refused }, short_circuited: this.shortCircuited, breakers, rate_limits: { ...this.rateLimits, upstream_429: upstream429 } };
   }
 
   private spellEnded(key: string, inst: Instance, end: number): void {

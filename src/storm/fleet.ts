@@ -190,13 +190,16 @@ export class Fleet {
     const type: string = event.type;
     if (type === "retry_scheduled") this.series.count("retries", now);
     else if (event.type === "attempt") {
-      if (event.short_circuited === true) {
+      // An attempt the client's own rate limit refused is counted as such (rate_limited), not as a breaker's.
+      if (event.short_circuited === true && event.error_kind !== "rate_limited") {
         this.series.count("short_circuited", now);
         this.costs.shortCircuit(event.n);
       }
       // The upstream counts the errors it answers with; a timeout is the client's own.
       if (event.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
-    } else if (type in BREAKER_STATE) {
+    } else if (event.type === "rate_limit_waited") this.costs.paced(event.ms);
+    else if (type === "rate_limited") this.costs.rateLimited();
+    else if (type in BREAKER_STATE) {
       // One state per dispatcher and breaker (and tool, for a breaker `per: tool`).
       const e = event as { breaker?: unknown; tool?: unknown; break_ms?: unknown };
       const [breaker, tool] = [String(e.breaker ?? ""), e.tool === undefined ? undefined : String(e.tool)];

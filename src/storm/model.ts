@@ -4,6 +4,7 @@
  * file's types, as schemas/storm.schema.json validates them.
  */
 import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import type { RateLimitDialect } from "failbook-runtime/model/playbook.js";
 
 export interface Storm {
   apiVersion: "failbook/v1";
@@ -51,6 +52,18 @@ export interface Upstream {
   overload_error?: AdapterError;
   gateway?: { timeout_ms: number; error?: AdapterError };
   errors?: ErrorMix[];
+  rate_limit?: UpstreamRateLimit;
+}
+
+/**
+ * The upstream's own rate limit (SPEC 22): at most `requests` attempts in each fixed window
+ * of `per_ms` (windows from the storm's time 0); past it, 429 with the dialect's headers.
+ */
+export interface UpstreamRateLimit {
+  requests: number;
+  per_ms: number;
+  /** The dialect its answers' quota headers speak; without it, a 429 carries retry-after only. */
+  headers?: RateLimitDialect;
 }
 
 export interface ErrorMix {
@@ -78,6 +91,8 @@ export interface StormExpect {
   recovers_within_ms?: number;
   max_p99_ms?: number;
   verdict?: StormVerdict;
+  /** 429s the upstream answered, over the run (a rate limit's, an error mix's, a 429 overload_error). */
+  max_upstream_429?: number;
 }
 
 export const DEFAULT_STEP_MS = 1000;

@@ -46,6 +46,7 @@ const cost = object({
   breakers: listOf(
     object({ breaker: string, instances: integer, open_share: number, longest_open_ms: number, reopenings: integer, open_after_trigger: integer, longest_after_trigger_ms: number }),
   ),
+  rate_limits: object({ waits: integer, wait_ms: number, longest_wait_ms: number, refused: integer, upstream_429: integer }),
 });
 
 const result = object(

@@ -119,6 +119,8 @@ export function regressionsOf(current: StormResult, baseline: StormResult): stri
   if (c.amplification > b.amplification * 1.05 + 0.01) out.push(`amplification ${b.amplification} -> ${c.amplification}`);
   if (c.recovery_ms !== null && b.recovery_ms !== null && c.recovery_ms > b.recovery_ms + current.step_ms) out.push(`recovery ${b.recovery_ms} ms -> ${c.recovery_ms} ms`);
   if (c.latency_ms.p99 > b.latency_ms.p99 * 1.2 + 1) out.push(`p99 latency ${b.latency_ms.p99} ms -> ${c.latency_ms.p99} ms`);
+  const [c429, b429] = [current.cost.rate_limits.upstream_429, baseline.cost.rate_limits.upstream_429];
+  if (c429 > b429 * 1.05 + 10) out.push(`upstream 429s ${b429} -> ${c429}`);
   for (const check of current.checks) {
     const before = baseline.checks.find((x) => x.check === check.check);
     if (!check.passed && before?.passed) out.push(`expect ${check.check} passed, now fails`);

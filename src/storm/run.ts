@@ -81,6 +81,7 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
   series.finish();
   const buckets = bucketsOf(series);
   const summary = summarize(series, buckets, triggerEnd, fleet.inFlight);
+  const cost = costs.result(Object.keys(rules.playbook.circuit_breakers ?? {}).sort(), fleet.dispatchersMade, upstream.answered429);
   return {
     storm: storm.name,
     seed,
@@ -91,8 +92,8 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
     playbook: rules.playbook.name ?? "",
     phases: (storm.phases ?? []).map((p) => ({ from_ms: p.from_ms, to_ms: p.to_ms })),
     summary,
-    checks: checkExpect(storm.expect, summary, buckets, step),
-    cost: costs.result(Object.keys(rules.playbook.circuit_breakers ?? {}).sort(), fleet.dispatchersMade),
+    checks: checkExpect(storm.expect, summary, buckets, step, cost.rate_limits),
+    cost,
     buckets,
   };
 }

@@ -14,6 +14,7 @@ import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
 import { DEFAULT_GATEWAY_ERROR, DEFAULT_OVERLOAD_ERROR, DEFAULT_STEP_MS, MAX_ATTEMPTS, MAX_BUCKETS, MAX_CALLS, type Storm } from "./model.js";
 import { Timeline } from "./phases.js";
+import { refusal } from "./rate-limit.js";
 
 export interface SizeProblem {
   message: string;
@@ -101,6 +102,7 @@ function upstreamErrors(storm: Storm, playbook: Playbook): AdapterError[] {
   const out: AdapterError[] = [...(upstream.errors ?? []).map((m) => m.error), ...(storm.phases ?? []).flatMap((p) => (p.errors ?? []).map((m) => m.error))];
   if (upstream.capacity !== undefined) out.push(upstream.overload_error ?? DEFAULT_OVERLOAD_ERROR);
   if (upstream.gateway !== undefined) out.push(upstream.gateway.error ?? DEFAULT_GATEWAY_ERROR);
+  if (upstream.rate_limit !== undefined) out.push(refusal(upstream.rate_limit, upstream.rate_limit.per_ms, 0));
   if (playbook.attempt_timeout_ms !== undefined || Object.values(playbook.tools ?? {}).some((t) => t.attempt_timeout_ms !== undefined)) out.push(ATTEMPT_TIMEOUT);
   for (const name of Object.keys(playbook.circuit_breakers ?? {})) out.push(circuitOpenError(name));
   return out;

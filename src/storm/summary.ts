@@ -3,6 +3,7 @@
  * latency percentiles, recovery) and the verdict, and the file's `expect` checks, each
  * failure naming its bucket and figure.
  */
+import type { RateLimitCost } from "./costs.js";
 import { METASTABLE_SHARE, RECOVERED_SHARE, VERDICTS, type StormExpect, type StormVerdict } from "./model.js";
 import { COUNTERS, type Counter, type Series } from "./series.js";
 
@@ -110,7 +111,7 @@ export function verdictOf(buckets: readonly StormBucket[], stepMs: number, trigg
   return { verdict: "degraded", recovery: null };
 }
 
-export function checkExpect(expect: StormExpect | undefined, summary: StormSummary, buckets: readonly StormBucket[], stepMs: number): ExpectCheck[] {
+export function checkExpect(expect: StormExpect | undefined, summary: StormSummary, buckets: readonly StormBucket[], stepMs: number, rateLimits?: RateLimitCost): ExpectCheck[] {
   if (expect === undefined) return [];
   const out: ExpectCheck[] = [];
   const at = (b: number) => `bucket ${b} (${b * stepMs}-${(b + 1) * stepMs} ms)`;
@@ -148,6 +149,14 @@ export function checkExpect(expect: StormExpect | undefined, summary: StormSumma
     const passed = VERDICTS.indexOf(summary.verdict) <= VERDICTS.indexOf(expect.verdict);
     out.push({ check: "verdict", limit: expect.verdict, actual: summary.verdict, passed, message: passed ? "" : `verdict ${summary.verdict} is worse than expect verdict ${expect.verdict}: ${shareAt(lastBad)}` });
   }
+  if (expect.max_upstream_429 !== undefined) {
+    const limit = expect.max_upstream_429;
+    const actual = rateLimits?.upstream_429 ?? 0;
+    const passed = actual <= limit;
+    const worst = most429(buckets);
+    const where = worst === -1 ? "" : ` (most at ${at(worst)}: ${count429(buckets[worst])})`;
+    out.push({ check: "max_upstream_429", limit, actual, passed, message: passed ? "" : `the upstream answered ${actual} 429s, more than max_upstream_429 ${limit}${where}` });
+  }
   return out;
 }
 
@@ -170,6 +179,16 @@ export const percent = (share: number): string => `${round(share * 100, 1)} %`;
 function worstShare(buckets: readonly StormBucket[]): number {
   let worst = -1;
   for (const [i, b] of buckets.entries()) if (b.success_share !== null && (worst === -1 || b.success_share < buckets[worst].success_share!)) worst = i;
+  return worst;
+}
+
+/** 429s the upstream answered in a bucket: its attempt errors whose label ends in the status. */
+const count429 = (b: StormBucket): number => Object.entries(b.attempt_errors).reduce((n, [label, k]) => (label.endsWith(" 429") ? n + k : n), 0);
+
+/** The bucket with the most 429s, or -1 when none has any. */
+function most429(buckets: readonly StormBucket[]): number {
+  let worst = -1;
+  for (const [i, b] of buckets.entries()) if (count429(b) > (worst === -1 ? 0 : count429(buckets[worst]))) worst = i;
   return worst;
 }
 

@@ -7,11 +7,15 @@
  * An attempt its client stopped waiting for (its own timeout, a cancelled hedge, the
  * gateway's deadline) keeps the upstream busy until its latency has passed: the feedback
  * loop of a metastable failure.
+ *
+ * An optional rate limit (rate-limit.ts) counts every attempt as it arrives, before the
+ * queue: past it, 429 at once; within it, a successful answer carries the quota headers.
  */
 import type { AdapterError, Response } from "failbook-runtime/model/fixture.js";
 import type { Random } from "failbook-runtime/engine/random.js";
 import { DEFAULT_GATEWAY_ERROR, DEFAULT_OVERLOAD_ERROR, type Upstream } from "./model.js";
 import type { Timeline } from "./phases.js";
+import { UpstreamLimiter } from "./rate-limit.js";
 import type { Scheduler, Ticket } from "./scheduler.js";
 import type { Series } from "./series.js";
 
@@ -26,6 +30,9 @@ interface Attempt {
   /** The client has its answer (the response, or the gateway's timeout). */
   answered: boolean;
   response: Response;
+  /** The upstream's rate limit: the quota left when it arrived (-1 without a limit), and when that window resets. */
+  remaining: number;
+  resetAt: number;
 }
 
 export class UpstreamModel {
@@ -39,6 +46,9 @@ export class UpstreamModel {
   private readonly draw: () => number;
   private readonly perConcurrent: number;
   private readonly gatewayMs: number;
+  private readonly limiter: UpstreamLimiter | undefined;
+  /** 429s answered, over the run: the rate limit's, and any other error with that status. */
+  answered429 = 0;
 
   constructor(
     private readonly upstream: Upstream,
@@ -52,6 +62,7 @@ export class UpstreamModel {
     this.gatewayTimeout = upstream.gateway === undefined ? undefined : errorResponse(upstream.gateway.error ?? DEFAULT_GATEWAY_ERROR);
     this.draw = latencyDraw(upstream.latency_ms, random);
     this.perConcurrent = upstream.latency_ms.per_concurrent ?? 0;
+    this.limiter = upstream.rate_limit === undefined ? undefined : new UpstreamLimiter(upstream.rate_limit);
     // Phases bring capacity back: the queue's head starts when a phase boundary allows.
     for (const segment of timeline.segments) if (segment.from > 0) scheduler.at(segment.from, this.pump, undefined, undefined);
   }
@@ -67,6 +78,16 @@ export class UpstreamModel {
     const now = s.now;
     this.series.sent++;
     this.series.count("sent", now);
+    let remaining = -1;
+    if (this.limiter !== undefined) {
+      const admitted = this.limiter.admit(now);
+      if (typeof admitted !== "number") {
+        this.answeredError(admitted, now);
+        s.touch();
+        return admitted;
+      }
+      remaining = admitted;
+    }
     const segment = this.timeline.at(now);
     const capacity = this.upstream.capacity;
     const limit = capacity === undefined ? Infinity : Math.floor(capacity.concurrency * segment.capacityX);
@@ -77,7 +98,7 @@ export class UpstreamModel {
       return this.overload;
     }
     const { promise, ticket } = s.park<Response>(signal);
-    const attempt: Attempt = { ticket, arrivedAt: now, answered: false, response: OK };
+    const attempt: Attempt = { ticket, arrivedAt: now, answered: false, response: OK, remaining, resetAt: remaining < 0 ? 0 : this.limiter!.windowEnd(now) };
     if (this.inProgress < limit && queued === 0) this.start(attempt);
     else {
       this.waiting.push(attempt);
@@ -121,7 +142,7 @@ export class UpstreamModel {
     const now = this.scheduler.now;
     this.inProgress--;
     this.series.loadChanged(now, -1, 0);
-    if (inTime && !attempt.answered) this.answer(attempt, attempt.response);
+    if (inTime && !attempt.answered) this.answer(attempt, attempt.response === OK && attempt.remaining >= 0 ? this.limiter!.ok(attempt.remaining, attempt.resetAt, now) : attempt.response);
     this.pump();
   };
 
@@ -155,6 +176,7 @@ export class UpstreamModel {
 
   private answeredError(response: Response, t: number): void {
     const error = response.status === "error" ? response.error : undefined;
+    if (error?.http_status === 429) this.answered429++;
     this.series.countKind(this.series.attemptErrors, errorLabel(error), t);
   }
 }

@@ -11,7 +11,7 @@ import { pageHead } from "../../util/page.js";
 import type { StormEntry, StormReport, SweepEntry } from "../report.js";
 import type { StormResult } from "../run.js";
 import { percent } from "../summary.js";
-import { costLines, spreadText } from "./text.js";
+import { costLines, rateLimitRows, spreadText } from "./text.js";
 
 const STYLE = `:root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6470;--bg:#fff;--line:#d5d9de;--offered:#6b7280;--sent:#d97706;--ok:#15803d;--bad:#b91c1c;--queue:#7c3aed;--phase:rgba(217,70,239,.12)}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--muted:#9aa3ad;--bg:#15181c;--line:#343a42;--offered:#9ca3af;--sent:#f59e0b;--ok:#22c55e;--bad:#ef4444;--queue:#a78bfa;--phase:rgba(217,70,239,.18)}}
@@ -86,6 +86,7 @@ function summaryTable(r: StormResult, base: StormResult | null, against: string 
     ["latency p50 / p99 / max", `${s.latency_ms.p50} / ${s.latency_ms.p99} / ${s.latency_ms.max} ms`, b && `${b.latency_ms.p50} / ${b.latency_ms.p99} / ${b.latency_ms.max} ms`, worse("p99")],
     ["attempts in progress (mean)", String(s.mean_in_progress), b && String(b.mean_in_progress), false],
     ["trigger ends", `${s.trigger_end_ms} ms`, b && `${b.trigger_end_ms} ms`, false],
+    ...rateLimitRows(r.cost, base?.cost ?? null, worse("upstream 429s")).map(([name, cur, old, bad]): [string, string, string | undefined, boolean] => [name, h(cur), old === undefined ? undefined : h(old), bad]),
   ];
   const head = `<tr><th></th><th>${base === null ? "" : "current"}</th>${base === null ? "" : `<th>${h(against ?? "baseline")}</th><th></th>`}</tr>`;
   const body = rows.map(([name, cur, old, bad]) => `<tr><th>${name}</th><td${bad ? ' class="regression"' : ""}>${cur}</td>${base === null ? "" : `<td>${old}</td><td>${bad ? '<span class="regression">regression</span>' : ""}</td>`}</tr>`);

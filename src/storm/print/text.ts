@@ -5,7 +5,7 @@
  * --sweep the map of verdicts and the margin to the nearest metastable cell.
  */
 import type { ChalkInstance } from "chalk";
-import type { OutcomeCount, StormCost } from "../costs.js";
+import type { OutcomeCount, RateLimitCost, StormCost } from "../costs.js";
 import type { SeedSpread, StormResult } from "../run.js";
 import type { StormEntry, StormReport, SweepEntry } from "../report.js";
 import { percent } from "../summary.js";
@@ -60,11 +60,21 @@ export function costLines(cost: StormCost): string[] {
   if (refused.budget + refused.throttling + refused.quota + refused.breaker + cost.short_circuited > 0) {
     out.push(`retries refused: ${count(refused.budget)} by a budget, ${count(refused.throttling)} by throttling, ${count(refused.quota)} by the quota, ${count(refused.breaker)} by an open breaker; ${count(cost.short_circuited)} attempts short-circuited`);
   }
+  const limits = rateLimitText(cost);
+  if (limits !== undefined) out.push(`rate limits: ${limits}`);
   for (const b of cost.breakers) {
     const after = b.open_after_trigger === 0 ? "" : `; ${b.open_after_trigger} of ${count(b.instances)} still open after the trigger ended, up to ${seconds(b.longest_after_trigger_ms)} after`;
     out.push(`breaker ${b.breaker} (${count(b.instances)} in the fleet): open ${percent(b.open_share)} of the run, longest spell ${seconds(b.longest_open_ms)}, ${count(b.reopenings)} reopening${b.reopenings === 1 ? "" : "s"}${after}`);
   }
   return out;
+}
+
+/** The rate limits side by side (SPEC 22): waits the client's own limits made, attempts they refused, 429s the upstream answered; undefined when all are 0. */
+function rateLimitText(cost: StormCost): string | undefined {
+  const r = cost.rate_limits;
+  if (r.waits + r.refused + r.upstream_429 === 0) return undefined;
+  const waits = r.waits === 0 ? "0 attempts paced" : `${count(r.waits)} attempt${r.waits === 1 ? "" : "s"} paced (waited ${span(r.wait_ms)} in all, longest ${span(r.longest_wait_ms)})`;
+  return `${waits}, ${count(r.refused)} refused by the client's own limit; ${count(r.upstream_429)} answered 429 by the upstream`;
 }
 
 /** An outcome as a report names it: its kind, its reason, its queue. */
@@ -99,6 +109,7 @@ function sideBySide(current: StormResult, baseline: StormResult, against: string
     ["success", percent(a.success_ratio), percent(b.success_ratio), regressions.some((r) => r.startsWith("success"))],
     ["p99 latency", `${a.latency_ms.p99} ms`, `${b.latency_ms.p99} ms`, regressions.some((r) => r.startsWith("p99"))],
     ["attempts", count(a.attempts), count(b.attempts), false],
+    ...rateLimitRows(current.cost, baseline.cost, regressions.some((r) => r.startsWith("upstream 429s"))),
     ["expect", checksText(current), checksText(baseline), regressions.some((r) => r.startsWith("expect"))],
   ];
   const w0 = Math.max(...rows.map((r) => r[0].length));
@@ -109,6 +120,16 @@ function sideBySide(current: StormResult, baseline: StormResult, against: string
   if (regressions.length === 0) out.push(c.green("no regression against the baseline"));
   else out.push(c.red(`regressed: ${regressions.join("; ")}`));
   return out;
+}
+
+/** The rate limits' rows of a summary or a side by side (text and HTML), when a run paced, refused or got a 429. */
+export function rateLimitRows<B extends StormCost | null>(current: StormCost, baseline: B, worse: boolean): [string, string, B extends null ? undefined : string, boolean][] {
+  const runs = baseline === null ? [current.rate_limits] : [current.rate_limits, baseline.rate_limits];
+  if (runs.every((r) => r.waits + r.refused + r.upstream_429 === 0)) return [];
+  const b = baseline?.rate_limits;
+  const waits = (r: RateLimitCost) => (r.waits === 0 ? "0" : `${count(r.waits)} (${span(r.wait_ms)})`);
+  const row = (name: string, f: (r: RateLimitCost) => string, bad: boolean) => [name, f(current.rate_limits), (b === undefined ? undefined : f(b)) as B extends null ? undefined : string, bad] as [string, string, B extends null ? undefined : string, boolean];
+  return [row("paced waits", waits, false), row("refused by own limit", (r) => count(r.refused), false), row("429s from upstream", (r) => count(r.upstream_429), worse)];
 }
 
 const checksText = (r: StormResult): string => (r.checks.length === 0 ? "-" : `${r.checks.filter((k) => k.passed).length}/${r.checks.length} pass`);
@@ -194,4 +215,6 @@ function sweepText(s: SweepEntry, c: ChalkInstance): string {
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 const count = (n: number) => n.toLocaleString("en-US");
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+/** A length of time: ms under 10 s, else seconds to a tenth. */
+const span = (ms: number) => (ms < 10_000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`);
 const fmt = (n: number) => (n >= 100 ? String(Math.round(n)) : String(Math.round(n * 10) / 10));

@@ -2,6 +2,7 @@ import { classify } from "failbook-runtime/engine/classify.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { DEFAULT_GATEWAY_ERROR, DEFAULT_OVERLOAD_ERROR } from "../model.js";
+import { refusal } from "../rate-limit.js";
 import { errorLabel } from "../upstream.js";
 import type { StormRule } from "./rule.js";
 
@@ -21,6 +22,7 @@ upstream:
     for (const [i, mix] of (upstream.errors ?? []).entries()) errors.push({ error: mix.error, path: ["upstream", "errors", i, "error"] });
     if (upstream.capacity !== undefined) errors.push({ error: upstream.overload_error ?? DEFAULT_OVERLOAD_ERROR, path: ["upstream", upstream.overload_error ? "overload_error" : "capacity"] });
     if (upstream.gateway !== undefined) errors.push({ error: upstream.gateway.error ?? DEFAULT_GATEWAY_ERROR, path: ["upstream", "gateway", upstream.gateway.error ? "error" : "timeout_ms"] });
+    if (upstream.rate_limit !== undefined) errors.push({ error: refusal(upstream.rate_limit, upstream.rate_limit.per_ms, 0), path: ["upstream", "rate_limit"] });
     for (const [p, phase] of (storm.phases ?? []).entries()) for (const [i, mix] of (phase.errors ?? []).entries()) errors.push({ error: mix.error, path: ["phases", p, "errors", i, "error"] });
     for (const { error, path } of errors) {
       const tool = storm.clients.calls.find((c) => !classify(registry, error, c.tool, playbook).fallback)?.tool;
@@ -28,7 +30,7 @@ upstream:
       ctx.report({
         message: `the upstream's error '${errorLabel(error)}' classifies to the fallback verdict '${registry.fallback}' for every tool the storm calls: no registry rule matches it, so the storm tests only the fallback's action; add a match rule, or give the error the kind your adapter reports`,
         path,
-        target: path[path.length - 1] === "error" || path[path.length - 1] === "overload_error" ? "key" : "value",
+        target: path[path.length - 1] === "error" || path[path.length - 1] === "overload_error" || path[path.length - 1] === "rate_limit" ? "key" : "value",
       });
     }
   },
