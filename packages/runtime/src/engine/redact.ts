@@ -9,7 +9,14 @@
  */
 
 import { jsonSafe, mapStrings } from "../model/json.js";
-import { holdsTrigger, redactSecrets, REDACTED, SECRET_KEY, SHORTEST_SECRET } from "./secrets.js";
+import { holdsTrigger, KEY_WORD, redactSecrets, REDACTED, SHORTEST_SECRET } from "./secrets.js";
+
+/**
+ * A key that names a secret (SPEC 16: `password`, `api_key`, `client_secret`, `x-api-key`,
+ * `accessKeyId`, `reversal_token`): a string under it is a secret whatever it looks like.
+ * The text families find such pairs in written text; this finds them in objects.
+ */
+const SECRET_KEY = new RegExp(KEY_WORD);
 
 export { REDACTED };
 

@@ -35,8 +35,12 @@ const SPACE = String.raw`(?:\s|\\+(?:[tnr]|u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}
 /** A quote, escaped any number of times; the look-behind makes a run of backslashes start one match only. */
 const QUOTE = String.raw`(?<!\\)\\*["']`;
 
-/** The words that make a key a secret's name (SPEC 16): token, secret, password, passwd, api_key, apikey, access_key, client_secret. */
-const KEY_WORD = `(?:${ci("token")}|${ci("secret")}|${ci("passw")}(?:${ci("or")})?${ci("d")}|${ci("api")}[_-]?${ci("key")}|${ci("access")}[_-]?${ci("key")})`;
+/**
+ * The words that make a key a secret's name (SPEC 16): token, secret, password, passwd,
+ * api_key, apikey, access_key, client_secret. Exported for redact.ts's SECRET_KEY, which
+ * lives there: generated modules embed this file and must declare nothing they never use.
+ */
+export const KEY_WORD = `(?:${ci("token")}|${ci("secret")}|${ci("passw")}(?:${ci("or")})?${ci("d")}|${ci("api")}[_-]?${ci("key")}|${ci("access")}[_-]?${ci("key")})`;
 
 /**
  * A key containing a key word, its look-ahead groups numbered from `n`. The key starts where
@@ -51,13 +55,6 @@ const SEPARATOR = `${BLANK}[:=]${BLANK}`;
 /** A quoted value runs to its quote; an unquoted one ends at whitespace, a quote, an escape or a delimiter. */
 const QUOTED_VALUE = String.raw`[^"'\\\r\n]+`;
 const VALUE = String.raw`[^\s"'\\,;&<>(){}\[\]]+`;
-
-/**
- * A key that names a secret (SPEC 16: `password`, `api_key`, `client_secret`, `x-api-key`,
- * `accessKeyId`, `reversal_token`): a string under it is a secret whatever it looks like.
- * The text families find such pairs in written text; this finds them in objects.
- */
-export const SECRET_KEY = new RegExp(KEY_WORD);
 
 export const FAMILIES: readonly Family[] = [
   // A private-key block, END line included; without its END line, up to where PEM text stops.
