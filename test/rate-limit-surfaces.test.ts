@@ -8,20 +8,9 @@ import { join } from "node:path";
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO } from "./helpers/cli.js";
-import { POLICIES_PLAYBOOK, policiesProject } from "./helpers/policies-project.js";
+import { RATE_LIMITS_PLAYBOOK, policiesProject } from "./helpers/policies-project.js";
 
 const GITHUB = join(REPO, "examples/github-rate-limit");
-
-/** Three limits: a bucket with max_wait_ms over the ledger, an adaptive one over search, one that fails when empty over payments. */
-const PACED_PLAYBOOK = POLICIES_PLAYBOOK.replace(
-  "verdicts:\n",
-  `rate_limits:
-  ledger: { tools: "ledger.*", limit: { requests: 10, per_ms: 1000 }, max_wait_ms: 1500 }
-  search: { tools: "search.*", adaptive: aws }
-  strict: { tools: "payments.*", limit: { requests: 5, per_ms: 1000 }, when_empty: fail, from_headers: { remaining: X-Left, reset: { name: X-Reset, epoch: ms } } }
-verdicts:
-`,
-);
 
 /** The lines of `explain CODE` under "Playbook action", wrapped at no width. */
 function playbookLines(dir: string, code: string): string[] {
@@ -44,7 +33,7 @@ describe("explain: the worst case counts the waits for a token (SPEC 22)", () =>
   });
 
   it("under attempt timeouts, the waits add to the time in all", () => {
-    const dir = policiesProject(PACED_PLAYBOOK);
+    const dir = policiesProject(RATE_LIMITS_PLAYBOOK);
     // ledger.charge: 2 attempts × 3 s + 500 ms backoff + 2 × 1.5 s for the ledger's tokens.
     const [, worst] = playbookLines(dir, "ledger_slow");
     expect(worst).toContain("at most 9.5 s in all (2 attempts × 3 s attempt timeout + 500 ms backoff + 3 s waiting for tokens)");
@@ -53,7 +42,7 @@ describe("explain: the worst case counts the waits for a token (SPEC 22)", () =>
   });
 
   it("a code from any tool: an adaptive limit's wait is unbounded, one that fails when empty never holds an attempt", () => {
-    const dir = policiesProject(PACED_PLAYBOOK);
+    const dir = policiesProject(RATE_LIMITS_PLAYBOOK);
     const lines = playbookLines(dir, "transient_timeout");
     expect(lines[1]).toContain("at most 12.8 s in all (4 attempts × 3 s attempt timeout + 840 ms backoff), plus the waits for a token that nothing bounds");
     expect(lines[1]).toContain(
@@ -86,7 +75,7 @@ describe("render shows the rate limits (SPEC 22)", () => {
   });
 
   it("json: each rate limit with its defaults and each code's waits, valid against schemas/render.schema.json", () => {
-    const dir = policiesProject(PACED_PLAYBOOK);
+    const dir = policiesProject(RATE_LIMITS_PLAYBOOK);
     for (const cwd of [GITHUB, dir]) {
       const doc = JSON.parse(failbook(["render", "--format", "json"], { cwd }).stdout) as object;
       const ajv = new Ajv({ allErrors: true, strict: false });

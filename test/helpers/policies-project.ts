@@ -46,5 +46,16 @@ verdicts:
   unknown_error: { action: escalate_to_human, queue: oncall }
 `;
 
+/** The same with rate limits (SPEC 22): a bucket with max_wait_ms over the ledger, an adaptive one over search, one over payments that fails when empty and reads its own headers. */
+export const RATE_LIMITS_PLAYBOOK = POLICIES_PLAYBOOK.replace(
+  "verdicts:\n",
+  `rate_limits:
+  ledger: { tools: "ledger.*", limit: { requests: 10, per_ms: 1000 }, max_wait_ms: 1500, from_headers: github }
+  search: { tools: "search.*", adaptive: aws }
+  strict: { tools: "payments.*", limit: { requests: 5, per_ms: 1000 }, when_empty: fail, from_headers: { remaining: X-Left, reset: { name: X-Reset, epoch: ms } } }
+verdicts:
+`,
+);
+
 export const policiesProject = (playbook = POLICIES_PLAYBOOK): string =>
   tempProject({ "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\n", "registry.yaml": POLICIES_REGISTRY, "playbook.yaml": playbook });
