@@ -186,6 +186,12 @@ export function buildModel(registry: Registry, playbook: Playbook, options: Mode
 
 const globList = (tools: string | string[]): string[] => (typeof tools === "string" ? [tools] : tools);
 
+/** The headers a rate limit reads (SPEC 22), by role: a dialect's spelled out. */
+export function rateLimitHeaders(from: NonNullable<RateLimitPolicy["from_headers"]>): RateLimitView["headers"] {
+  const spec = headerSpecOf(from);
+  return { remaining: spec.remaining, reset: spec.reset?.[0] ?? null, reset_form: spec.reset?.[1] ?? null, limit: spec.limit ?? null, ietf: spec.ietf === true };
+}
+
 export function policiesView(registry: Registry, playbook: Playbook): PoliciesView {
   const tool_timeouts = Object.entries(playbook.tools ?? {}).flatMap(([tools, t]) => (t.attempt_timeout_ms === undefined ? [] : [{ tools, ms: t.attempt_timeout_ms }]));
   const breakers = Object.entries(playbook.circuit_breakers ?? {}).map(([name, b]): BreakerView => {
@@ -233,14 +239,13 @@ function verdictsOf(registry: Registry, playbook: Playbook, tools: readonly stri
 function rateLimitView(registry: Registry, playbook: Playbook, name: string, r: RateLimitPolicy): RateLimitView {
   const tools = globList(r.tools);
   const from = r.from_headers;
-  const spec = from === undefined ? undefined : headerSpecOf(from);
   return {
     name,
     tools,
     limit: r.limit ? { requests: r.limit.requests, per_ms: r.limit.per_ms } : null,
     burst: r.limit ? (r.burst ?? r.limit.requests) : null,
     from_headers: from === undefined ? null : typeof from === "string" ? from : { remaining: from.remaining, reset: from.reset ?? null, limit: from.limit ?? null },
-    headers: spec ? { remaining: spec.remaining, reset: spec.reset?.[0] ?? null, reset_form: spec.reset?.[1] ?? null, limit: spec.limit ?? null, ietf: spec.ietf === true } : null,
+    headers: from === undefined ? null : rateLimitHeaders(from),
     when_empty: r.when_empty ?? "wait",
     max_wait_ms: r.max_wait_ms ?? null,
     adaptive: r.adaptive ?? null,
@@ -311,7 +316,7 @@ function headersText(r: RateLimitView): string {
   return `${h.remaining}${reset} of every answer correct the bucket${dialect}: its tokens become at most what remains, refilled at the reset`;
 }
 
-const RESET_FORMS: Record<NonNullable<NonNullable<RateLimitView["headers"]>["reset_form"]>, string> = {
+export const RESET_FORMS: Record<NonNullable<NonNullable<RateLimitView["headers"]>["reset_form"]>, string> = {
   delay: "seconds from now, or an RFC 3339 time",
   epoch_seconds: "a Unix time in seconds",
   epoch_ms: "a Unix time in ms",
