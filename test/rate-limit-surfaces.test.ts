@@ -3,24 +3,12 @@
  * code's worst case and says which rate limit paces it; `render` shows each rate limit in
  * Markdown, HTML and JSON (under the published schema), as it shows circuit breakers.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { failbook, REPO } from "./helpers/cli.js";
-import { RATE_LIMITS_PLAYBOOK, policiesProject } from "./helpers/policies-project.js";
+import { playbookLines, policiesProject, RATE_LIMITS_PLAYBOOK, renderedJson } from "./helpers/policies-project.js";
 
 const GITHUB = join(REPO, "examples/github-rate-limit");
-
-/** The lines of `explain CODE` under "Playbook action", wrapped at no width. */
-function playbookLines(dir: string, code: string): string[] {
-  const r = failbook(["explain", code], { cwd: dir });
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  const lines = r.stdout.split("\n");
-  const start = lines.indexOf("Playbook action");
-  return lines.slice(start + 1, lines.indexOf("", start)).map((l) => l.trim());
-}
 
 describe("explain: the worst case counts the waits for a token (SPEC 22)", () => {
   it("github-rate-limit: each attempt may wait max_wait_ms for a token, and the rate limit is spelled out", () => {
@@ -75,17 +63,8 @@ describe("render shows the rate limits (SPEC 22)", () => {
   });
 
   it("json: each rate limit with its defaults and each code's waits, valid against schemas/render.schema.json", () => {
-    const dir = policiesProject(RATE_LIMITS_PLAYBOOK);
-    for (const cwd of [GITHUB, dir]) {
-      const doc = JSON.parse(failbook(["render", "--format", "json"], { cwd }).stdout) as object;
-      const ajv = new Ajv({ allErrors: true, strict: false });
-      ajv.validate(JSON.parse(readFileSync(join(REPO, "schemas/render.schema.json"), "utf8")) as object, doc);
-      expect(ajv.errors ?? []).toEqual([]);
-    }
-    const doc = JSON.parse(failbook(["render", "--format", "json"], { cwd: GITHUB }).stdout) as {
-      playbook: { policies: { rate_limits: unknown[] } };
-      codes: { code: string; worst_case: { paced: unknown } | null }[];
-    };
+    type Rendered = { playbook: { policies: { rate_limits: { name: string }[] } }; codes: { code: string; worst_case: { paced: unknown } | null }[] };
+    const doc = renderedJson<Rendered>(GITHUB);
     expect(doc.playbook.policies.rate_limits).toEqual([
       {
         name: "github",
@@ -106,8 +85,8 @@ describe("render shows the rate limits (SPEC 22)", () => {
       attempt_wait_ms: 10_000,
       total_wait_ms: 30_000,
     });
-    const paced = JSON.parse(failbook(["render", "--format", "json"], { cwd: dir }).stdout) as typeof doc;
-    const search = (paced.playbook.policies.rate_limits as { name: string }[]).find((r) => r.name === "search");
+    const paced = renderedJson<Rendered>(policiesProject(RATE_LIMITS_PLAYBOOK));
+    const search = paced.playbook.policies.rate_limits.find((r) => r.name === "search");
     expect(search).toMatchObject({ limit: null, burst: null, from_headers: null, headers: null, adaptive: "aws" });
     expect(paced.codes.find((c) => c.code === "declined")?.worst_case?.paced).toMatchObject({ attempt_wait_ms: null, total_wait_ms: null });
   });

@@ -1,5 +1,9 @@
 /** A registry and playbook with every policy of SPEC 18, for the explain, render and gen tests. */
-import { tempProject } from "./cli.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Ajv from "ajv";
+import { expect } from "vitest";
+import { failbook, REPO, tempProject } from "./cli.js";
 
 export const POLICIES_REGISTRY = `apiVersion: failbook/v1
 kind: Registry
@@ -59,3 +63,23 @@ verdicts:
 
 export const policiesProject = (playbook = POLICIES_PLAYBOOK): string =>
   tempProject({ "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\n", "registry.yaml": POLICIES_REGISTRY, "playbook.yaml": playbook });
+
+/** The lines of `explain CODE` under "Playbook action", wrapped at no width. */
+export function playbookLines(dir: string, code: string): string[] {
+  const r = failbook(["explain", code], { cwd: dir });
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  const lines = r.stdout.split("\n");
+  const start = lines.indexOf("Playbook action");
+  return lines.slice(start + 1, lines.indexOf("", start)).map((l) => l.trim());
+}
+
+/** `render --format json` in a project, checked against schemas/render.schema.json. */
+export function renderedJson<T>(dir: string): T {
+  const doc = JSON.parse(failbook(["render", "--format", "json"], { cwd: dir }).stdout) as object;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const valid = ajv.validate(JSON.parse(readFileSync(join(REPO, "schemas/render.schema.json"), "utf8")) as object, doc);
+  expect(ajv.errors ?? []).toEqual([]);
+  expect(valid).toBe(true);
+  return doc as T;
+}
