@@ -5,26 +5,12 @@
  * words, refresh_credentials; the worst case adds attempts × timeout; render has a Policies
  * section in Markdown and HTML, and its JSON carries them under the published schema.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
-import { failbook, REPO } from "./helpers/cli.js";
-import { POLICIES_PLAYBOOK, policiesProject } from "./helpers/policies-project.js";
+import { failbook } from "./helpers/cli.js";
+import { playbookLines, POLICIES_PLAYBOOK, policiesProject, renderedJson } from "./helpers/policies-project.js";
 
 
 const project = () => policiesProject();
-
-/** The lines of `explain CODE` under "Playbook action", wrapped at no width. */
-function playbookLines(dir: string, code: string): string[] {
-  const r = failbook(["explain", code], { cwd: dir });
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  const lines = r.stdout.split("\n");
-  const start = lines.indexOf("Playbook action");
-  const end = lines.indexOf("", start);
-  return lines.slice(start + 1, end).map((l) => l.trim());
-}
 
 describe("explain shows the policies of SPEC 18", () => {
   const dir = project();
@@ -96,14 +82,10 @@ describe("render shows the policies of SPEC 18", () => {
   });
 
   it("json: the policies with their defaults and the worst-case time, valid against schemas/render.schema.json", () => {
-    const doc = JSON.parse(failbook(["render", "--format", "json"], { cwd: dir }).stdout) as {
+    const doc = renderedJson<{
       playbook: { policies: { breakers: { name: string; half_open_probes: number; when_open: unknown[] }[]; retry_budget: unknown; hedging: unknown; tool_timeouts: unknown } };
       codes: { code: string; worst_case: { time: unknown } | null }[];
-    };
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    const valid = ajv.validate(JSON.parse(readFileSync(join(REPO, "schemas/render.schema.json"), "utf8")) as object, doc);
-    expect(ajv.errors ?? []).toEqual([]);
-    expect(valid).toBe(true);
+    }>(dir);
     const [breaker] = doc.playbook.policies.breakers;
     expect(breaker).toMatchObject({ name: "payments", half_open_probes: 1, when_open: [{ verdict: "circuit_open", action: "fallback: to tool ledger.charge" }] });
     expect(doc.playbook.policies.tool_timeouts).toEqual([{ tools: "payments.*", ms: 2000 }]);

@@ -263,6 +263,32 @@ export interface HedgingPolicy {
   readonly non_fatal?: readonly string[];
 }
 
+/** The response headers a rate limit reads by a dialect's name: GitHub's, OpenAI's, Anthropic's, the IETF draft's. */
+export type RateLimitDialect = "github" | "openai" | "anthropic" | "ietf";
+
+/** A rate limit's own headers: requests left, when the window resets, the window's size. */
+export interface RateLimitHeaders {
+  readonly remaining: string;
+  /** A delay in seconds (a header name), a Unix time, or a duration. */
+  readonly reset?: string | { readonly name: string; readonly epoch: "seconds" | "ms" } | { readonly name: string; readonly duration: true };
+  readonly limit?: string;
+}
+
+/** A rate limit: a token bucket taken before every attempt of its tools (retries included; a hedge never waits). */
+export interface RateLimitPolicy {
+  readonly tools: ToolGlobs;
+  /** requests tokens every per_ms; the bucket holds burst (default requests). */
+  readonly limit?: { readonly requests: number; readonly per_ms: number };
+  readonly burst?: number;
+  /** Each answer's remaining-quota and reset headers correct the bucket. */
+  readonly from_headers?: RateLimitDialect | RateLimitHeaders;
+  /** No token: wait for one, up to max_wait_ms and the dispatch's deadline (default), or fail at once as rate_limited. */
+  readonly when_empty?: "wait" | "fail";
+  readonly max_wait_ms?: number;
+  /** The AWS SDK's adaptive retry mode (DefaultRateLimiter). */
+  readonly adaptive?: "aws";
+}
+
 /** What the playbook declares about the tools a glob matches. */
 export interface ToolDeclaration {
   readonly idempotent?: boolean;
@@ -276,6 +302,7 @@ export interface PlaybookPolicies {
   readonly attempt_timeout_ms?: number;
   readonly tools?: { readonly [glob: string]: ToolDeclaration };
   readonly circuit_breakers?: { readonly [name: string]: CircuitBreakerPolicy };
+  readonly rate_limits?: { readonly [name: string]: RateLimitPolicy };
   readonly retry_budget?: RetryBudgetPolicy;
   readonly retry_throttling?: RetryThrottlingPolicy;
   readonly hedging?: HedgingPolicy;
@@ -1488,7 +1515,11 @@ const SPACE = String.raw`(?:\s|\\+(?:[tnr]|u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}
 /** A quote, escaped any number of times; the look-behind makes a run of backslashes start one match only. */
 const QUOTE = String.raw`(?<!\\)\\*["']`;
 
-/** The words that make a key a secret's name (SPEC 16): token, secret, password, passwd, api_key, apikey, access_key, client_secret. */
+/**
+ * The words that make a key a secret's name (SPEC 16): token, secret, password, passwd,
+ * api_key, apikey, access_key, client_secret. Exported for redact.ts's SECRET_KEY, which
+ * lives there: generated modules embed this file and must declare nothing they never use.
+ */
 const KEY_WORD = `(?:${ci("token")}|${ci("secret")}|${ci("passw")}(?:${ci("or")})?${ci("d")}|${ci("api")}[_-]?${ci("key")}|${ci("access")}[_-]?${ci("key")})`;
 
 /**

@@ -103,7 +103,7 @@ It exports:
     type ActionName, ActionOf, BackoffFormula, Jitter
   type PlaybookPolicies                the playbook's shared policies, as PROJECT.playbook holds them:
     type CircuitBreakerPolicy, RetryBudgetPolicy, RetryThrottlingPolicy, HedgingPolicy,
-    type ToolDeclaration, ToolGlobs
+    type RateLimitPolicy, RateLimitDialect, RateLimitHeaders, ToolDeclaration, ToolGlobs
   MATCH_RULES, classify(error, call?)  the registry's classifier (first matching rule in file order
                                        wins), with the types of its tables: ClassifierRule,
                                        ClassifierInput, ClassifierIndex, RuleConditions, FieldValue,
@@ -154,6 +154,9 @@ It exports:
   AdapterError, AdapterErrorLike         what an adapter reports (TypedDicts)
   VERDICT_INFO, VerdictInfo              per verdict: class, retryable, side effect, status, summary...
   PLAYBOOK, CompensationAction           the playbook's action per verdict (TypedDicts by action)
+  POLICIES, PlaybookPolicies             the playbook's shared policies: CircuitBreakerPolicy,
+    RateLimitPolicy (RateLimitDialect, RateLimitHeaders), RetryBudgetPolicy,
+    RetryThrottlingPolicy, HedgingPolicy, ToolDeclaration, ToolGlobs
   classify(error, tool=None)             the same verdict as failbook classify, from the same
                                          compiled tables (first matching rule in file order wins)
   make_envelope, <code>_envelope         an envelope per verdict (FailureEnvelope)

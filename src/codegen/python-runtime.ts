@@ -22,6 +22,7 @@ export const PYTHON_FIXED_NAMES: ReadonlySet<string> = new Set([
   "RetryWithBackoff", "RetryWithHint", "RefreshEvidence", "RestoreCheckpoint", "EscalateToHuman", "IssueReversal",
   "DeprecateToolCall", "Fallback", "Fail", "DeadLetter", "JitterRange", "RefreshCredentials", "ToolGlobs", "CircuitBreakerPolicy",
   "RetryBudgetPolicy", "RetryThrottlingPolicy", "HedgingPolicy", "ToolDeclaration", "PlaybookPolicies", "POLICIES",
+  "RateLimitDialect", "RateLimitWindow", "RateLimitResetEpoch", "RateLimitResetDuration", "RateLimitHeaders", "RateLimitPolicy",
 ]);
 
 /** The optional fields of AdapterErrorLike and AdapterError (which differ only in kind): written once for both. */
@@ -207,6 +208,53 @@ class HedgingPolicy(_HedgingRequired, total=False):
     non_fatal: Sequence[str]
 
 
+RateLimitDialect = Literal["github", "openai", "anthropic", "ietf"]
+"""The response headers a rate limit reads by a dialect's name: GitHub's, OpenAI's, Anthropic's, the IETF draft's."""
+
+
+class RateLimitWindow(TypedDict):
+    """requests tokens every per_ms."""
+
+    requests: int
+    per_ms: int
+
+
+class RateLimitResetEpoch(TypedDict):
+    name: str
+    epoch: Literal["seconds", "ms"]
+
+
+class RateLimitResetDuration(TypedDict):
+    name: str
+    duration: Literal[True]
+
+
+class _RateLimitHeadersRequired(TypedDict):
+    remaining: str
+
+
+class RateLimitHeaders(_RateLimitHeadersRequired, total=False):
+    """A rate limit's own headers: requests left, when the window resets (a delay in seconds, a Unix time, or a duration), the window's size."""
+
+    reset: Union[str, RateLimitResetEpoch, RateLimitResetDuration]
+    limit: str
+
+
+class _RateLimitRequired(TypedDict):
+    tools: ToolGlobs
+
+
+class RateLimitPolicy(_RateLimitRequired, total=False):
+    """A rate limit: a token bucket taken before every attempt of its tools (retries included; a hedge never waits)."""
+
+    limit: RateLimitWindow
+    burst: int
+    from_headers: Union[RateLimitDialect, RateLimitHeaders]
+    when_empty: Literal["wait", "fail"]
+    max_wait_ms: int
+    adaptive: Literal["aws"]
+
+
 class ToolDeclaration(TypedDict, total=False):
     """What the playbook declares about the tools a glob matches."""
 
@@ -220,6 +268,7 @@ class PlaybookPolicies(TypedDict, total=False):
     attempt_timeout_ms: float
     tools: Mapping[str, ToolDeclaration]
     circuit_breakers: Mapping[str, CircuitBreakerPolicy]
+    rate_limits: Mapping[str, RateLimitPolicy]
     retry_budget: RetryBudgetPolicy
     retry_throttling: RetryThrottlingPolicy
     hedging: HedgingPolicy

@@ -56,7 +56,7 @@ export function generatePython(input: CodegenInput, options: GenerateOptions = {
     verdictInfoSection(tables),
     PY_ACTION_TYPES,
     `PLAYBOOK: Mapping[FailureVerdict, CompensationAction] = ${pyDict(tables.actions)}\n"""The playbook ${pyDocText(JSON.stringify(tables.playbook.name))}: the one compensation action for each verdict."""`,
-    `POLICIES: PlaybookPolicies = ${pyDict(tables.policies)}\n"""The playbook's shared policies: attempt timeouts, circuit breakers, retry budget, retry throttling, hedging."""`,
+    `POLICIES: PlaybookPolicies = ${pyDict(tables.policies)}\n"""The playbook's shared policies: attempt timeouts, circuit breakers, rate limits, retry budget, retry throttling, hedging."""`,
     PY_CLASSIFIER_TYPES,
     rulesSection(index),
     indexSection(index),

@@ -20,7 +20,7 @@ export const FIXED_NAMES: ReadonlySet<string> = new Set([
   "FAILURE_CLASSES", "FailureClass", "ERROR_KINDS", "ErrorKind", "isErrorKind", "ErrorFields", "ERROR_FIELDS", "ErrorFieldName", "SideEffectState", "AdapterError",
   "AdapterErrorLike", "ToolCall", "VerdictInfo", "VerdictFacts", "VERDICT_INFO", "Jitter", "BackoffFormula", "CompensationAction",
   "ActionName", "ActionOf", "PLAYBOOK", "ToolGlobs", "CircuitBreakerPolicy", "RetryBudgetPolicy", "RetryThrottlingPolicy",
-  "HedgingPolicy", "ToolDeclaration", "PlaybookPolicies", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
+  "HedgingPolicy", "RateLimitPolicy", "RateLimitDialect", "RateLimitHeaders", "ToolDeclaration", "PlaybookPolicies", "MATCH_RULES", "classify", "CLASSIFIER", "VERDICT_SET", "RESERVED_SET", "ERROR_KIND_SET",
   "DetailsByVerdict", "DetailsOf", "EnvelopeInput", "FailureEnvelope", "FailureEnvelopeOf", "envelopeBrand", "makeEnvelope",
   "envelopeFor", "buildEnvelope", "EnvelopeInputFor", "REDACT_PATTERNS", "redactDetails",
   "McpToolResult", "toMcpToolResult", "EXAMPLES", "VerdictExample", "PROJECT",
@@ -162,6 +162,32 @@ export interface HedgingPolicy {
   readonly non_fatal?: readonly string[];
 }
 
+/** The response headers a rate limit reads by a dialect's name: GitHub's, OpenAI's, Anthropic's, the IETF draft's. */
+export type RateLimitDialect = "github" | "openai" | "anthropic" | "ietf";
+
+/** A rate limit's own headers: requests left, when the window resets, the window's size. */
+export interface RateLimitHeaders {
+  readonly remaining: string;
+  /** A delay in seconds (a header name), a Unix time, or a duration. */
+  readonly reset?: string | { readonly name: string; readonly epoch: "seconds" | "ms" } | { readonly name: string; readonly duration: true };
+  readonly limit?: string;
+}
+
+/** A rate limit: a token bucket taken before every attempt of its tools (retries included; a hedge never waits). */
+export interface RateLimitPolicy {
+  readonly tools: ToolGlobs;
+  /** requests tokens every per_ms; the bucket holds burst (default requests). */
+  readonly limit?: { readonly requests: number; readonly per_ms: number };
+  readonly burst?: number;
+  /** Each answer's remaining-quota and reset headers correct the bucket. */
+  readonly from_headers?: RateLimitDialect | RateLimitHeaders;
+  /** No token: wait for one, up to max_wait_ms and the dispatch's deadline (default), or fail at once as rate_limited. */
+  readonly when_empty?: "wait" | "fail";
+  readonly max_wait_ms?: number;
+  /** The AWS SDK's adaptive retry mode (DefaultRateLimiter). */
+  readonly adaptive?: "aws";
+}
+
 /** What the playbook declares about the tools a glob matches. */
 export interface ToolDeclaration {
   readonly idempotent?: boolean;
@@ -175,6 +201,7 @@ export interface PlaybookPolicies {
   readonly attempt_timeout_ms?: number;
   readonly tools?: { readonly [glob: string]: ToolDeclaration };
   readonly circuit_breakers?: { readonly [name: string]: CircuitBreakerPolicy };
+  readonly rate_limits?: { readonly [name: string]: RateLimitPolicy };
   readonly retry_budget?: RetryBudgetPolicy;
   readonly retry_throttling?: RetryThrottlingPolicy;
   readonly hedging?: HedgingPolicy;

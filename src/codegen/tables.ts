@@ -133,8 +133,8 @@ export function actionData(action: CompensationAction): Record<string, unknown> 
   return { action: action.action, ...fields };
 }
 
-/** The playbook's shared policies (SPEC 18), the keys PlaybookPolicies types, in a fixed order. */
-const POLICY_KEYS = ["attempt_timeout_ms", "tools", "circuit_breakers", "retry_budget", "retry_throttling", "hedging"] as const;
+/** The playbook's shared policies (SPEC 18, 22), the keys PlaybookPolicies types, in a fixed order. */
+const POLICY_KEYS = ["attempt_timeout_ms", "tools", "circuit_breakers", "rate_limits", "retry_budget", "retry_throttling", "hedging"] as const;
 
 /** The playbook's shared policies as POLICIES holds them: only the keys that are set. */
 export function policiesData(playbook: Playbook): Record<string, unknown> {

@@ -13,7 +13,7 @@ import { valueAt, type DocumentKind } from "../load/schema.js";
 import type { PathSegment } from "failbook-runtime/model/finding.js";
 import { ACTION_NAMES } from "failbook-runtime/model/playbook.js";
 import { actionReference, isActionName } from "../render/actions.js";
-import { codeRow, worstCaseText } from "../render/model.js";
+import { codeRow, policiesView, RESET_FORMS, rateLimitHeaders, rateLimitText, whenEmptyText, worstCaseText } from "../render/model.js";
 import { clip, nearest } from "../util/text.js";
 import type { Cursor } from "./cursor.js";
 import { documentAtLine, rangeOf } from "./locate.js";
@@ -27,7 +27,7 @@ export function hover(workspace: Workspace, params: HoverParams): Hover | null {
   if (!target) return null;
   const { view, cursor, role } = target;
   const word = cursor.word;
-  const text = (role && word ? describeNamed(view.state, role, word.text) : undefined) ?? describeKey(view, cursor, params.position.line);
+  const text = (role && word ? describeNamed(view.state, role, word.text) : undefined) ?? describeRateLimit(view, cursor) ?? describeKey(view, cursor, params.position.line);
   if (text === undefined) return null;
   return { contents: { kind: "markdown", value: text }, ...(word ? { range: rangeOf(view.document, word.start, word.end) } : {}) };
 }
@@ -135,6 +135,36 @@ function describeKey(view: FileView, cursor: Cursor, line: number): string | und
   const lines = [`**${key ?? path.join(".")}**`];
   if (description) lines.push("", description);
   if (value !== undefined && (value === null || typeof value !== "object" || cursor.on === "key")) lines.push("", `value: \`${clip(JSON.stringify(redactValue(value, redact)) ?? "null", 200)}\``);
+  return lines.join("\n");
+}
+
+const DIALECTS = ["github", "openai", "anthropic", "ietf"] as const;
+
+/**
+ * A rate limit (SPEC 22): on its name, what it does as render says it; on a from_headers
+ * dialect, the exact headers it reads. Undefined elsewhere (the schema describes the rest).
+ */
+function describeRateLimit(view: FileView, cursor: Cursor): string | undefined {
+  const [top, name, key] = cursor.path;
+  if (view.kind !== "playbook" || top !== "rate_limits" || typeof name !== "string") return undefined;
+  const redact = redactorOf(view.state);
+  if (cursor.on === "key" && cursor.path.length === 2) {
+    const registry = view.state.registry?.value;
+    const playbook = view.state.playbook?.value;
+    const limit = registry && playbook?.rate_limits?.[name] ? policiesView(registry, playbook).rate_limits.find((r) => r.name === name) : undefined;
+    return limit && redact(`**${name}** (rate limit)\n\n${rateLimitText(limit)}\n\n${whenEmptyText(limit)}\n\n\`failbook explain CODE\` counts its waits in a code's worst case.`);
+  }
+  const dialect = DIALECTS.find((d) => d === cursor.word?.text);
+  if (cursor.on !== "value" || cursor.path.length !== 3 || key !== "from_headers" || dialect === undefined) return undefined;
+  const h = rateLimitHeaders(dialect)!;
+  const lines = [`**${dialect}** (rate-limit headers)`, ""];
+  if (h.ietf) lines.push("- `RateLimit`: the IETF httpapi draft's structured field, `r=` requests left and `t=` seconds to the reset (also `remaining=`, `reset=`)", "- `RateLimit-Policy`: the window's size (not read: the playbook's `limit` sets the bucket)");
+  else {
+    lines.push(`- \`${h.remaining}\`: the requests left in the window`);
+    if (h.reset !== null) lines.push(`- \`${h.reset}\` (${RESET_FORMS[h.reset_form ?? "delay"]}): when the window resets`);
+    if (h.limit !== null) lines.push(`- \`${h.limit}\`: the window's size (not read: the playbook's \`limit\` sets the bucket)`);
+  }
+  lines.push("", "Every answer that carries them corrects the bucket: its tokens become at most what remains, refilled at the reset. A header holding garbage, a negative or a far-future reset is ignored (event rate_limit_header_ignored).");
   return lines.join("\n");
 }
 

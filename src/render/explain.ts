@@ -10,7 +10,7 @@ import { honorsRetryAfter, isRetryAction, retryAfterPolicyOf } from "failbook-ru
 import { exampleText, exampleVerdictText } from "./examples.js";
 import type { Exercise } from "./exercises.js";
 import { outcomeFor } from "failbook-runtime/engine/policies/breakers.js";
-import { breakerText, matchText, quotaText, retryAfterText, retryBudgetText, throttlingText, timeoutsText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
+import { breakerText, matchText, quotaText, rateLimitText, retryAfterText, retryBudgetText, throttlingText, timeoutsText, whenEmptyText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
 export type CodeLookup =
   | { found: CodeRow }
@@ -129,7 +129,7 @@ export function explainCode(raw: CodeRow, model: RegistryModel, rawExercises: re
   return out.join("\n") + "\n";
 }
 
-/** The shared policies of SPEC 18 as they bear on this code: attempt timeouts, then each breaker. */
+/** The shared policies of SPEC 18 and 22 as they bear on this code: attempt timeouts, each breaker, each rate limit over its tools or refusing to it. */
 function policyLines(row: CodeRow, model: RegistryModel): string[] {
   const policies = model.playbook.policies;
   const lines: string[] = [];
@@ -139,6 +139,13 @@ function policyLines(row: CodeRow, model: RegistryModel): string[] {
     const counted = outcomeFor({ tools: b.tools, ...(b.counts === null ? {} : { counts: b.counts }) }, { verdictClass: row.class, retryable: row.retryable, errorKind: undefined }) === "failure";
     const mine = stops ? "an attempt it stops classifies as this code" : counted ? "a failure with this code counts toward opening it" : "a failure with this code does not count toward it";
     lines.push(`breaker ${b.name}: ${mine}; ${breakerText(b)}; ${whenOpenText(b)}`);
+  }
+  const paced = new Set(row.worst_case?.paced?.limits.map((l) => l.name) ?? []);
+  for (const r of policies.rate_limits) {
+    const refuses = r.when_empty_verdicts.some((w) => w.verdict === row.code);
+    if (!refuses && !paced.has(r.name)) continue;
+    const mine = refuses ? "an attempt it refuses classifies as this code" : "it paces the tools this code can come from";
+    lines.push(`rate limit ${r.name}: ${mine}; ${rateLimitText(r)}; ${whenEmptyText(r)}`);
   }
   return lines;
 }

@@ -9,7 +9,7 @@
 import { escapeHtml as h, fragmentFor } from "../util/escape.js";
 import { pageHead } from "../util/page.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
-import { breakerText, duration, hasPolicies, hedgingText, matchText, partition, retryBudgetText, throttlingText, timeoutsText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
+import { breakerText, duration, hasPolicies, hedgingText, matchText, partition, rateLimitText, retryBudgetText, throttlingText, timeoutsText, whenEmptyText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./html-assets.js";
 
 const COLUMNS = ["Code", "Class", "Retryable", "Side effect", "Status", "Summary and recovery", "Playbook action"];
@@ -58,7 +58,7 @@ ${policies(model)}</main>
 `;
 }
 
-/** The playbook's shared policies (SPEC 18): the timeouts, the budget, throttling, hedging, a section per breaker. */
+/** The playbook's shared policies (SPEC 18, 22): the timeouts, the budget, throttling, hedging, a section per breaker and per rate limit. */
 function policies(model: RegistryModel): string {
   const p = model.playbook.policies;
   if (!hasPolicies(p)) return "";
@@ -72,10 +72,16 @@ function policies(model: RegistryModel): string {
 <p>${h(breakerText(b))}</p>
 <p>${h(whenOpenText(b))}</p>
 </section>`);
+  const limits = p.rate_limits.map((r) => `<section class="rate-limit">
+<h3>Rate limit <code>${h(r.name)}</code></h3>
+<p>${h(rateLimitText(r))}</p>
+<p>${h(whenEmptyText(r))}</p>
+</section>`);
+  const sections = [...breakers, ...limits];
   return `<section>
 <h2>Policies</h2>
 <p>Shared by every call of one dispatcher.</p>
-${facts.length > 0 ? `<dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${h(v)}</dd>`).join("")}</dl>\n` : ""}${breakers.join("\n")}${breakers.length > 0 ? "\n" : ""}</section>
+${facts.length > 0 ? `<dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${h(v)}</dd>`).join("")}</dl>\n` : ""}${sections.join("\n")}${sections.length > 0 ? "\n" : ""}</section>
 `;
 }
 

@@ -1,7 +1,7 @@
 /** The registry as Markdown: a table of codes, the classes, the reserved codes, a section per code. */
 import { escapeHtml, fragmentFor, mdBlock, mdCell, mdCode, mdFence } from "../util/escape.js";
 import { exampleText, exampleVerdictText } from "./examples.js";
-import { breakerText, hasPolicies, hedgingText, matchText, partition, retryBudgetText, throttlingText, timeoutsText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
+import { breakerText, hasPolicies, hedgingText, matchText, partition, rateLimitText, retryBudgetText, throttlingText, timeoutsText, whenEmptyText, whenOpenText, worstCaseText, type CodeRow, type RegistryModel } from "./model.js";
 
 export function renderMarkdown(model: RegistryModel): string {
   const { listed, reserved } = partition(model);
@@ -56,7 +56,7 @@ export function renderMarkdown(model: RegistryModel): string {
   return out.join("\n") + "\n";
 }
 
-/** The playbook's shared policies (SPEC 18): the timeouts, a section per breaker, the budget, throttling, hedging. */
+/** The playbook's shared policies (SPEC 18, 22): the timeouts, the budget, throttling, hedging, a section per breaker and per rate limit. */
 function policies(model: RegistryModel): string[] {
   const p = model.playbook.policies;
   if (!hasPolicies(p)) return [];
@@ -68,6 +68,9 @@ function policies(model: RegistryModel): string[] {
   if (p.hedging !== null) para("Hedging", hedgingText(p.hedging));
   for (const b of p.breakers) {
     out.push("", `### Breaker ${mdCode(b.name)}`, "", `- ${mdCell(breakerText(b))}`, `- ${mdCell(whenOpenText(b))}`);
+  }
+  for (const r of p.rate_limits) {
+    out.push("", `### Rate limit ${mdCode(r.name)}`, "", `- ${mdCell(rateLimitText(r))}`, `- ${mdCell(whenEmptyText(r))}`);
   }
   return out;
 }

@@ -3,13 +3,15 @@
  * the action's static worst case. Markdown, HTML, JSON and `explain` all print this model, so
  * every format says the same thing about a code.
  */
-import type { ActionName, Budgets, CompensationAction, Jitter, Playbook, RetryAfterPolicy, RetryQuota } from "failbook-runtime/model/playbook.js";
+import type { ActionName, Budgets, CompensationAction, Jitter, Playbook, RateLimitPolicy, RetryAfterPolicy, RetryQuota } from "failbook-runtime/model/playbook.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import { DEFAULT_REFUND, DEFAULT_RETRY_COST } from "failbook-runtime/engine/quota.js";
 import { DEFAULT_RETRY_AFTER_HEADERS } from "failbook-runtime/engine/retry-after.js";
 import { sideEffectOf, statusOf, type MatchRule, type Registry, type SideEffectState, type Verdict, type VerdictStatus } from "failbook-runtime/model/registry.js";
 import { worstCase, type RetryLimit } from "failbook-runtime/engine/worstcase.js";
 import { classify } from "failbook-runtime/engine/classify.js";
 import { circuitOpenError } from "failbook-runtime/engine/policies/breakers.js";
+import { headerSpecOf, rateLimitedError } from "failbook-runtime/engine/policies/rate-limits.js";
 import { BREAKER_DEFAULTS } from "failbook-runtime/engine/policies/circuit.js";
 import { RETRY_BUDGET_DEFAULTS } from "failbook-runtime/engine/policies/retry-budget.js";
 import { redactValue, type Redactor } from "failbook-runtime/engine/redact.js";
@@ -47,6 +49,18 @@ export interface WorstCaseView {
   time: { attempt_timeout_ms: number; every_tool: boolean; worst_ms: number; wall_ms: number | null } | null;
   /** When the playbook hedges (SPEC 18): a hedged call's attempts (its hedges; it never retries). */
   hedged?: { tools: string[]; max_attempts: number; attempts: number };
+  /** When rate limits pace the tools the code can come from (SPEC 22): the waits for a token before each attempt. */
+  paced: PacedView | null;
+}
+
+/** The waits for a token of a code's attempts (SPEC 22); a null wait is one nothing bounds. */
+export interface PacedView {
+  /** Each limit over the code's tools: the longest an attempt waits for its token, and what bounds it. */
+  limits: { name: string; wait_ms: number | null; bound: "max_wait_ms" | "fail" | "deadline" | "adaptive" }[];
+  /** The attempts that may wait (a hedge never does). */
+  waiting_attempts: number;
+  attempt_wait_ms: number | null;
+  total_wait_ms: number | null;
 }
 
 export interface CodeRow {
@@ -95,7 +109,25 @@ export interface BreakerView {
   when_open: { verdict: string; action: string | null }[];
 }
 
-/** The playbook's shared policies (SPEC 18), defaults filled in. */
+/** A rate limit (SPEC 22) with its defaults filled in, and what an attempt it refuses classifies to. */
+export interface RateLimitView {
+  name: string;
+  tools: string[];
+  limit: { requests: number; per_ms: number } | null;
+  /** Tokens the bucket holds (default limit.requests); null without a limit. */
+  burst: number | null;
+  /** A dialect's name, or the headers as written; null when the limit reads none. */
+  from_headers: string | { remaining: string; reset: string | { name: string; epoch: "seconds" | "ms" } | { name: string; duration: true } | null; limit: string | null } | null;
+  /** The headers it reads, by role (a dialect's spelled out). */
+  headers: { remaining: string; reset: string | null; reset_form: "delay" | "epoch_seconds" | "epoch_ms" | "duration" | null; limit: string | null; ietf: boolean } | null;
+  when_empty: "wait" | "fail";
+  max_wait_ms: number | null;
+  adaptive: "aws" | null;
+  /** The verdicts an attempt it refuses (the adapter error rate_limited) classifies to, with their actions. */
+  when_empty_verdicts: { verdict: string; action: string | null }[];
+}
+
+/** The playbook's shared policies (SPEC 18, 22), defaults filled in. */
 export interface PoliciesView {
   attempt_timeout_ms: number | null;
   /** The tools: entries that set their own timeout. */
@@ -104,6 +136,7 @@ export interface PoliciesView {
   retry_budget: { percent: number; min_concurrency: number } | null;
   retry_throttling: { max_tokens: number; token_ratio: number } | null;
   hedging: { tools: string[]; max_attempts: number; delay_ms: number; non_fatal: string[] } | null;
+  rate_limits: RateLimitView[];
 }
 
 export interface RegistryModel {
@@ -153,12 +186,18 @@ export function buildModel(registry: Registry, playbook: Playbook, options: Mode
 
 const globList = (tools: string | string[]): string[] => (typeof tools === "string" ? [tools] : tools);
 
+/** The headers a rate limit reads (SPEC 22), by role: a dialect's spelled out. */
+export function rateLimitHeaders(from: NonNullable<RateLimitPolicy["from_headers"]>): RateLimitView["headers"] {
+  const spec = headerSpecOf(from);
+  return { remaining: spec.remaining, reset: spec.reset?.[0] ?? null, reset_form: spec.reset?.[1] ?? null, limit: spec.limit ?? null, ietf: spec.ietf === true };
+}
+
 export function policiesView(registry: Registry, playbook: Playbook): PoliciesView {
   const tool_timeouts = Object.entries(playbook.tools ?? {}).flatMap(([tools, t]) => (t.attempt_timeout_ms === undefined ? [] : [{ tools, ms: t.attempt_timeout_ms }]));
   const breakers = Object.entries(playbook.circuit_breakers ?? {}).map(([name, b]): BreakerView => {
     const tools = globList(b.tools);
     // Each glob stands for the tools it guards: a rule testing `tool` sees it as written.
-    const verdicts = [...new Set(tools.map((tool) => classify(registry, circuitOpenError(name), tool, playbook).verdict))];
+    const verdicts = verdictsOf(registry, playbook, tools, circuitOpenError(name));
     return {
       name,
       tools,
@@ -172,10 +211,7 @@ export function policiesView(registry: Registry, playbook: Playbook): PoliciesVi
       max_break_ms: b.max_break_ms ?? null,
       half_open_probes: b.half_open_probes ?? BREAKER_DEFAULTS.half_open_probes,
       counts: b.counts ?? null,
-      when_open: verdicts.map((verdict) => {
-        const action = playbook.verdicts[verdict];
-        return { verdict, action: action ? `${action.action}${actionDetail(action) ? `: ${actionDetail(action)}` : ""}` : null };
-      }),
+      when_open: verdicts,
     };
   });
   const budget = playbook.retry_budget;
@@ -187,12 +223,39 @@ export function policiesView(registry: Registry, playbook: Playbook): PoliciesVi
     retry_budget: budget ? { percent: budget.percent ?? RETRY_BUDGET_DEFAULTS.percent, min_concurrency: budget.min_concurrency ?? RETRY_BUDGET_DEFAULTS.min_concurrency } : null,
     retry_throttling: playbook.retry_throttling ? { max_tokens: playbook.retry_throttling.max_tokens, token_ratio: playbook.retry_throttling.token_ratio } : null,
     hedging: hedging ? { tools: globList(hedging.tools), max_attempts: hedging.max_attempts, delay_ms: hedging.delay_ms ?? 0, non_fatal: hedging.non_fatal ?? [] } : null,
+    rate_limits: Object.entries(playbook.rate_limits ?? {}).map(([name, r]) => rateLimitView(registry, playbook, name, r)),
   };
 }
 
-/** Whether the playbook sets any policy of SPEC 18. */
+/** The verdicts an adapter error the runtime makes up classifies to from the tools a policy names, each glob standing for its tools, with their actions. */
+function verdictsOf(registry: Registry, playbook: Playbook, tools: readonly string[], error: AdapterError): { verdict: string; action: string | null }[] {
+  const verdicts = [...new Set(tools.map((tool) => classify(registry, error, tool, playbook).verdict))];
+  return verdicts.map((verdict) => {
+    const action = playbook.verdicts[verdict];
+    return { verdict, action: action ? `${action.action}${actionDetail(action) ? `: ${actionDetail(action)}` : ""}` : null };
+  });
+}
+
+function rateLimitView(registry: Registry, playbook: Playbook, name: string, r: RateLimitPolicy): RateLimitView {
+  const tools = globList(r.tools);
+  const from = r.from_headers;
+  return {
+    name,
+    tools,
+    limit: r.limit ? { requests: r.limit.requests, per_ms: r.limit.per_ms } : null,
+    burst: r.limit ? (r.burst ?? r.limit.requests) : null,
+    from_headers: from === undefined ? null : typeof from === "string" ? from : { remaining: from.remaining, reset: from.reset ?? null, limit: from.limit ?? null },
+    headers: from === undefined ? null : rateLimitHeaders(from),
+    when_empty: r.when_empty ?? "wait",
+    max_wait_ms: r.max_wait_ms ?? null,
+    adaptive: r.adaptive ?? null,
+    when_empty_verdicts: verdictsOf(registry, playbook, tools, rateLimitedError(name)),
+  };
+}
+
+/** Whether the playbook sets any policy of SPEC 18 or 22. */
 export const hasPolicies = (p: PoliciesView): boolean =>
-  p.attempt_timeout_ms !== null || p.tool_timeouts.length > 0 || p.breakers.length > 0 || p.retry_budget !== null || p.retry_throttling !== null || p.hedging !== null;
+  p.attempt_timeout_ms !== null || p.tool_timeouts.length > 0 || p.breakers.length > 0 || p.retry_budget !== null || p.retry_throttling !== null || p.hedging !== null || p.rate_limits.length > 0;
 
 /** The attempt timeouts in one sentence. */
 export function timeoutsText(p: PoliciesView): string {
@@ -231,6 +294,39 @@ export function hedgingText(h: NonNullable<PoliciesView["hedging"]>): string {
   const pace = h.delay_ms === 0 ? "all at once" : `one more every ${duration(h.delay_ms)} without an answer`;
   const nonFatal = h.non_fatal.length > 0 ? `; a failure of ${h.non_fatal.join(", ")} sends the next at once` : "";
   return `an idempotent call to ${h.tools.join(", ")} sends up to ${h.max_attempts} attempts in flight, ${pace}; the first success wins and the rest are cancelled${nonFatal}`;
+}
+
+/** "paces github.* at 5000 requests every 60 min (a bucket of 100); every answer's x-ratelimit-remaining and x-ratelimit-reset correct it; ..." */
+export function rateLimitText(r: RateLimitView): string {
+  const parts = [`paces ${r.tools.join(", ")}`];
+  if (r.limit !== null) parts[0] += ` at ${plural(r.limit.requests, "request")} every ${duration(r.limit.per_ms)} (a token bucket of ${r.burst ?? r.limit.requests})`;
+  if (r.adaptive === "aws") parts.push("the AWS SDK's adaptive retry mode (DefaultRateLimiter: off until the first throttling answer, then a bucket whose rate follows CUBIC)");
+  if (r.headers !== null) parts.push(r.limit === null ? "from_headers is not read without a limit" : headersText(r));
+  const wait = r.when_empty === "fail" ? "with none it fails at once (when_empty: fail)" : r.max_wait_ms === null ? "with none it waits for one, bounded only by the caller's deadline" : `with none it waits up to ${duration(r.max_wait_ms)} for one, never past the caller's deadline`;
+  parts.push(`an attempt takes a token before it is sent (retries included; a hedge is sent only with one, never waiting); ${wait}`);
+  return parts.join("; ");
+}
+
+/** "x-ratelimit-remaining and x-ratelimit-reset (a Unix time in seconds) of every answer correct the bucket (the github dialect)" */
+function headersText(r: RateLimitView): string {
+  const h = r.headers!;
+  const dialect = typeof r.from_headers === "string" ? ` (the ${r.from_headers} dialect)` : "";
+  if (h.ietf) return `the RateLimit field of every answer (the IETF httpapi draft: r= requests left, t= seconds to the reset) corrects the bucket${dialect}`;
+  const reset = h.reset === null ? "" : ` and ${h.reset} (${RESET_FORMS[h.reset_form ?? "delay"]})`;
+  return `${h.remaining}${reset} of every answer correct the bucket${dialect}: its tokens become at most what remains, refilled at the reset`;
+}
+
+export const RESET_FORMS: Record<NonNullable<NonNullable<RateLimitView["headers"]>["reset_form"]>, string> = {
+  delay: "seconds from now, or an RFC 3339 time",
+  epoch_seconds: "a Unix time in seconds",
+  epoch_ms: "a Unix time in ms",
+  duration: "a duration such as 6m0s",
+};
+
+/** What a refused attempt does, and what the registry makes of it. */
+export function whenEmptyText(r: RateLimitView): string {
+  const to = r.when_empty_verdicts.map((w) => `${w.verdict} (${w.action ?? "no playbook action"})`).join(" or ");
+  return `an attempt it refuses is not sent: it fails at once as the adapter error rate_limited, which classifies to ${to}`;
 }
 
 const percentText = (ratio: number): string => `${Number((ratio * 100).toFixed(2))} %`;
@@ -279,6 +375,9 @@ export function codeRow(v: Verdict, registry: Registry, playbook: Playbook): Cod
           quota: worst.quota ? { capacity: worst.quota.capacity, cost: worst.quota.cost, retries: worst.quota.retries } : null,
           time: worst.time ? { attempt_timeout_ms: worst.time.attemptTimeoutMs, every_tool: worst.time.everyTool, worst_ms: worst.time.worstMs, wall_ms: playbook.budgets?.wall_ms ?? null } : null,
           ...(worst.hedged ? { hedged: { tools: worst.hedged.tools, max_attempts: worst.hedged.maxAttempts, attempts: worst.hedged.attempts } } : {}),
+          paced: worst.paced
+            ? { limits: worst.paced.limits.map((l) => ({ name: l.name, wait_ms: l.waitMs, bound: l.bound })), waiting_attempts: worst.paced.waitingAttempts, attempt_wait_ms: worst.paced.attemptWaitMs, total_wait_ms: worst.paced.totalWaitMs }
+            : null,
         }
       : null,
   };
@@ -367,17 +466,34 @@ export function worstCaseText(row: CodeRow): string {
     parts.push(row.retryable ? "no retry allowed by the limits" : "no retry: the verdict is not retryable");
   }
   for (const e of w.exceeds) parts.push(`exceeds budgets.${e.budget} (${duration(e.limit_ms)}), which cuts the dispatch short`);
-  if (w.time) parts.push(timeText(w.time, w.attempts, w.total_backoff_ms));
+  if (w.time) parts.push(timeText(w.time, w.attempts, w.total_backoff_ms, w.paced));
   if (w.retries > 0 && w.retry_after) parts.push(retryAfterWorst(w.retry_after));
+  if (w.paced) parts.push(...pacedText(w.paced));
   if (w.hedged) parts.push(`a hedged call (${w.hedged.tools.join(", ")}) sends up to ${plural(w.hedged.attempts, "attempt")} (at most ${w.hedged.max_attempts} in flight) and never retries`);
   if (w.quota) parts.push(`each retry takes ${plural(w.quota.cost, "token")} of a shared quota of ${w.quota.capacity}, enough for ${w.quota.retries >= Number.MAX_SAFE_INTEGER ? "any number of" : w.quota.retries} retries when nothing refills it`);
   return parts.join("; ");
 }
 
+/** "each attempt may first wait up to 10 s for a token of rate limit github (at most 30 s over 3 attempts)" */
+function pacedText(p: PacedView): string[] {
+  const waits = p.limits.filter((l) => l.bound !== "fail");
+  const fails = p.limits.filter((l) => l.bound === "fail");
+  const parts: string[] = [];
+  if (waits.length > 0) {
+    const each = waits.map((l) => (l.wait_ms !== null ? `up to ${duration(l.wait_ms)} for a token of rate limit ${l.name}` : `for a token of rate limit ${l.name} without bound (${l.bound === "adaptive" ? "the AWS SDK's adaptive loop, which max_wait_ms does not cut" : "no max_wait_ms"}; only the caller's deadline ends it)`));
+    const total = p.total_wait_ms !== null && p.waiting_attempts > 1 ? ` (at most ${duration(p.total_wait_ms)} over ${plural(p.waiting_attempts, "attempt")})` : "";
+    parts.push(`each attempt may first wait ${each.join(", and ")}${total}`);
+  }
+  if (fails.length > 0) parts.push(`rate limit ${fails.map((l) => l.name).join(", ")} never holds an attempt (when_empty: fail: without a token it fails at once)`);
+  return parts;
+}
+
 /** "at most 9.8 s in all (4 attempts × 2 s attempt timeout + 1.8 s backoff)" */
-function timeText(t: NonNullable<WorstCaseView["time"]>, attempts: number, backoffMs: number): string {
-  const sum = `${plural(attempts, "attempt")} × ${duration(t.attempt_timeout_ms)} attempt timeout${backoffMs > 0 ? ` + ${duration(backoffMs)} backoff` : ""}`;
+function timeText(t: NonNullable<WorstCaseView["time"]>, attempts: number, backoffMs: number, paced: PacedView | null): string {
+  const waits = paced !== null && paced.total_wait_ms !== null && paced.total_wait_ms > 0 ? ` + ${duration(paced.total_wait_ms)} waiting for tokens` : "";
+  const sum = `${plural(attempts, "attempt")} × ${duration(t.attempt_timeout_ms)} attempt timeout${backoffMs > 0 ? ` + ${duration(backoffMs)} backoff` : ""}${waits}`;
   const parts = [`at most ${duration(t.worst_ms)} in all (${sum})`];
+  if (paced !== null && paced.total_wait_ms === null) parts.push("plus the waits for a token that nothing bounds");
   if (!t.every_tool) parts.push("for the tools under an attempt timeout; an attempt to another tool can wait without bound");
   if (t.wall_ms !== null && t.worst_ms > t.wall_ms) parts.push(`more than budgets.wall_ms (${duration(t.wall_ms)}), which ends the dispatch first`);
   return parts.join(", ");

@@ -1,5 +1,9 @@
 /** A registry and playbook with every policy of SPEC 18, for the explain, render and gen tests. */
-import { tempProject } from "./cli.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Ajv from "ajv";
+import { expect } from "vitest";
+import { failbook, REPO, tempProject } from "./cli.js";
 
 export const POLICIES_REGISTRY = `apiVersion: failbook/v1
 kind: Registry
@@ -46,5 +50,36 @@ verdicts:
   unknown_error: { action: escalate_to_human, queue: oncall }
 `;
 
+/** The same with rate limits (SPEC 22): a bucket with max_wait_ms over the ledger, an adaptive one over search, one over payments that fails when empty and reads its own headers. */
+export const RATE_LIMITS_PLAYBOOK = POLICIES_PLAYBOOK.replace(
+  "verdicts:\n",
+  `rate_limits:
+  ledger: { tools: "ledger.*", limit: { requests: 10, per_ms: 1000 }, max_wait_ms: 1500, from_headers: github }
+  search: { tools: "search.*", adaptive: aws }
+  strict: { tools: "payments.*", limit: { requests: 5, per_ms: 1000 }, when_empty: fail, from_headers: { remaining: X-Left, reset: { name: X-Reset, epoch: ms } } }
+verdicts:
+`,
+);
+
 export const policiesProject = (playbook = POLICIES_PLAYBOOK): string =>
   tempProject({ "failbook.yaml": "registry: registry.yaml\nplaybook: playbook.yaml\n", "registry.yaml": POLICIES_REGISTRY, "playbook.yaml": playbook });
+
+/** The lines of `explain CODE` under "Playbook action", wrapped at no width. */
+export function playbookLines(dir: string, code: string): string[] {
+  const r = failbook(["explain", code], { cwd: dir });
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  const lines = r.stdout.split("\n");
+  const start = lines.indexOf("Playbook action");
+  return lines.slice(start + 1, lines.indexOf("", start)).map((l) => l.trim());
+}
+
+/** `render --format json` in a project, checked against schemas/render.schema.json. */
+export function renderedJson<T>(dir: string): T {
+  const doc = JSON.parse(failbook(["render", "--format", "json"], { cwd: dir }).stdout) as object;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const valid = ajv.validate(JSON.parse(readFileSync(join(REPO, "schemas/render.schema.json"), "utf8")) as object, doc);
+  expect(ajv.errors ?? []).toEqual([]);
+  expect(valid).toBe(true);
+  return doc as T;
+}

@@ -35,7 +35,11 @@ const SPACE = String.raw`(?:\s|\\+(?:[tnr]|u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}
 /** A quote, escaped any number of times; the look-behind makes a run of backslashes start one match only. */
 const QUOTE = String.raw`(?<!\\)\\*["']`;
 
-/** The words that make a key a secret's name (SPEC 16): token, secret, password, passwd, api_key, apikey, access_key, client_secret. */
+/**
+ * The words that make a key a secret's name (SPEC 16): token, secret, password, passwd,
+ * api_key, apikey, access_key, client_secret. Exported for redact.ts's SECRET_KEY, which
+ * lives there: generated modules embed this file and must declare nothing they never use.
+ */
 export const KEY_WORD = `(?:${ci("token")}|${ci("secret")}|${ci("passw")}(?:${ci("or")})?${ci("d")}|${ci("api")}[_-]?${ci("key")}|${ci("access")}[_-]?${ci("key")})`;
 
 /**

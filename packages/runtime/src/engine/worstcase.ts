@@ -11,6 +11,7 @@ import { retryDelay } from "./backoff.js";
 import { maxRandom } from "./random.js";
 import { AttemptTimeouts } from "./policies/attempt-timeout.js";
 import { Hedging } from "./policies/hedging.js";
+import { globMatches } from "./match.js";
 
 export type RetryLimit = "max_retries" | "class_max_retries" | "budgets.retries" | "budgets.retries_per_call" | "same_verdict_ceiling" | "retry_quota";
 
@@ -66,6 +67,32 @@ export interface WorstCase {
   time?: TimeBound;
   /** When the playbook hedges (SPEC 18): what a hedged call can send before this verdict ends it. */
   hedged?: HedgedBound;
+  /** When rate limits pace the tools this verdict can come from (SPEC 22): how long its attempts may wait for a token. */
+  paced?: PacedBound;
+}
+
+/** How long one rate limit can hold an attempt before it is sent (SPEC 22). */
+export interface PacedLimit {
+  name: string;
+  /** The longest one attempt waits for this limit's token: 0 when it fails at once, null when nothing bounds the wait. */
+  waitMs: number | null;
+  /** Why: its max_wait_ms, when_empty: fail, a bucket without max_wait_ms (only the caller's deadline), or the AWS SDK's adaptive loop. */
+  bound: "max_wait_ms" | "fail" | "deadline" | "adaptive";
+}
+
+/**
+ * The waits for a token of a verdict's attempts. A token is taken before every attempt (a
+ * hedge never waits: it is not sent without one), so each attempt that can wait may wait the
+ * longest of its buckets (they are reserved together), then each adaptive limiter in turn.
+ */
+export interface PacedBound {
+  limits: PacedLimit[];
+  /** The attempts that can wait (a hedged call's first attempt of each race; every attempt otherwise). */
+  waitingAttempts: number;
+  /** The longest one attempt waits before it is sent; null when nothing bounds it. */
+  attemptWaitMs: number | null;
+  /** waitingAttempts × attemptWaitMs; null when nothing bounds it. */
+  totalWaitMs: number | null;
 }
 
 /** A hedged call's worst case: every hedge sent (a rebuild that retries runs a second race), and no retry. */
@@ -77,9 +104,44 @@ export interface HedgedBound {
 }
 
 export function worstCase(registry: Registry, playbook: Playbook, code: string): WorstCase | undefined {
-  const worst = unhedgedWorstCase(registry, playbook, code);
+  const unhedged = unhedgedWorstCase(registry, playbook, code);
+  if (unhedged === undefined) return undefined;
+  const worst = hedgedWorstCase(registry, playbook, code, unhedged);
+  if (playbook.rate_limits === undefined) return worst;
+  // Every attempt of a call that is not hedged may wait for a token; a hedge never does (it is sent with one or not at all).
+  const paced = pacedBound(playbook, verdictByCode(registry, code), unhedged.attempts);
+  if (paced === undefined) return worst;
+  const time = worst.time === undefined || paced.totalWaitMs === null ? worst.time : { ...worst.time, worstMs: saturating(worst.time.worstMs + paced.totalWaitMs) };
+  return { ...worst, paced, ...(time === undefined ? {} : { time }) };
+}
+
+/** The rate limits over the tools a verdict can come from (any limit, when its rules name no literal tool), and their waits. */
+function pacedBound(playbook: Playbook, verdict: Verdict | undefined, waitingAttempts: number): PacedBound | undefined {
+  const policies = playbook.rate_limits ?? {};
+  const named = toolsOf(verdict);
+  const over = (name: string): boolean => {
+    const tools = policies[name].tools;
+    const globs = typeof tools === "string" ? [tools] : tools;
+    return named === null || named.some((tool) => globs.some((g) => globMatches(g, tool)));
+  };
+  const names = Object.keys(policies).filter(over);
+  if (names.length === 0) return undefined;
+  const limits = names.map((name): PacedLimit => {
+    const p = policies[name];
+    if (p.when_empty === "fail") return { name, waitMs: 0, bound: "fail" };
+    // The adaptive limiter waits in the AWS SDK's own loop, which max_wait_ms does not cut; a bucket waits at most max_wait_ms.
+    if (p.adaptive !== undefined) return { name, waitMs: null, bound: "adaptive" };
+    return p.max_wait_ms === undefined ? { name, waitMs: null, bound: "deadline" } : { name, waitMs: p.max_wait_ms, bound: "max_wait_ms" };
+  });
+  // Buckets are reserved together: the longest wait counts (an upper bound for one tool under them all).
+  const attemptWaitMs = limits.some((l) => l.waitMs === null) ? null : Math.max(...limits.map((l) => l.waitMs ?? 0));
+  return { limits, waitingAttempts, attemptWaitMs, totalWaitMs: attemptWaitMs === null ? null : saturating(waitingAttempts * attemptWaitMs) };
+}
+
+/** The worse of a hedged call and another, when the playbook hedges a tool the verdict can come from. */
+function hedgedWorstCase(registry: Registry, playbook: Playbook, code: string, worst: WorstCase): WorstCase {
   const hedging = playbook.hedging;
-  if (worst === undefined || hedging === undefined) return worst;
+  if (hedging === undefined) return worst;
   // Only a verdict that can come from a hedged tool: one whose rules name only other tools never does.
   const verdict = verdictByCode(registry, code);
   const from = toolsOf(verdict);

@@ -38,8 +38,8 @@ export function isThrottling(verdictClass: string | undefined, error: AdapterErr
   return verdictClass === "throttling" || error?.http_status === 429 || (typeof error?.kind === "string" && AWS_THROTTLING_KINDS.has(error.kind));
 }
 
-/** A header reading's parts, as one dialect names them. */
-interface HeaderSpec {
+/** A header reading's parts, as one dialect names them (render and explain print them). */
+export interface HeaderSpec {
   readonly remaining: string;
   readonly reset: readonly [string, HintForm] | undefined;
   readonly limit: string | undefined;
@@ -54,7 +54,7 @@ const DIALECTS: Record<RateLimitDialect, HeaderSpec> = {
   ietf: { remaining: "ratelimit", reset: undefined, limit: "ratelimit-policy", ietf: true },
 };
 
-function headerSpecOf(from: RateLimitDialect | RateLimitHeaders): HeaderSpec {
+export function headerSpecOf(from: RateLimitDialect | RateLimitHeaders): HeaderSpec {
   if (typeof from === "string") return DIALECTS[from];
   const reset = from.reset;
   return {
