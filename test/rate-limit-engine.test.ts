@@ -116,3 +116,15 @@ describe("adaptive: aws", () => {
     expect(types(throttled.events)).toContain("rate_limit_waited");
   });
 });
+
+describe("adaptive: aws under max_wait_ms and a deadline", () => {
+  it("a wait the SDK's loop would make past max_wait_ms is refused before it starts", async () => {
+    const { d, clock } = dispatcherWith({ tools: "payments.*", adaptive: "aws", max_wait_ms: 10 });
+    // Throttled: the bucket turns on at the minimum fill rate (0.5 a second), so a token is seconds away.
+    await d.dispatch(CALL, replay(clock, [err("x", { http_status: 429 }), ok()])).catch(() => undefined);
+    const before = clock.now();
+    const refused = await d.dispatch(CALL, () => ok());
+    expect(refused.outcome.verdict).toBe("rate_limited_locally");
+    expect(clock.now() - before).toBeLessThanOrEqual(10);
+  });
+});

@@ -435,9 +435,12 @@ export class DispatchRun implements RunContext {
         await clock.sleep(decision.waitMs, this.stop?.attemptSignal);
         this.stop?.throwIfStopped(false);
       }
-      for (const { name, limiter, fail } of adaptive) {
+      for (const { name, limiter, fail, maxWaitMs } of adaptive) {
         if (limiter.tryAcquire()) continue;
-        if (fail) return this.rateLimited(turn, n, name);
+        // Never a wait past max_wait_ms or the deadline (SPEC 22): refused before it starts.
+        const deadline = this.stop?.deadline;
+        const bound = Math.min(maxWaitMs ?? Number.POSITIVE_INFINITY, deadline === undefined ? Number.POSITIVE_INFINITY : deadline - clock.now());
+        if (fail || limiter.nextWait() > bound) return this.rateLimited(turn, n, name);
         // The AWS SDK's own loop: wait, refill, until a token is there (a wait under 1 ms sleeps 1 ms, as its setTimeout does).
         const waited = await limiter.acquire(async (ms) => {
           await clock.sleep(Math.max(1, ms), this.stop?.attemptSignal);

@@ -76,7 +76,7 @@ export interface PacedLimit {
   name: string;
   /** The longest one attempt waits for this limit's token: 0 when it fails at once, null when nothing bounds the wait. */
   waitMs: number | null;
-  /** Why: its max_wait_ms, when_empty: fail, a bucket without max_wait_ms (only the caller's deadline), or the AWS SDK's adaptive loop. */
+  /** Why: its max_wait_ms, when_empty: fail, a bucket without max_wait_ms (only the caller's deadline), or the AWS SDK's adaptive loop without max_wait_ms. */
   bound: "max_wait_ms" | "fail" | "deadline" | "adaptive";
 }
 
@@ -129,12 +129,15 @@ function pacedBound(playbook: Playbook, verdict: Verdict | undefined, waitingAtt
   const limits = names.map((name): PacedLimit => {
     const p = policies[name];
     if (p.when_empty === "fail") return { name, waitMs: 0, bound: "fail" };
-    // The adaptive limiter waits in the AWS SDK's own loop, which max_wait_ms does not cut; a bucket waits at most max_wait_ms.
-    if (p.adaptive !== undefined) return { name, waitMs: null, bound: "adaptive" };
-    return p.max_wait_ms === undefined ? { name, waitMs: null, bound: "deadline" } : { name, waitMs: p.max_wait_ms, bound: "max_wait_ms" };
+    // A wait past max_wait_ms is refused before it starts, a bucket's or the AWS SDK's loop's; without it only the caller's deadline ends one.
+    if (p.max_wait_ms !== undefined) return { name, waitMs: p.max_wait_ms, bound: "max_wait_ms" };
+    return { name, waitMs: null, bound: p.adaptive !== undefined ? "adaptive" : "deadline" };
   });
-  // Buckets are reserved together: the longest wait counts (an upper bound for one tool under them all).
-  const attemptWaitMs = limits.some((l) => l.waitMs === null) ? null : Math.max(...limits.map((l) => l.waitMs ?? 0));
+  // Buckets are reserved together (the longest wait counts); an adaptive limiter waits after them, in turn.
+  const adaptive = new Set(names.filter((name) => policies[name].adaptive !== undefined));
+  const bucketWait = Math.max(0, ...limits.filter((l) => !adaptive.has(l.name)).map((l) => l.waitMs ?? 0));
+  const adaptiveWait = limits.filter((l) => adaptive.has(l.name)).reduce((sum, l) => sum + (l.waitMs ?? 0), 0);
+  const attemptWaitMs = limits.some((l) => l.waitMs === null) ? null : bucketWait + adaptiveWait;
   return { limits, waitingAttempts, attemptWaitMs, totalWaitMs: attemptWaitMs === null ? null : saturating(waitingAttempts * attemptWaitMs) };
 }
 

@@ -62,6 +62,13 @@ export class AwsAdaptiveLimiter {
     return waited;
   }
 
+  /** The wait the SDK's loop would start with now, in ms (0 while off or holding a token): what max_wait_ms and a deadline are checked against. */
+  nextWait(): number {
+    if (!this.enabled) return 0;
+    this.refill();
+    return 1 > this.availableTokens ? ((1 - this.availableTokens) / this.fillRate) * 1000 : 0;
+  }
+
   /** Take a token now if one is there (or the bucket is off): the dispatcher's path without a wait. */
   tryAcquire(): boolean {
     if (!this.enabled) return true;
