@@ -480,7 +480,7 @@ function pacedText(p: PacedView): string[] {
   const fails = p.limits.filter((l) => l.bound === "fail");
   const parts: string[] = [];
   if (waits.length > 0) {
-    const each = waits.map((l) => (l.wait_ms !== null ? `up to ${duration(l.wait_ms)} for a token of rate limit ${l.name}` : `for a token of rate limit ${l.name} without bound (${l.bound === "adaptive" ? "the AWS SDK's adaptive loop, which max_wait_ms does not cut" : "no max_wait_ms"}; only the caller's deadline ends it)`));
+    const each = waits.map((l) => (l.wait_ms !== null ? `up to ${duration(l.wait_ms)} for a token of rate limit ${l.name}` : `for a token of rate limit ${l.name} without bound (${l.bound === "adaptive" ? "the AWS SDK's adaptive loop, no max_wait_ms" : "no max_wait_ms"}; only the caller's deadline ends it)`));
     const total = p.total_wait_ms !== null && p.waiting_attempts > 1 ? ` (at most ${duration(p.total_wait_ms)} over ${plural(p.waiting_attempts, "attempt")})` : "";
     parts.push(`each attempt may first wait ${each.join(", and ")}${total}`);
   }
