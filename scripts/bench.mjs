@@ -240,6 +240,8 @@ for (const [label, key, limit] of [
   rows.push({ row: "`dispatch()` own key, over cockatiel's `retry()`", value: over?.us ?? null, figure: over ? signed(over.us) : failed(), target: "≤ +0.1 µs", pass: over !== undefined && over.us <= 0.1, cpuUs: over?.cpuUs });
   const traced = r?.ownKeyTracedOverCockatiel;
   rows.push({ row: "`dispatch()` own key and the caller's `traceId`, over cockatiel's `retry()`", value: traced?.us ?? null, figure: traced ? signed(traced.us) : failed(), target: "≤ +0.03 µs", pass: traced !== undefined && traced.us <= 0.03, cpuUs: traced?.cpuUs });
+  const pacedAdded = r?.pacedAdded;
+  rows.push({ row: "`dispatch()` own key, added by a rate limit's non-empty bucket", value: pacedAdded?.us ?? null, figure: pacedAdded ? signed(pacedAdded.us) : failed(), target: "≤ 0.1 µs", pass: pacedAdded !== undefined && pacedAdded.us <= 0.1, cpuUs: pacedAdded?.cpuUs });
   const added = r?.policiesAdded;
   rows.push({ row: "`dispatch()` own key, added by a closed breaker and a retry budget", value: added?.us ?? null, figure: added ? fmtUs(added.us) : failed(), target: "≤ 0.2 µs", pass: added !== undefined && added.us <= 0.2, cpuUs: added?.cpuUs });
 }

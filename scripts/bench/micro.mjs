@@ -118,6 +118,13 @@ async function dispatchOverhead() {
     clock: runtime.virtualClock(),
     random: runtime.seededRandom(0),
   });
+  // SPEC 22: the same playbook with a rate limit over the call's tool whose bucket never runs dry.
+  const paced = runtime.createDispatcher({
+    registry,
+    playbook: { ...playbook, rate_limits: { crm: { tools: "crm.*", limit: { requests: 1000000000, per_ms: 1 } } } },
+    clock: runtime.virtualClock(),
+    random: runtime.seededRandom(0),
+  });
   // cockatiel's retry policy, made once as a service makes it, on the same attempt.
   const { retry, handleAll, ExponentialBackoff } = await import("cockatiel");
   const cockatiel = retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() });
@@ -131,6 +138,7 @@ async function dispatchOverhead() {
     hexKey: () => dispatcher.dispatch(hexKeyCall, succeeds),
     retried: () => dispatcher.dispatch(call, failsOnce),
     policies: () => guarded.dispatch(ownKeyCall, succeeds),
+    paced: () => paced.dispatch(ownKeyCall, succeeds),
     cockatiel: () => cockatiel.execute(succeeds),
   };
   const bodies = opts.only ? Object.fromEntries(opts.only.map((k) => [k, allBodies[k]])) : allBodies;
@@ -185,6 +193,8 @@ async function dispatchOverhead() {
     // SPEC 21: with the caller's trace id, at most cockatiel plus the key's secret scan (≤ 0.03 µs).
     ownKeyTracedOverCockatiel: delta("ownKeyTraced", "cockatiel"),
     policiesAdded: delta("policies", "ownKey"),
+    // SPEC 22: what taking a token of a non-empty bucket adds (≤ 0.1 µs).
+    pacedAdded: delta("paced", "ownKey"),
     // What hashing a key that does not start with 12 hex digits into its trace id adds.
     traceHash: delta("ownKey", "hexKey"),
   };
