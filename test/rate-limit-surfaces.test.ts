@@ -34,7 +34,7 @@ describe("explain: the worst case counts the waits for a token (SPEC 22)", () =>
     const lines = playbookLines(dir, "transient_timeout");
     expect(lines[1]).toContain("at most 12.8 s in all (4 attempts × 3 s attempt timeout + 840 ms backoff), plus the waits for a token that nothing bounds");
     expect(lines[1]).toContain(
-      "each attempt may first wait up to 1.5 s for a token of rate limit ledger, and for a token of rate limit search without bound (the AWS SDK's adaptive loop, which max_wait_ms does not cut; only the caller's deadline ends it); rate limit strict never holds an attempt (when_empty: fail: without a token it fails at once)",
+      "each attempt may first wait up to 1.5 s for a token of rate limit ledger, and for a token of rate limit search without bound (the AWS SDK's adaptive loop, no max_wait_ms; only the caller's deadline ends it); rate limit strict never holds an attempt (when_empty: fail: without a token it fails at once)",
     );
     expect(lines.find((l) => l.startsWith("rate limit strict: "))).toContain(
       "x-left and x-reset (a Unix time in ms) of every answer correct the bucket: its tokens become at most what remains, refilled at the reset; an attempt takes a token before it is sent (retries included; a hedge is sent only with one, never waiting); with none it fails at once (when_empty: fail); an attempt it refuses is not sent: it fails at once as the adapter error rate_limited, which classifies to unknown_error (escalate_to_human: queue oncall)",
