@@ -103,8 +103,11 @@ async function dispatchOverhead() {
   // A key of its own that starts with 12 hex digits: its trace id is those digits, not a hash of the key (what the trace id costs).
   const hexKeyCall = { ...call, idempotency_key: "0af3c2d19b7e-order-42" };
   const succeeds = () => OK;
-  // SPEC 21: a caller that passes its span's W3C trace-id; no hash of the key is made.
+  // SPEC 21: a caller that passes its span's W3C trace-id; no hash of the key is made. The
+  // calls of one trace share it; a service whose every call is a trace of its own brings a new one each time.
   const traced = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" };
+  const fresh = Array.from({ length: 1024 }, (_, i) => ({ traceId: (i + 1).toString(16).padStart(8, "0").repeat(4) }));
+  let nextFresh = 0;
   const failsOnce = (_call, n) => (n === 1 ? TIMEOUT : OK);
   const context = { fallback: false };
 
@@ -135,6 +138,7 @@ async function dispatchOverhead() {
     succeeds: () => dispatcher.dispatch(call, succeeds),
     ownKey: () => dispatcher.dispatch(ownKeyCall, succeeds),
     ownKeyTraced: () => dispatcher.dispatch(ownKeyCall, succeeds, traced),
+    ownKeyFreshTrace: () => dispatcher.dispatch(ownKeyCall, succeeds, fresh[nextFresh++ & 1023]),
     hexKey: () => dispatcher.dispatch(hexKeyCall, succeeds),
     retried: () => dispatcher.dispatch(call, failsOnce),
     policies: () => guarded.dispatch(ownKeyCall, succeeds),
@@ -192,6 +196,7 @@ async function dispatchOverhead() {
     ownKeyOverCockatiel: delta("ownKey", "cockatiel"),
     // SPEC 21: with the caller's trace id, at most cockatiel plus the key's secret scan (≤ 0.03 µs).
     ownKeyTracedOverCockatiel: delta("ownKeyTraced", "cockatiel"),
+    ownKeyFreshTraceOverCockatiel: delta("ownKeyFreshTrace", "cockatiel"),
     policiesAdded: delta("policies", "ownKey"),
     // SPEC 22: what taking a token of a non-empty bucket adds (≤ 0.1 µs).
     pacedAdded: delta("paced", "ownKey"),

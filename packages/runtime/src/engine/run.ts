@@ -748,12 +748,17 @@ function observe(response: Response, emptyIsFailure: boolean): Observed {
   }
 }
 
+/** The last trace id found well formed. */
+let lastTraceId: string | undefined;
+
 /**
  * A caller's trace id as the dispatch takes it (SPEC 21): a W3C trace-id, 32 lower-case hex
  * digits, not all zero (an OpenTelemetry span's `spanContext().traceId`). Anything else is a
  * caller's mistake, said at once.
  */
 export function checkedTraceId(id: unknown): string {
+  // The calls of one trace bring the same id (an agent's run, a request's tool calls): it is checked once.
+  if (id === lastTraceId) return id as string;
   let zero = true;
   if (typeof id === "string" && id.length === 32) {
     let i = 0;
@@ -763,7 +768,7 @@ export function checkedTraceId(id: unknown): string {
       if ((c > 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) zero = false;
       else break;
     }
-    if (i === 32 && !zero) return id;
+    if (i === 32 && !zero) return (lastTraceId = id);
   }
   throw new TypeError("failbook: DispatchOptions.traceId must be a W3C trace-id: 32 lower-case hex digits, not all zero (an OpenTelemetry span's spanContext().traceId)");
 }
