@@ -134,14 +134,17 @@ export class FleetSync implements FleetStatus {
     return done;
   }
 
-  /** Stop the timers after a last sync (the store drops this process from the totals). Never rejects. */
+  /**
+   * Stop the timers after a last sync (the store drops this process from the totals). Never
+   * rejects; waits at most `sync_ms` for a sync in flight and `sync_ms` for the last one.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.tick.stop();
     this.lease.stop();
-    if (this.inFlight !== undefined) await this.inFlight;
-    await this.syncNow(true);
+    if (this.inFlight !== undefined && !(await within(this.inFlight, this.syncMs))) return;
+    await within(this.syncNow(true), this.syncMs);
   }
 
   private exchange(report: FleetReport): Promise<FleetTotals> {
@@ -186,4 +189,11 @@ export class FleetSync implements FleetStatus {
     if (this.lastError !== undefined) event.error = this.lastError;
     this.o.emit(event);
   }
+}
+
+/** Whether `promise` settled within `ms` (a referenced timer: close() is awaited, and must not leave a top-level await hanging). */
+function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
