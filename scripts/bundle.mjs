@@ -45,8 +45,12 @@ const ESM_REQUIRE = "import { createRequire as __createRequire } from 'node:modu
 const CJS_URL = { define: { ...common.define, "import.meta.url": "__failbookModuleUrl" }, banner: { js: 'const __failbookModuleUrl = require("node:url").pathToFileURL(__filename).href;' } };
 
 // failbook-runtime: no dependencies to bundle, no import.meta.
-for (const [format, file] of [["esm", "index.js"], ["cjs", "index.cjs"]]) {
-  await bundle({ entryPoints: [join(root, "packages/runtime/src/index.ts")], outfile: join(runtimeDist, file), format });
+// failbook-runtime/redis (SPEC 23) is an entry of its own: the Redis fleet store, for the services that share state.
+for (const entry of ["index", "redis"]) {
+  const source = entry === "index" ? "packages/runtime/src/index.ts" : `packages/runtime/src/${entry}/index.ts`;
+  for (const [format, ext] of [["esm", "js"], ["cjs", "cjs"]]) {
+    await bundle({ entryPoints: [join(root, source)], outfile: join(runtimeDist, `${entry}.${ext}`), format });
+  }
 }
 
 // The ES module entries: the workers (replay's, the thread that loads a replay's project,

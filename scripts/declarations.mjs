@@ -15,6 +15,7 @@ import ts from "typescript";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PACKAGES = [
   { entry: "packages/runtime/src/index.ts", out: "packages/runtime/dist/index" },
+  { entry: "packages/runtime/src/redis/index.ts", out: "packages/runtime/dist/redis" },
   { entry: "src/index.ts", out: "dist/index" },
 ];
 const texts = generateDtsBundle(

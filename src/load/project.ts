@@ -19,6 +19,7 @@ import { findingAt, findingAtPosition } from "./finding.js";
 import { failedEntries, withoutEntries, type PartialKind } from "./partial.js";
 import { messagePatternProblems } from "./regex-safety.js";
 import { validateDocument, verdictsValid, type DocumentKind } from "./schema.js";
+import { FLEET_DEFAULTS } from "failbook-runtime/engine/fleet/sync.js";
 import { editedYaml, parseYaml, type ParseOptions, type YamlDocument, type YamlSource } from "./yaml.js";
 import { clip } from "../util/text.js";
 
@@ -370,7 +371,7 @@ function checkDocument(doc: YamlDocument, kind: DocumentKind, findings: Finding[
 /** The schema's problems with a document of `kind`, and the checks beyond it (a retry's schedule, a registry's message patterns). */
 function documentProblems(kind: DocumentKind, value: Record<string, unknown>, doc: YamlDocument): { message: string; path: PathSegment[]; target: "value" | "key"; fix?: FindingFix }[] {
   const problems: { message: string; path: PathSegment[]; target: "value" | "key"; fix?: FindingFix }[] = validateDocument(kind, doc);
-  if (kind === "playbook") problems.push(...scheduleProblems(value));
+  if (kind === "playbook") problems.push(...scheduleProblems(value), ...fleetProblems(value));
   if (kind === "registry" && problems.length === 0) for (const p of messagePatternProblems(value)) problems.push({ ...p, target: "value" });
   return problems;
 }
@@ -415,6 +416,17 @@ function scheduleProblems(playbook: Record<string, unknown>): { message: string;
     if (hasList && hasFormula) out.push({ message: `'${code}' gives both backoff_ms and backoff; keep one`, path: ["verdicts", code, "backoff"], target: "key" });
   }
   return out;
+}
+
+/** SPEC 23: a sync slower than the lease would declare the store down between two good syncs. */
+function fleetProblems(playbook: Record<string, unknown>): { message: string; path: (string | number)[]; target: "value" | "key" }[] {
+  const fleet = playbook.fleet as { sync_ms?: unknown; lease_ms?: unknown } | null | undefined;
+  if (fleet === null || typeof fleet !== "object") return [];
+  const sync = typeof fleet.sync_ms === "number" ? fleet.sync_ms : FLEET_DEFAULTS.sync_ms;
+  const lease = typeof fleet.lease_ms === "number" ? fleet.lease_ms : FLEET_DEFAULTS.lease_ms;
+  if (sync <= lease) return [];
+  const where = fleet.sync_ms === undefined ? "lease_ms" : "sync_ms";
+  return [{ message: `fleet sync_ms ${sync} is above lease_ms ${lease}: each process would count the store down between two syncs; make sync_ms at most lease_ms (a quarter of it leaves room for a late sync)`, path: ["fleet", where], target: "value" }];
 }
 
 interface FixturePath {

@@ -42,6 +42,7 @@ const KEYS: Record<string, string[]> = {
     "backoff_index",
     "retry_quota",
     "attempt_timeout_ms",
+    "fleet",
     "circuit_breakers",
     "rate_limits",
     "retry_budget",
@@ -61,7 +62,8 @@ const KEYS: Record<string, string[]> = {
   retry_after: ["headers", "ms_headers", "fields", "max_ms", "above_max", "mode", "max_over_backoff_ms", "invalid", "parse", "zero", "order", "clock"],
   circuit_breaker: ["tools", "per", "failure_ratio", "minimum_throughput", "sampling_ms", "sampling_attempts", "buckets", "break_ms", "max_break_ms", "half_open_probes", "counts"],
   rate_limit: ["tools", "limit", "burst", "from_headers", "when_empty", "max_wait_ms", "adaptive"],
-  retry_budget: ["percent", "min_concurrency"],
+  retry_budget: ["percent", "min_concurrency", "scope"],
+  fleet: ["sync_ms", "lease_ms", "on_store_down"],
   retry_throttling: ["max_tokens", "token_ratio"],
   hedging: ["tools", "max_attempts", "delay_ms", "non_fatal"],
   tool: ["idempotent", "attempt_timeout_ms"],
@@ -282,7 +284,7 @@ function contextKey(kind: Context, path: readonly PathSegment[]): string | undef
     if (parent === "circuit_breakers" && path.length === 2) return "circuit_breaker";
     if (parent === "rate_limits" && path.length === 2) return "rate_limit";
     if (parent === "tools" && path.length === 2) return "tool";
-    if (last === "retry_budget" || last === "retry_throttling" || last === "hedging" || last === "jitter") return last;
+    if (last === "retry_budget" || last === "retry_throttling" || last === "hedging" || last === "jitter" || last === "fleet") return last;
     if (last === "budgets") return "budgets";
     if (last === "backoff") return "backoff";
     if (last === "retry_after") return "retry_after";

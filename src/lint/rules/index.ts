@@ -21,6 +21,8 @@ import { fieldTypeMismatch } from "./field-type-mismatch.js";
 import { fieldUndeclared } from "./field-undeclared.js";
 import { fixtureInvalid } from "./fixture-invalid.js";
 import { jitterRangeInverted } from "./jitter-range-inverted.js";
+import { fleetWithoutSync } from "./fleet-without-sync.js";
+import { fleetSyncTooSlow } from "./fleet-sync-too-slow.js";
 import { matcherMessageContains } from "./matcher-message-contains.js";
 import { matcherShadowed } from "./matcher-shadowed.js";
 import { playbookExhaustive } from "./playbook-exhaustive.js";
@@ -82,6 +84,9 @@ export const RULES: LintRule[] = [
   retryAfterFieldUndeclared,
   // SPEC 21
   retriesUnreachable,
+  // SPEC 23
+  fleetWithoutSync,
+  fleetSyncTooSlow,
 ];
 
 registerRules(RULES);

@@ -158,6 +158,10 @@ export function describe(e: DispatchEvent): [string, string] {
       return ["rate limit", `${e.limit}: ${e.header}: ${JSON.stringify(e.value)} ignored`];
     case "dispatch_stopped":
       return ["stopped", `${e.reason === "deadline" ? "the deadline passed" : "the caller cancelled"}${e.in_flight ? " with an attempt in flight (side effect unknown)" : ""}`];
+    case "fleet_store_unavailable":
+      return ["fleet", `${e.instance}: no good sync with the store for ${e.since_ms} ms; on_store_down applies`];
+    case "fleet_store_recovered":
+      return ["fleet", `${e.instance}: the store answered again after ${e.down_ms} ms`];
   }
 }
 

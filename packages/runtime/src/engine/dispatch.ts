@@ -23,6 +23,7 @@ import { idempotencyKey } from "./idempotency.js";
 import type { Admission } from "./policies/breakers.js";
 import { checkedTraceId, DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type Failed, type RunShared, type ToolFacts } from "./run.js";
 import { DispatchStop, Stopped } from "./stop.js";
+import { startFleet, type FleetEvent, type FleetOptions, type FleetStatus } from "./fleet/index.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -89,6 +90,12 @@ export type DispatcherOptions = ProjectSource & {
    * as it would have without the sink. Default: one process warning per dispatcher.
    */
   onRecordError?: ((error: unknown) => void) | undefined;
+  /**
+   * The fleet's store (SPEC 23): the playbook's `scope: fleet` policies share their counts
+   * with the service's other processes through it, synced every `fleet.sync_ms` in the
+   * background. Call `dispatcher.close()` at shutdown.
+   */
+  fleet?: FleetOptions | undefined;
 };
 
 /** The options with every default filled in: what a dispatch runs on. */
@@ -150,6 +157,10 @@ export interface Dispatcher {
   newLedger(): BudgetLedger;
   /** Redact a dead-letter entry and hand it to the `deadLetter` effect. */
   deadLetter(entry: DeadLetterEntry): Promise<DeadLetterEntry>;
+  /** The fleet's sync (SPEC 23), when the dispatcher has a `fleet` and the playbook a `scope: fleet` policy. */
+  readonly fleet: FleetStatus | undefined;
+  /** Stops the fleet's sync after a last one (this process leaves the fleet's totals). Never rejects. */
+  close(): Promise<void>;
 }
 
 const NO_OPTIONS: DispatchOptions = Object.freeze({});
@@ -163,6 +174,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   const policies = createPolicies(options.playbook, options.clock.now(), options.state, () => options.clock.now());
   const shared: RunShared = { o: options, redact: shown, tools: new Map(), quota, policies };
   const { breakers, budget } = policies;
+  const fleet = dispatcherOptions.fleet === undefined ? undefined : startFleet(options.playbook, policies, dispatcherOptions.fleet, () => options.clock.now(), fleetEvent);
   const recordFailed = dispatcherOptions.onRecordError ?? warnOnce("failbook: a dispatch's record could not be written (pass onRecordError to createDispatcher to handle it)");
   const dispatcher: Dispatcher = {
     registry: options.registry,
@@ -172,6 +184,8 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     quota,
     policies,
     newLedger: () => ledgerFrom(options.clock.now()),
+    fleet,
+    close: () => fleet?.close() ?? Promise.resolve(),
     dispatch(call, attempt, dispatchOptions = NO_OPTIONS) {
       try {
         const tool = toolFactsOf(shared, call.tool);
@@ -293,6 +307,15 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       await sink(record());
     } catch (e) {
       recordFailed(e);
+    }
+  }
+
+  /** The fleet's store went or came back: an event for `onEvent`, which must not break the sync. */
+  function fleetEvent(event: FleetEvent): void {
+    try {
+      options.onEvent?.({ t: options.clock.now(), ...event });
+    } catch {
+      // A throwing onEvent is the caller's; the sync goes on.
     }
   }
 

@@ -179,7 +179,11 @@ export type DispatchEvent =
   /** A rate limit's header held garbage, a negative or a far-future value: ignored (SPEC 22). */
   | (EventBase<"rate_limit_header_ignored"> & { limit: string; header: string; value: string })
   /** The caller cancelled the dispatch or its deadline passed (SPEC 21); `in_flight`: an attempt had not answered. */
-  | (EventBase<"dispatch_stopped"> & { reason: "cancelled" | "deadline"; in_flight: boolean });
+  | (EventBase<"dispatch_stopped"> & { reason: "cancelled" | "deadline"; in_flight: boolean })
+  /** No good sync with the fleet's store for `lease_ms` (SPEC 23): this process applies `on_store_down`. `t` is the dispatcher's clock. */
+  | (EventBase<"fleet_store_unavailable"> & { instance: string; since_ms: number; error?: string })
+  /** The first good sync after `fleet_store_unavailable`. */
+  | (EventBase<"fleet_store_recovered"> & { instance: string; down_ms: number });
 
 /** Which breaker changed state; `tool` when it keeps one state per tool (`per: tool`). */
 interface BreakerEventBody {
@@ -232,4 +236,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   "rate_limit_waited",
   "rate_limited",
   "rate_limit_header_ignored",
+  // SPEC 23
+  "fleet_store_unavailable",
+  "fleet_store_recovered",
 ];

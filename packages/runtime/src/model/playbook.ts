@@ -229,10 +229,25 @@ export interface RateLimitPolicy {
   adaptive?: "aws";
 }
 
+/** Where a policy's state lives (SPEC 23): this process alone (default), or the fleet's, through the `fleet:` store. */
+export type PolicyScope = "process" | "fleet";
+
+/** How a fleet's processes share the state of `scope: fleet` policies (SPEC 23). */
+export interface FleetSettings {
+  /** How often each process exchanges its counts with the store (default 250). */
+  sync_ms?: number;
+  /** A process that has not synced for this long decides alone (default 1000). */
+  lease_ms?: number;
+  /** With no good sync for `lease_ms`: decide as `scope: process` (local, default), or allow no retries (closed). */
+  on_store_down?: "local" | "closed";
+}
+
 /** Envoy's retry budget (SPEC 18). */
 export interface RetryBudgetPolicy {
   percent?: number;
   min_concurrency?: number;
+  /** Count the retries and calls in progress of this process (default) or of the whole fleet (SPEC 23). */
+  scope?: PolicyScope;
 }
 
 /** gRPC's retryThrottling (A6, SPEC 18). */
@@ -267,6 +282,8 @@ export interface Playbook {
   retry_quota?: RetryQuota;
   /** How long one attempt may take (SPEC 18); a `tools:` entry may set its own. */
   attempt_timeout_ms?: number;
+  /** How `scope: fleet` policies share state across the service's processes (SPEC 23). */
+  fleet?: FleetSettings;
   circuit_breakers?: Record<string, CircuitBreakerPolicy>;
   rate_limits?: Record<string, RateLimitPolicy>;
   retry_budget?: RetryBudgetPolicy;

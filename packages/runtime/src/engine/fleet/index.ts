@@ -1,0 +1,44 @@
+/**
+ * Fleet state (SPEC 23): the `scope: fleet` policies of a dispatcher share their counts with
+ * the service's other processes through a store. This room holds the sync loop and each
+ * policy's side of it; the policies consult it only off the success path.
+ */
+import type { Playbook } from "../../model/playbook.js";
+import type { SharedPolicies } from "../policies/index.js";
+import { FleetBudget } from "./budget.js";
+import type { FleetStore } from "./store.js";
+import { FleetSync, type FleetEvent, type FleetPart, type FleetTimers } from "./sync.js";
+
+export type { FleetStore, FleetReport, FleetTotals } from "./store.js";
+export { FLEET_DEFAULTS, type FleetEvent, type FleetMode, type FleetStatus, type FleetTimers } from "./sync.js";
+
+/** `createDispatcher`'s `fleet` option. */
+export interface FleetOptions {
+  /** The store the fleet shares: `redisFleetStore(client, { prefix })` from `failbook-runtime/redis`. */
+  store: FleetStore;
+  /** This process's name in the fleet, unique among its processes (default: the pid and random digits). */
+  instance?: string | undefined;
+  /** Timers the sync runs on (default real, unreferenced). */
+  timers?: FleetTimers | undefined;
+}
+
+/** Starts the sync of a dispatcher's `scope: fleet` policies; undefined when the playbook has none. */
+export function startFleet(playbook: Playbook, policies: SharedPolicies, options: FleetOptions, now: () => number, emit: (event: FleetEvent) => void): FleetSync | undefined {
+  const parts: FleetPart[] = [];
+  let sync: FleetSync | undefined;
+  const mode = () => sync!.mode;
+  if (playbook.retry_budget?.scope === "fleet" && policies.budget !== undefined) {
+    const budget = new FleetBudget(policies.budget, mode);
+    policies.budget.fleet = budget;
+    parts.push(budget);
+  }
+  if (parts.length === 0) return undefined;
+  sync = new FleetSync({ store: options.store, settings: playbook.fleet ?? {}, instance: options.instance ?? defaultInstance(), parts, now, emit, timers: options.timers });
+  return sync;
+}
+
+function defaultInstance(): string {
+  const pid = (globalThis as { process?: { pid?: number } }).process?.pid ?? 0;
+  const digits = globalThis.crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16).padStart(8, "0");
+  return `${pid}-${digits}`;
+}

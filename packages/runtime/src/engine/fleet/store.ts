@@ -1,0 +1,41 @@
+/**
+ * What a fleet's processes exchange with their store (SPEC 23): each sync sends this
+ * process's report and gets back the fleet's totals, in one round trip. Reports are
+ * idempotent (a process sends what it holds now, never a delta to add): a sync that is lost,
+ * late or sent twice leaves the store's totals right, and the next sync corrects the rest.
+ */
+
+/** This process's part of the fleet's state at one sync. */
+export interface FleetReport {
+  /** The report's format. */
+  v: 1;
+  /** This process, unique in the fleet. */
+  instance: string;
+  /** How long the store counts this process without another sync (`fleet.lease_ms`). */
+  lease_ms: number;
+  /** The process is closing: the store drops it from the totals now. */
+  leave?: true;
+  /** A `scope: fleet` retry budget: this process's calls and retries in progress now. */
+  budget?: { calls: number; retries: number };
+}
+
+/** The fleet's totals after the store took a report in. */
+export interface FleetTotals {
+  /** The store's clock (Redis `TIME`), in ms since the epoch. */
+  now_ms: number;
+  /** Processes that synced within their lease, this one included. */
+  instances: number;
+  /** The retry budget's calls and retries in progress, summed over those processes. */
+  budget?: { calls: number; retries: number };
+}
+
+/**
+ * A fleet's store: `failbook-runtime/redis`'s `redisFleetStore(client)`, or a stand-in in a
+ * test. Its calls may be slow or fail; the dispatcher never waits on them.
+ */
+export interface FleetStore {
+  /** Send this process's report, get the fleet's totals: one round trip. */
+  sync(report: FleetReport): Promise<FleetTotals>;
+  /** The store's clock, in ms since the epoch. */
+  time(): Promise<number>;
+}

@@ -1,0 +1,63 @@
+/**
+ * The sync's one round trip (SPEC 23), a Lua script the store runs atomically: it records
+ * this process's report, drops the processes whose lease ended, and answers the fleet's
+ * totals. Dates come from the store's own `TIME`, never a process's clock. Every key it
+ * writes gets a TTL; a value of the wrong shape (another project's, a tampered one) is
+ * skipped and counted in `ignored`, never an error.
+ *
+ * KEYS: 1 the processes (a sorted set: instance -> last sync, store ms), 2 the retry budget (a
+ * hash: instance -> "calls:retries"). ARGV: 1 the report, as JSON.
+ */
+export const SYNC_KEYS = ["instances", "budget"] as const;
+
+export const SYNC_SCRIPT = `
+local report = cjson.decode(ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = tonumber(report.lease_ms)
+if lease == nil or lease < 1 then lease = 1000 end
+local ttl = math.floor(lease * 2)
+local id = tostring(report.instance)
+local leaving = report.leave == true
+local ignored = 0
+
+if leaving then
+  redis.call('ZREM', KEYS[1], id)
+else
+  redis.call('ZADD', KEYS[1], now, id)
+end
+local horizon = '(' .. tostring(now - lease)
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon)
+if #gone > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', horizon)
+  redis.call('HDEL', KEYS[2], unpack(gone))
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+
+local out = { now_ms = now, instances = redis.call('ZCARD', KEYS[1]) }
+
+local budget = report.budget
+if type(budget) == 'table' then
+  if leaving then
+    redis.call('HDEL', KEYS[2], id)
+  else
+    redis.call('HSET', KEYS[2], id, string.format('%d:%d', tonumber(budget.calls) or 0, tonumber(budget.retries) or 0))
+  end
+  local calls, retries = 0, 0
+  local all = redis.call('HGETALL', KEYS[2])
+  for i = 1, #all, 2 do
+    local c, r = string.match(all[i + 1], '^(%d+):(%d+)$')
+    if c == nil then
+      ignored = ignored + 1
+    elseif redis.call('ZSCORE', KEYS[1], all[i]) then
+      calls = calls + tonumber(c)
+      retries = retries + tonumber(r)
+    end
+  end
+  out.budget = { calls = calls, retries = retries }
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+
+out.ignored = ignored
+return cjson.encode(out)
+`;

@@ -1,0 +1,30 @@
+import type { LintRule } from "../rule.js";
+
+/** SPEC 23: a `scope: fleet` policy shares state through the `fleet:` block's store; without the block nothing says how. */
+export const fleetWithoutSync: LintRule = {
+  id: "fleet-without-sync",
+  severity: "error",
+  verdictFields: [],
+  description: "A scope: fleet policy in a playbook with no fleet: block.",
+  example: `# playbooks/playbook.yaml
+retry_budget: { percent: 20, min_concurrency: 3, scope: fleet }`,
+  fix: "Add a fleet: block (fleet: { sync_ms: 250, lease_ms: 1000 }) and pass createDispatcher a fleet store, or set scope: process.",
+  check({ playbook, report }) {
+    const book = playbook.value;
+    if (book.fleet !== undefined) return;
+    for (const [path, what] of fleetScoped(book)) {
+      report({
+        message: `${what} has scope: fleet but the playbook has no fleet: block to say how its processes sync; add fleet: { sync_ms: 250, lease_ms: 1000 } or set scope: process`,
+        doc: playbook.doc,
+        path,
+      });
+    }
+  },
+};
+
+/** Where a playbook sets `scope: fleet`, and what on. */
+export function fleetScoped(book: { retry_budget?: { scope?: string } | undefined }): [(string | number)[], string][] {
+  const out: [(string | number)[], string][] = [];
+  if (book.retry_budget?.scope === "fleet") out.push([["retry_budget", "scope"], "retry_budget"]);
+  return out;
+}

@@ -1,0 +1,229 @@
+/**
+ * Fleet state through a real Redis (SPEC 23): processes of one service, each a child running
+ * the built failbook-runtime, share a `scope: fleet` retry budget through redis-server on a
+ * loopback port, while they call one loopback HTTP upstream.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Redis } from "ioredis";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Playbook } from "failbook-runtime/model/playbook.js";
+import { redisFleetStore } from "failbook-runtime/redis/index.js";
+import { REPO } from "./helpers/cli.js";
+import { playbook, REGISTRY } from "./helpers/dispatch.js";
+import { redisCommand, skipWithoutRedis, sleep, slowProxy, startRedis, type RedisServer } from "./helpers/redis.js";
+
+const CHILD = join(REPO, "test/helpers/fleet-child.mjs");
+const BUDGET = { percent: 1, min_concurrency: 4 };
+
+/** A loopback upstream: holds each request `holdMs`, answers 503 while `failing`; counts the retries in flight at once. */
+function upstream(): { server: Server; port: () => number; failing: boolean; holdMs: number; maxRetriesInFlight: number; reset(): void } {
+  let retriesInFlight = 0;
+  const state = {
+    server: createServer((req, res) => {
+      const retry = Number(req.headers["x-attempt"]) > 1;
+      if (retry) state.maxRetriesInFlight = Math.max(state.maxRetriesInFlight, ++retriesInFlight);
+      setTimeout(() => {
+        if (retry) retriesInFlight--;
+        res.writeHead(state.failing ? 503 : 200).end();
+      }, state.holdMs);
+    }),
+    port: () => (state.server.address() as { port: number }).port,
+    failing: false,
+    holdMs: 5,
+    maxRetriesInFlight: 0,
+    reset() {
+      state.maxRetriesInFlight = 0;
+    },
+  };
+  return state;
+}
+
+interface ChildSummary {
+  calls: number;
+  maxMs: number;
+  events: { type: string; at: number }[];
+  status: { syncs: number; failures: number; mode: string };
+  code: number | null;
+}
+
+interface FleetRun {
+  processes: number;
+  scope: "process" | "fleet";
+  durationMs: number;
+  concurrency: number;
+  gapMs?: number;
+  fleet?: Playbook["fleet"];
+  prefix: string;
+  /** Wait for each process's first good sync before the start (default). */
+  waitSync?: boolean;
+  /** Runs while the processes dispatch, from the moment they start. */
+  during?: () => Promise<void>;
+}
+
+let redis: RedisServer;
+const up = upstream();
+const dir = mkdtempSync(join(tmpdir(), "failbook-fleet-"));
+
+/** Start the processes, wait for each one's first sync, start them together, collect their summaries. */
+async function runFleet(run: FleetRun, redisPort = redis.port): Promise<ChildSummary[]> {
+  const project = join(dir, `${run.prefix}.json`);
+  const book = playbook({ server: { action: "retry_with_backoff", max_retries: 5, backoff_ms: [5, 5, 5, 5, 5] } }, { retry_budget: { ...BUDGET, scope: run.scope }, fleet: run.fleet ?? { sync_ms: 50, lease_ms: 1000 } });
+  writeFileSync(project, JSON.stringify({ registry: REGISTRY, playbook: book }));
+  const children = Array.from({ length: run.processes }, (_, i) => {
+    const settings = { project, redisPort, upstreamPort: up.port(), prefix: run.prefix, instance: `p${i}`, client: i % 2 === 0 ? "ioredis" : "node-redis", durationMs: run.durationMs, concurrency: run.concurrency, gapMs: run.gapMs ?? 0, waitSync: run.waitSync ?? true };
+    const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ["pipe", "pipe", "inherit"] });
+    const lines = createInterface({ input: child.stdout! });
+    const ready = new Promise<void>((resolve) => {
+      lines.once("line", () => resolve());
+      child.once("exit", () => resolve());
+    });
+    const summary = new Promise<ChildSummary>((resolve) => {
+      let last = "";
+      lines.on("line", (line) => (last = line));
+      child.on("exit", (code) => resolve({ ...(last.startsWith("{") ? JSON.parse(last) : { calls: 0, maxMs: 0, events: [], status: {} }), code }));
+    });
+    return { child, ready, summary };
+  });
+  await Promise.all(children.map((c) => c.ready));
+  for (const c of children) c.child.stdin!.write("go\n");
+  await run.during?.();
+  return Promise.all(children.map((c) => c.summary));
+}
+
+describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPEC 23)", () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+    await new Promise<void>((resolve) => up.server.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    up.server.close();
+  });
+
+  it("(a) a fleet retry budget holds across eight processes within its stated bound, where scope: process overshoots it about eightfold", async () => {
+    up.failing = true;
+    up.holdMs = 30;
+    const peaks: Record<string, number> = {};
+    for (const scope of ["process", "fleet"] as const) {
+      up.reset();
+      const summaries = await runFleet({ processes: 8, scope, durationMs: 1200, concurrency: 6, prefix: `budget-${scope}` });
+      for (const s of summaries) expect(s.code).toBe(0);
+      peaks[scope] = up.maxRetriesInFlight;
+    }
+    // The limit is max(4, 1 % of about 48 calls) = 4. Stated bound (docs/fleet.md): the limit plus
+    // ceil(limit / processes) per process started since its last sync: 4 + 8 × 1 = 12.
+    expect(peaks.fleet).toBeLessThanOrEqual(12);
+    expect(peaks.process).toBeGreaterThan(4 * 5);
+    expect(peaks.process).toBeGreaterThan(2 * peaks.fleet!);
+  }, 30_000);
+
+  it("(d) redis killed with SIGKILL and restarted mid-run: no call waits on it, each process reports the outage within lease_ms and recovers after", async () => {
+    up.failing = false;
+    up.holdMs = 2;
+    const fleet = { sync_ms: 50, lease_ms: 400 };
+    let killedAt = 0;
+    let restartedAt = 0;
+    const summaries = await runFleet({
+      processes: 4,
+      scope: "fleet",
+      durationMs: 2000,
+      concurrency: 2,
+      fleet,
+      prefix: "outage",
+      during: async () => {
+        await sleep(400);
+        killedAt = Date.now();
+        await redis.kill();
+        await sleep(800);
+        await redis.restart();
+        restartedAt = Date.now();
+      },
+    });
+    for (const s of summaries) {
+      expect(s.code, JSON.stringify(s)).toBe(0);
+      // A call takes the upstream's 2 ms and the event loop's share of four processes: never a sync's wait.
+      expect(s.maxMs).toBeLessThan(150);
+      const down = s.events.find((e) => e.type === "fleet_store_unavailable");
+      const back = s.events.find((e) => e.type === "fleet_store_recovered");
+      expect(down, JSON.stringify(s.events)).toBeDefined();
+      expect(down!.at - killedAt).toBeLessThanOrEqual(fleet.lease_ms + 50);
+      expect(back, JSON.stringify(s.events)).toBeDefined();
+      expect(back!.at).toBeGreaterThanOrEqual(restartedAt - 50);
+      // The clients reconnect within 50 ms; then the next sync answers.
+      expect(back!.at - restartedAt).toBeLessThanOrEqual(2 * fleet.sync_ms + 150);
+    }
+  }, 30_000);
+
+  it("(e) a store slowed by 500 ms does not slow calls", async () => {
+    up.failing = false;
+    up.holdMs = 2;
+    const proxy = await slowProxy(redis.port, 500);
+    try {
+      const summaries = await runFleet({ processes: 2, scope: "fleet", durationMs: 1200, concurrency: 2, fleet: { sync_ms: 100, lease_ms: 5000 }, prefix: "slow", waitSync: false }, proxy.port);
+      for (const s of summaries) {
+        expect(s.code, JSON.stringify(s)).toBe(0);
+        expect(s.calls).toBeGreaterThan(200);
+        expect(s.maxMs).toBeLessThan(100);
+        // Each exchange with the store takes a second or more: no sync answered within sync_ms.
+        expect(s.status.syncs, JSON.stringify(s)).toBe(0);
+      }
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
+
+  it("(f) INFO commandstats: one EVALSHA per process per sync_ms, at 1 call a second and at thousands", async () => {
+    up.failing = false;
+    up.holdMs = 0;
+    const counts: Record<string, { evalsha: number; calls: number; ms: number }> = {};
+    for (const [rate, gapMs, concurrency] of [["low", 1000, 1], ["high", 0, 20]] as const) {
+      await redisCommand(redis.port, "CONFIG", "RESETSTAT");
+      const start = Date.now();
+      const [s] = await runFleet({ processes: 1, scope: "fleet", durationMs: 1000, concurrency, gapMs, fleet: { sync_ms: 100, lease_ms: 1000 }, prefix: `rate-${rate}` });
+      counts[rate] = { evalsha: await redis.calls("evalsha"), calls: s!.calls, ms: Date.now() - start };
+    }
+    expect(counts.low!.calls).toBeLessThanOrEqual(2);
+    expect(counts.high!.calls).toBeGreaterThan(1000);
+    for (const c of Object.values(counts)) {
+      // One a sync_ms over the process's life (its start included), and the last sync of close().
+      expect(c.evalsha).toBeGreaterThanOrEqual(Math.floor(1000 / 100));
+      expect(c.evalsha).toBeLessThanOrEqual(Math.ceil(c.ms / 100) + 2);
+    }
+    expect(Math.abs(counts.high!.evalsha - counts.low!.evalsha)).toBeLessThanOrEqual(3);
+  }, 30_000);
+
+  it("(g) node-redis 5 and ioredis 5 share one fleet: keys under one hash tag, each with a TTL, the script reloaded after SCRIPT FLUSH", async () => {
+    const io = new Redis({ port: redis.port, host: "127.0.0.1", lazyConnect: true });
+    const node = createClient({ socket: { port: redis.port, host: "127.0.0.1" } });
+    await io.connect();
+    await node.connect();
+    try {
+      const a = redisFleetStore(io, { prefix: "clients" });
+      const b = redisFleetStore(node, { prefix: "clients" });
+      const report = (instance: string, calls: number, retries: number) => ({ v: 1 as const, instance, lease_ms: 1000, budget: { calls, retries } });
+      await a.sync(report("io", 5, 1));
+      const totals = await b.sync(report("node", 7, 2));
+      expect(totals).toMatchObject({ instances: 2, budget: { calls: 12, retries: 3 } });
+      expect(Math.abs(totals.now_ms - Date.now())).toBeLessThan(1000);
+      expect(Math.abs((await a.time()) - (await b.time()))).toBeLessThan(1000);
+      const keys = (await io.keys("*clients*")).sort();
+      expect(keys).toEqual(["{failbook:clients}:budget", "{failbook:clients}:instances"]);
+      for (const key of keys) expect(await io.pttl(key)).toBeGreaterThan(0);
+      await io.script("FLUSH");
+      expect((await b.sync(report("node", 1, 0))).budget).toEqual({ calls: 6, retries: 1 });
+      expect((await a.sync({ ...report("io", 0, 0), leave: true })).instances).toBe(1);
+      expect(() => redisFleetStore({} as never)).toThrow(/neither node-redis .* nor ioredis/);
+      expect(() => redisFleetStore(io, { prefix: "a}b" })).toThrow(/without braces/);
+    } finally {
+      io.disconnect();
+      await node.quit();
+    }
+  });
+});
+

@@ -1,0 +1,22 @@
+import { playbook, ruleTester } from "../helpers/rule-tester.js";
+
+const base = playbook(`transient_timeout: { action: retry_with_backoff, max_retries: 2, backoff_ms: [100, 200] }`) + "retry_budget: { scope: fleet }\n";
+
+ruleTester("fleet-sync-too-slow", {
+  valid: [
+    { name: "the defaults", playbook: base + "fleet: {}\n" },
+    { name: "a lease of twice the sync", playbook: base + "fleet: { sync_ms: 500, lease_ms: 1000 }\n" },
+  ],
+  invalid: [
+    {
+      name: "a lease under twice the sync",
+      playbook: base + "fleet: { sync_ms: 400, lease_ms: 500 }\n",
+      findings: [{ message: "fleet lease_ms 500 is under twice sync_ms 400: one sync that answers late (its timeout is sync_ms) counts the store down; make lease_ms at least 800 or sync more often", file: "playbook.yaml", line: 8, column: 34 }],
+    },
+    {
+      name: "the default lease and a slow sync",
+      playbook: base + "fleet: { sync_ms: 600 }\n",
+      findings: [{ message: "fleet lease_ms 1000 is under twice sync_ms 600: one sync that answers late (its timeout is sync_ms) counts the store down; make lease_ms at least 1200 or sync more often", file: "playbook.yaml", line: 8, column: 19 }],
+    },
+  ],
+});

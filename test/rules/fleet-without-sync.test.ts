@@ -1,0 +1,18 @@
+import { playbook, ruleTester } from "../helpers/rule-tester.js";
+
+const base = playbook(`transient_timeout: { action: retry_with_backoff, max_retries: 2, backoff_ms: [100, 200] }`);
+
+ruleTester("fleet-without-sync", {
+  valid: [
+    { name: "a fleet budget with a fleet: block", playbook: base + "retry_budget: { percent: 20, scope: fleet }\nfleet: { sync_ms: 250, lease_ms: 1000 }\n" },
+    { name: "a process budget without one", playbook: base + "retry_budget: { percent: 20, scope: process }\n" },
+    { name: "a budget of no scope", playbook: base + "retry_budget: { percent: 20 }\n" },
+  ],
+  invalid: [
+    {
+      name: "a fleet budget and no fleet: block",
+      playbook: base + "retry_budget: { percent: 20, scope: fleet }\n",
+      findings: [{ message: "retry_budget has scope: fleet but the playbook has no fleet: block to say how its processes sync; add fleet: { sync_ms: 250, lease_ms: 1000 } or set scope: process", file: "playbook.yaml", line: 7, column: 37 }],
+    },
+  ],
+});
