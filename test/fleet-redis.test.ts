@@ -147,16 +147,18 @@ describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPE
     });
     for (const s of summaries) {
       expect(s.code, JSON.stringify(s)).toBe(0);
-      // A call takes the upstream's 2 ms and the event loop's share of four processes: never a sync's wait.
-      expect(s.maxMs).toBeLessThan(150);
+      // A call takes the upstream's 2 ms and the event loop's share of four processes (a loaded
+      // 2-core CI machine adds its own): never a wait on the dead store, which would take seconds.
+      expect(s.maxMs).toBeLessThan(400);
       const down = s.events.find((e) => e.type === "fleet_store_unavailable");
       const back = s.events.find((e) => e.type === "fleet_store_recovered");
       expect(down, JSON.stringify(s.events)).toBeDefined();
-      expect(down!.at - killedAt).toBeLessThanOrEqual(fleet.lease_ms + 50);
+      // Within lease_ms of the last good sync (before the kill), plus a loaded machine's timer lateness.
+      expect(down!.at - killedAt).toBeLessThanOrEqual(fleet.lease_ms + 300);
       expect(back, JSON.stringify(s.events)).toBeDefined();
       expect(back!.at).toBeGreaterThanOrEqual(restartedAt - 50);
       // The clients reconnect within 50 ms; then the next sync answers.
-      expect(back!.at - restartedAt).toBeLessThanOrEqual(2 * fleet.sync_ms + 150);
+      expect(back!.at - restartedAt).toBeLessThanOrEqual(2 * fleet.sync_ms + 400);
     }
   }, 30_000);
 
@@ -169,7 +171,8 @@ describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPE
       for (const s of summaries) {
         expect(s.code, JSON.stringify(s)).toBe(0);
         expect(s.calls).toBeGreaterThan(200);
-        expect(s.maxMs).toBeLessThan(100);
+        // A call that waited on the store would take its 500 ms at least.
+        expect(s.maxMs).toBeLessThan(400);
         // Each exchange with the store takes a second or more: no sync answered within sync_ms.
         expect(s.status.syncs, JSON.stringify(s)).toBe(0);
       }
@@ -189,13 +192,16 @@ describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPE
       counts[rate] = { evalsha: await redis.calls("evalsha"), calls: s!.calls, ms: Date.now() - start };
     }
     expect(counts.low!.calls).toBeLessThanOrEqual(2);
-    expect(counts.high!.calls).toBeGreaterThan(1000);
+    // Hundreds of times the low rate (over a thousand on a quiet machine; a loaded CI machine makes fewer).
+    expect(counts.high!.calls).toBeGreaterThan(300);
     for (const c of Object.values(counts)) {
-      // One a sync_ms over the process's life (its start included), and the last sync of close().
-      expect(c.evalsha).toBeGreaterThanOrEqual(Math.floor(1000 / 100));
-      expect(c.evalsha).toBeLessThanOrEqual(Math.ceil(c.ms / 100) + 2);
+      // Never more than one a sync_ms over the process's life (its start included), and the last sync of
+      // close(), whatever the call rate; at least half as many when a loaded machine's timers fire late.
+      expect(c.evalsha, JSON.stringify(counts)).toBeGreaterThanOrEqual(Math.floor(1000 / 100 / 2));
+      expect(c.evalsha, JSON.stringify(counts)).toBeLessThanOrEqual(Math.ceil(c.ms / 100) + 2);
     }
-    expect(Math.abs(counts.high!.evalsha - counts.low!.evalsha)).toBeLessThanOrEqual(3);
+    // The call rate does not change how often a process syncs.
+    expect(Math.abs(counts.high!.evalsha - counts.low!.evalsha), JSON.stringify(counts)).toBeLessThanOrEqual(5);
   }, 30_000);
 
   it("(g) node-redis 5 and ioredis 5 share one fleet: keys under one hash tag, each with a TTL, the script reloaded after SCRIPT FLUSH", async () => {
