@@ -252,7 +252,8 @@ describe("failbook-runtime alone, in a service", { timeout: CASE_TIMEOUT }, () =
     const manifest = JSON.parse(readFileSync(join(REPO, "packages/runtime/package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.version).toBe(pkg.version);
-    expect(runtime.files.sort()).toEqual(["dist/index.cjs", "dist/index.d.cts", "dist/index.d.ts", "dist/index.js", "package.json"]);
+    // The runtime, and its `failbook-runtime/redis` subpath (SPEC 23), each as ES module, CommonJS and declarations.
+    expect(runtime.files.sort()).toEqual(["dist/index.cjs", "dist/index.d.cts", "dist/index.d.ts", "dist/index.js", "dist/redis.cjs", "dist/redis.d.cts", "dist/redis.d.ts", "dist/redis.js", "package.json"]);
     expect(runtime.unpackedSize).toBeLessThanOrEqual(1024 * 1024);
   });
 
