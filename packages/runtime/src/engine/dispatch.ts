@@ -23,6 +23,7 @@ import { idempotencyKey } from "./idempotency.js";
 import type { Admission } from "./policies/breakers.js";
 import { checkedTraceId, DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type Failed, type RunShared, type ToolFacts } from "./run.js";
 import { DispatchStop, Stopped } from "./stop.js";
+import { snapshotOf, type DispatcherSnapshot } from "../telemetry/snapshot.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -150,6 +151,8 @@ export interface Dispatcher {
   newLedger(): BudgetLedger;
   /** Redact a dead-letter entry and hand it to the `deadLetter` effect. */
   deadLetter(entry: DeadLetterEntry): Promise<DeadLetterEntry>;
+  /** Every shared policy's state now, as plain JSON, for a health endpoint (SPEC 24). Changes nothing. */
+  snapshot(): DispatcherSnapshot;
 }
 
 const NO_OPTIONS: DispatchOptions = Object.freeze({});
@@ -198,6 +201,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       await options.effects?.deadLetter?.(clean);
       return clean;
     },
+    snapshot: () => snapshotOf(policies, quota, options.clock.now(), shown),
   };
 
   /**
