@@ -12,6 +12,7 @@ import type { DispatchEvent } from "failbook-runtime/model/outcome.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
 import { err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
 import { prometheusPipeline, seriesKey, type Scraper } from "./helpers/prometheus.js";
+import { generateAlerts } from "../src/codegen/alerts.js";
 
 /** A verdict code that is no valid label value as it stands: the exporter must escape it. */
 const ODD = 'odd "code"\nline';
@@ -132,5 +133,18 @@ describe("metrics scraped from the OpenTelemetry Prometheus exporter (SPEC 24)",
     const text = await scraper.text();
     expect(text).toContain(String.raw`error_type="odd \"code\"\nline"`);
     expect(text.split("\n").filter((l) => l.includes("odd")).every((l) => l.startsWith("failbook_"))).toBe(true);
+  });
+
+  it("writes every metric and label `failbook gen alerts` uses: the rules name what the exporter really exposes", async () => {
+    const series = [...(await scraper.series()).keys()];
+    const exposed = new Set(series.map((key) => key.split("{")[0]));
+    const labels = new Set(series.flatMap((key) => [...key.matchAll(/[{,]([a-z_]+)=/g)].map((m) => m[1])));
+    const exprs = generateAlerts({ registry, playbook: pb }).groups.flatMap((g) => g.rules.map((r) => r.expr));
+    const metricsUsed = new Set(exprs.flatMap((e) => [...e.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)(?=\{|\[)/g)].map((m) => m[1])));
+    const labelsUsed = new Set(exprs.flatMap((e) => [...e.matchAll(/(?:by \(([^)]*)\))|(?:[{,]([a-z_]+)=~?")/g)].flatMap((m) => (m[1] ?? m[2]).split(",").map((l) => l.trim()))));
+    labelsUsed.delete("job"); // Prometheus's own label, from the scrape
+    expect([...metricsUsed].sort()).toEqual(["failbook_attempts_total", "failbook_breaker_state", "failbook_dispatch_duration_count", "failbook_escalations_total", "failbook_retries_refused_total"]);
+    for (const name of metricsUsed) expect(exposed, name).toContain(name);
+    for (const label of labelsUsed) expect(labels, label).toContain(label);
   });
 });
