@@ -302,6 +302,6 @@ describe("help on every command and command group", () => {
   it("names the subcommand it does not know, with the nearest one", () => {
     const r = failbook(["gen", "tss"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("failbook: gen has no subcommand 'tss'; did you mean ts? It takes ts, py or jsonschema (failbook gen --help describes each)\n");
+    expect(r.stderr).toBe("failbook: gen has no subcommand 'tss'; did you mean ts? It takes ts, py, jsonschema or alerts (failbook gen --help describes each)\n");
   });
 });

@@ -1,4 +1,4 @@
-/** `failbook gen ts|py|jsonschema`: write, or check, the bindings adapters import and the registry's JSON Schema. */
+/** `failbook gen ts|py|jsonschema|alerts`: write, or check, the bindings adapters import, the registry's JSON Schema, and Prometheus rules for the dispatcher's metrics. */
 import { existsSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "failbook-runtime/model/errors.js";
@@ -11,6 +11,7 @@ import { compareManifests, readManifest, type Manifest, type Staleness } from ".
 import { CodegenError, generateTypeScript } from "../codegen/typescript.js";
 import { generatePython } from "../codegen/python.js";
 import { generateJsonSchema } from "../codegen/jsonschema.js";
+import { generateAlerts, REFUSED_SHARE } from "../codegen/alerts.js";
 import type { Redactor } from "failbook-runtime/engine/redact.js";
 import { decodeUtf8, FileRefused, readBytesIfExists, writeFileAtomic } from "../util/fs.js";
 import { plural } from "../util/text.js";
@@ -34,7 +35,7 @@ interface Generated {
 }
 
 interface Target {
-  name: "ts" | "py" | "jsonschema";
+  name: "ts" | "py" | "jsonschema" | "alerts";
   /** What is generated, in messages. */
   noun: string;
   /** The line-comment token the manifest line starts with; none for JSON. */
@@ -81,6 +82,13 @@ const TARGETS: Record<Target["name"], Target> = {
       const g = generateJsonSchema(project, { command, redact });
       return { text: g.text, summary: counts(g) };
     },
+  },
+  alerts: {
+    name: "alerts",
+    noun: "the Prometheus rules",
+    example: "prometheus/failbook.rules.yml",
+    fileName: "failbook.rules.yml",
+    generate: (project, command, redact) => generateAlerts(project, { command, redact }),
   },
 };
 
@@ -202,10 +210,35 @@ Examples:
   failbook gen jsonschema --out schemas/failbook.schema.json
   failbook gen jsonschema --check`;
 
+const ALERTS_HELP = `
+Prometheus recording and alerting rules for the metrics the dispatcher records through
+OpenTelemetry (docs/telemetry.md), under the names the OpenTelemetry Prometheus exporter
+writes (failbook_attempts_total, failbook_breaker_state, ...). From the playbook:
+  FailbookBreakerOpen       per breaker: not closed for longer than twice its longest break
+                            (max_break_ms, else break_ms)
+  FailbookRetriesRefused    with a retry budget or retry throttling: more than ${REFUSED_SHARE * 100} % of retries
+                            refused by them, for 5 minutes
+  FailbookFallbackVerdict   attempts failing with the registry's fallback verdict, for 15 minutes
+  FailbookEscalations       per queue the playbook escalates to: a dispatch landed there
+and recording rules failbook:attempts:rate5m, failbook:retries_refused:rate5m,
+failbook:dispatches:rate5m, failbook:escalations:rate5m. Check them with
+promtool check rules FILE; load them with rule_files: in prometheus.yml.
+
+Without --out the rules go to standard output.
+
+Exit status: 0 written, printed or up to date; 1 --check found the file stale or missing, a
+string of the project holds a secret (nothing is written), or the registry/playbook is
+invalid; 2 a bad flag.
+
+Examples:
+  failbook gen alerts > failbook.rules.yml
+  failbook gen alerts --out prometheus/failbook.rules.yml
+  failbook gen alerts --out prometheus/failbook.rules.yml --check`;
+
 export const registerGen: CommandRegistrar = (program, run) => {
   const gen = program
     .command("gen")
-    .description("generate code from the registry and playbook: ts, py, jsonschema (see: failbook gen ts --help)");
+    .description("generate code from the registry and playbook: ts, py, jsonschema, alerts (see: failbook gen ts --help)");
   gen
     .command("ts")
     .description("write the typed TypeScript bindings adapters import: verdicts, error kinds, classify, playbook, envelopes")
@@ -227,15 +260,24 @@ export const registerGen: CommandRegistrar = (program, run) => {
     .option("--check", "write nothing; exit 1 when the file is missing or stale")
     .addHelpText("after", JSONSCHEMA_HELP)
     .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.jsonschema)));
+  gen
+    .command("alerts")
+    .description("write Prometheus alerting and recording rules from the playbook, for the dispatcher's OpenTelemetry metrics")
+    .option("--out <file>", "where to write the rules (default: standard output)")
+    .option("--check", "write nothing; exit 1 when the file is missing or stale")
+    .addHelpText("after", ALERTS_HELP)
+    .action(run((io, globals, flags: GenFlags) => generate(io, globals, flags, TARGETS.alerts)));
 };
 
 async function generate(io: Io, globals: Globals, flags: GenFlags, target: Target): Promise<number> {
   const cwd = process.cwd();
   // Bindings come from the registry and the playbook: the fixtures are not read.
   const { project, findings } = loadFor(io, globals, { fixturePaths: [] });
-  const out = outputPath(project, flags.out, cwd, target);
+  // Rules without --out go to standard output (there is no gen: entry for them in failbook.yaml).
+  const toStdout = target.name === "alerts" && flags.out === undefined && flags.check !== true;
+  const out = toStdout ? "-" : outputPath(project, flags.out, cwd, target);
   // An --out is echoed as the user typed it; the config's path, relative to where they are.
-  const shown = flags.out ?? display(out, cwd);
+  const shown = toStdout ? "standard output" : (flags.out ?? display(out, cwd));
   const userCommand = commandLine(["failbook", ...(globals.config ? ["--config", globals.config] : []), "gen", target.name, ...(flags.out ? ["--out", flags.out] : [])]);
 
   if (!project.registry || !project.playbook) {
@@ -253,6 +295,10 @@ async function generate(io: Io, globals: Globals, flags: GenFlags, target: Targe
     return problems(io, project, located, target, "the registry and playbook cannot make a valid module", e.problems.every((p) => p.generatorOnly !== true));
   }
 
+  if (toStdout) {
+    io.out(generated.text);
+    return 0;
+  }
   const files = [{ path: out, shown, text: generated.text }];
   const beside = generated.declarations;
   if (beside) files.push({ path: beside.path, shown: shown.slice(0, shown.length - basename(out).length) + basename(beside.path), text: beside.text });
@@ -327,7 +373,7 @@ function outputPath(project: Project, flag: string | undefined, cwd: string, tar
     if (isDirectory(path)) throw new UsageError(`--out ${flag} is a directory; name the file to write, e.g. --out ${posix(join(flag, target.fileName))}`);
     return path;
   }
-  const configured = project.config.gen?.[target.name];
+  const configured = configuredOut(project, target);
   if (configured) {
     const path = resolve(project.root, configured);
     if (isDirectory(path)) {
@@ -337,6 +383,7 @@ function outputPath(project: Project, flag: string | undefined, cwd: string, tar
     return path;
   }
   const where = project.configDoc.file;
+  if (target.name === "alerts") throw new UsageError("gen alerts --check needs the file to check: pass --out FILE");
   throw new UsageError(`no output file: pass --out FILE, or set gen: { ${target.name}: ${target.example} } in ${where}`);
 }
 
@@ -370,10 +417,13 @@ function bannerCommand(project: Project, out: string, target: Target): string {
   }
   if (discovered !== project.configFile) args.push("--config", basename(project.configFile));
   args.push("gen", target.name);
-  const configured = project.config.gen?.[target.name];
-  if (!configured || resolve(project.root, configured) !== out) args.push("--out", posix(relative(project.root, out)));
+  const configured = configuredOut(project, target);
+  if (out !== "-" && (!configured || resolve(project.root, configured) !== out)) args.push("--out", posix(relative(project.root, out)));
   return commandLine(args);
 }
+
+/** The output path failbook.yaml's `gen:` gives a target (Prometheus rules have none). */
+const configuredOut = (project: Project, target: Target): string | undefined => (target.name === "alerts" ? undefined : project.config.gen?.[target.name]);
 
 const posix = (p: string) => p.split(sep).join("/");
 const isDirectory = (p: string) => existsSync(p) && statSync(p).isDirectory();

@@ -24,6 +24,8 @@ import type { Admission } from "./policies/breakers.js";
 import { checkedTraceId, DispatchRun, ledgerFrom, PLAIN_CONTEXT, succeededAtOnce, toolFactsOf, type Failed, type RunShared, type ToolFacts } from "./run.js";
 import { DispatchStop, Stopped } from "./stop.js";
 import { startFleet, type FleetEvent, type FleetOptions, type FleetStatus } from "./fleet/index.js";
+import { snapshotOf, type DispatcherSnapshot } from "../telemetry/snapshot.js";
+import { dispatchMetrics } from "../telemetry/metrics.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -161,6 +163,8 @@ export interface Dispatcher {
   readonly fleet: FleetStatus | undefined;
   /** Stops the fleet's sync after a last one (this process leaves the fleet's totals). Never rejects. */
   close(): Promise<void>;
+  /** Every shared policy's state now, as plain JSON, for a health endpoint (SPEC 24). Changes nothing. */
+  snapshot(): DispatcherSnapshot;
 }
 
 const NO_OPTIONS: DispatchOptions = Object.freeze({});
@@ -212,7 +216,14 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       await options.effects?.deadLetter?.(clean);
       return clean;
     },
+    snapshot: () => snapshotOf(policies, quota, options.clock.now(), shown),
   };
+  // SPEC 24: with a MeterProvider registered, each finished dispatch is counted from its events; without one, dispatch stays as it is.
+  const metrics = dispatchMetrics(dispatcher.snapshot, warnOnce("failbook: a metric could not be recorded (the dispatch went on)"));
+  if (metrics !== undefined) {
+    const dispatch = dispatcher.dispatch;
+    dispatcher.dispatch = (call, attempt, dispatchOptions) => dispatch(call, attempt, dispatchOptions).then(metrics.observe);
+  }
 
   /**
    * The common call (no hedge, no attempt timeout, every breaker guarding it closed, neither

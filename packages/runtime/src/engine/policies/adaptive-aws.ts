@@ -105,6 +105,12 @@ export class AwsAdaptiveLimiter {
     return this.availableTokens;
   }
 
+  /** The tokens now, refilled to this moment as `refill` would, without refilling (snapshots, SPEC 24). */
+  tokensNow(): number {
+    if (!this.lastTimestamp) return this.availableTokens;
+    return Math.min(this.maxCapacity, this.availableTokens + (this.seconds() - this.lastTimestamp) * this.fillRate);
+  }
+
   private refill(): void {
     const timestamp = this.seconds();
     if (!this.lastTimestamp) {

@@ -9,7 +9,7 @@ import type { BreakerState } from "../../model/fixture.js";
 import type { UnstampedEvent } from "../../model/outcome.js";
 import type { CircuitBreakerPolicy } from "../../model/playbook.js";
 import { globMatches } from "../match.js";
-import { Circuit, type CircuitAdmission, type CircuitOutcome, type CircuitTransition } from "./circuit.js";
+import { BREAKER_DEFAULTS, Circuit, type CircuitAdmission, type CircuitOutcome, type CircuitTransition } from "./circuit.js";
 import { ATTEMPT_TIMEOUT } from "./attempt-timeout.js";
 
 /** A failed attempt as a breaker's `counts` sees it. */
@@ -81,6 +81,17 @@ export class CircuitBreakers {
     if (breaker === undefined) return undefined;
     const circuit = breaker.circuit ?? (tool === undefined ? undefined : breaker.circuits.get(tool));
     return circuit === undefined ? breaker.start : circuit.stateAt(now);
+  }
+
+  /** Every circuit's state at `now` (snapshots, SPEC 24): a `per: tool` breaker's, one per tool seen so far. Changes nothing. */
+  viewAt(now: number): { breaker: string; tool: string | undefined; state: BreakerState; since: number; breakMs: number; longestBreakMs: number }[] {
+    const views = [];
+    for (const b of this.breakers) {
+      const longestBreakMs = b.policy.max_break_ms ?? b.policy.break_ms ?? BREAKER_DEFAULTS.break_ms;
+      if (b.circuit !== undefined) views.push({ breaker: b.name, tool: undefined, ...b.circuit.viewAt(now), longestBreakMs });
+      else for (const [tool, circuit] of b.circuits) views.push({ breaker: b.name, tool, ...circuit.viewAt(now), longestBreakMs });
+    }
+    return views;
   }
 
   /**

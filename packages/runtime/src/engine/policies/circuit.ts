@@ -23,6 +23,9 @@ export type CircuitAdmission = "closed" | "probe" | "rejected";
 export class Circuit {
   private state: BreakerState = "closed";
   private openedAt = 0;
+  /** When it last closed, and last became half-open (or was made so): a snapshot's "since" (SPEC 24). */
+  private closedAt: number;
+  private halfOpenAt: number;
   private breakMs: number;
   private probesOut = 0;
   private probesPassed = 0;
@@ -45,6 +48,16 @@ export class Circuit {
     this.window = policy.buckets === undefined ? new ExactWindow(samplingMs, policy.sampling_attempts) : new BucketWindow(samplingMs, policy.buckets, origin);
     this.state = start;
     this.openedAt = origin;
+    this.closedAt = origin;
+    this.halfOpenAt = origin;
+  }
+
+  /** Its state at `now`, since when, and the break an open circuit keeps (snapshots, SPEC 24). Changes nothing. */
+  viewAt(now: number): { state: BreakerState; since: number; breakMs: number } {
+    const state = this.stateAt(now);
+    // An open circuit whose break is over is half-open since the break ended, whether or not a probe came yet.
+    const since = state === "closed" ? this.closedAt : state === "open" ? this.openedAt : this.state === "half_open" ? this.halfOpenAt : this.openedAt + this.breakMs;
+    return { state, since, breakMs: this.breakMs };
   }
 
   /** The state at `now`: an open circuit whose break is over is half-open. */
@@ -63,6 +76,7 @@ export class Circuit {
     if (this.state === "open") {
       if (now - this.openedAt < this.breakMs) return "rejected";
       this.state = "half_open";
+      this.halfOpenAt = this.openedAt + this.breakMs;
       this.probesOut = 0;
       this.probesPassed = 0;
       emit({ type: "half_open" });
@@ -83,6 +97,7 @@ export class Circuit {
       if (outcome === "failure") this.open(now, true, emit);
       else if (outcome === "success" && ++this.probesPassed >= this.probes) {
         this.state = "closed";
+        this.closedAt = now;
         this.breakMs = this.policy.break_ms ?? BREAKER_DEFAULTS.break_ms;
         this.window.clear();
         emit({ type: "closed" });

@@ -159,6 +159,12 @@ class TokenBucket {
     this.last = Math.max(this.last, now);
   }
 
+  /** The tokens at `now` (below zero: reserved by waiters), without refilling the bucket. */
+  tokensAt(now: number): number {
+    if (this.resetAt !== undefined) return now < this.resetAt ? this.tokens : this.capacity + Math.min(0, this.tokens) + (now - this.resetAt) * this.rate;
+    return now > this.last ? Math.min(this.capacity, this.tokens + (now - this.last) * this.rate) : this.tokens;
+  }
+
   /** Reserve one token: the wait until it is due (0 when it is there now). */
   reserve(now: number): number {
     this.refill(now);
@@ -305,6 +311,15 @@ export class RateLimits {
         else l.bucket.correct(reading, now);
       }
     }
+  }
+
+  /** Each limit's bucket at `now` (snapshots, SPEC 24); an adaptive limiter's tokens, fill rate and capacity. Changes nothing. */
+  viewAt(now: number): { name: string; bucket: { tokens: number; capacity: number } | undefined; adaptive: { active: boolean; tokens: number; fillRate: number; capacity: number } | undefined }[] {
+    return this.limits.map((l) => ({
+      name: l.name,
+      bucket: l.bucket === undefined ? undefined : { tokens: Math.min(l.bucket.capacity, l.bucket.tokensAt(now)), capacity: l.bucket.capacity },
+      adaptive: l.adaptive === undefined ? undefined : { active: l.adaptive.active, tokens: l.adaptive.tokensNow(), fillRate: l.adaptive.fillRate, capacity: l.adaptive.maxCapacity },
+    }));
   }
 
   /** Whether any limit over the tool reads responses (headers or throttling): answers must be shown to it. */
