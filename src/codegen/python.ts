@@ -15,7 +15,7 @@ import { CAUSE_DEPTH, compileClassifier, type Bucket, type ClassifierIndex, type
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
 import { pythonPattern, type PythonPattern } from "./pyregex.js";
-import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
+import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PYTHON_FIXED_NAMES } from "./python-runtime.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { CodegenError, codegenProblems, projectData, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
 import { PROJECT_FORMAT } from "failbook-runtime/engine/dispatch.js";
@@ -271,8 +271,9 @@ function banner(registry: Registry, playbook: BindingTables["playbook"], files: 
     "",
     "from __future__ import annotations",
     "",
+    "import json",
     "import re",
-    "from typing import Callable, Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast",
+    "from typing import Any, Callable, Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast",
   ].join("\n");
 }
 
@@ -353,61 +354,71 @@ function verdictInfoSection(t: BindingTables): string {
   ].join("\n");
 }
 
-/** One rule's compiled conditions, only the fields it tests. */
-function pyConditions(c: CompiledConditions): string {
-  const args: string[] = [];
-  const strings = (name: string, values: readonly string[] | null) => {
-    if (values !== null) args.push(`${name}=${pyTuple(values.map(pyStr))}`);
-  };
-  strings("kinds", c.kinds);
-  if (c.exactStatuses !== null) args.push(`statuses=${pyTuple(c.exactStatuses.map(String))}`);
+/**
+ * One rule's compiled conditions as JSON, only the fields it tests, under the names of the
+ * module's _Conditions: its `_conditions` makes them tuples again. A field value is tagged
+ * as the module's _field_key tags it; a number stays a JSON number, or is text where JSON has
+ * none (`float()` reads "inf", "-inf" and "nan").
+ */
+function conditionsJson(c: CompiledConditions): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (c.kinds !== null) out.kinds = c.kinds;
+  if (c.exactStatuses !== null) out.statuses = c.exactStatuses;
   if (c.statusRanges.length > 0) {
-    const pairs: string[] = [];
-    for (let i = 0; i < c.statusRanges.length; i += 2) pairs.push(`(${c.statusRanges[i]}, ${c.statusRanges[i + 1]})`);
-    args.push(`ranges=${pyTuple(pairs)}`);
+    const pairs: [number, number][] = [];
+    for (let i = 0; i < c.statusRanges.length; i += 2) pairs.push([c.statusRanges[i] as number, c.statusRanges[i + 1] as number]);
+    out.ranges = pairs;
   }
-  strings("provider_codes", c.providerCodes);
-  strings("texts", c.texts);
+  if (c.providerCodes !== null) out.provider_codes = c.providerCodes;
+  if (c.texts !== null) out.texts = c.texts;
   if (c.patterns !== null) {
-    args.push(
-      `patterns=${pyTuple(
-        c.patterns.map((re) => {
-          const translated = pythonPattern(`/${re.source}/${re.flags}`);
-          // Refused patterns stopped generation (patternProblems): only a bug reaches this.
-          if (!translated.ok) throw new Error(`message_matches ${re} cannot be translated: ${translated.reason}`);
-          return `_p(${pyStr(translated.source)}, ${translated.unicode ? "True" : "False"})`;
-        }),
-      )}`,
-    );
+    out.patterns = c.patterns.map((re) => {
+      const translated = pythonPattern(`/${re.source}/${re.flags}`);
+      // Refused patterns stopped generation (patternProblems): only a bug reaches this.
+      if (!translated.ok) throw new Error(`message_matches ${re} cannot be translated: ${translated.reason}`);
+      return [translated.source, translated.unicode];
+    });
   }
-  if (c.globs !== null) args.push(`globs=${pyTuple(c.globs.map((g) => `_G(${pyTuple(g.parts.map((part) => pyTuple(part.map(String))))}, ${g.star ? "True" : "False"})`))}`);
-  strings("states", c.states);
-  if (c.headers !== null) args.push(`headers=${pyTuple(c.headers.map(([name, values]) => `(${pyStr(name)}, ${values === null ? "None" : pyTuple(values.map(pyStr))})`))}`);
-  if (c.fields !== null) args.push(`fields=${pyTuple(c.fields.map(([name, values]) => `(${pyStr(name)}, ${pyTuple(values.map(fieldKey))})`))}`);
-  if (c.cause !== null) args.push(`cause=${pyConditions(c.cause)}`);
-  if (c.not !== null) args.push(`not_=${pyConditions(c.not)}`);
+  if (c.globs !== null) out.globs = c.globs.map((g) => [g.parts, g.star]);
+  if (c.states !== null) out.states = c.states;
+  if (c.headers !== null) out.headers = c.headers;
+  if (c.fields !== null) out.fields = c.fields.map(([name, values]) => [name, values.map(fieldKey)]);
+  if (c.cause !== null) out.cause = conditionsJson(c.cause);
+  if (c.not !== null) out.not_ = conditionsJson(c.not);
   const hint = c.hint;
-  if (hint !== null) {
-    const headers = pyTuple(hint.headers.map(([name, ms, form]) => `(${pyStr(name)}, ${ms ? "True" : "False"}, ${pyStr(form)})`));
-    args.push(`hint=_H(${headers}, ${pyTuple(hint.fields.map(pyStr))}, ${pyStr(hint.parse)}, ${hint.zeroAbsent ? "True" : "False"})`);
-  }
-  return `_C(${args.join(", ")})`;
+  if (hint !== null) out.hint = [hint.headers, hint.fields, hint.parse, hint.zeroAbsent];
+  return out;
 }
 
 /** A field value tagged by its type, as the module's _field_key makes them. */
-function fieldKey(v: FieldValue): string {
+function fieldKey(v: FieldValue): [string, FieldValue] {
+  if (typeof v === "boolean") return ["b", v];
+  if (typeof v === "number") return ["n", Number.isFinite(v) ? v : String(v).replace("Infinity", "inf").toLowerCase()];
+  return ["s", v];
+}
+
+/** A field value as a Python literal, tagged as fieldKey tags it: a key of _FIELD_INDEX. */
+function fieldKeyLiteral(v: FieldValue): string {
   if (typeof v === "boolean") return `("b", ${v ? "True" : "False"})`;
   if (typeof v === "number") return `("n", ${pyFloat(v)})`;
   return `("s", ${pyStr(v)})`;
 }
 
+/**
+ * JSON as the inside of a raw triple-quoted string: ASCII (every other character a \u
+ * escape, as Python's json reads it), and never three quotes in a row (JSON separates a
+ * string's closing quote from the next opening one).
+ */
+const asciiJson = (value: unknown): string => JSON.stringify(value).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * The classify rules as one JSON string the module decodes at import (`_rule_table`): as
+ * 20,000 constructor calls, one expression, pyright --strict did not finish in ten minutes.
+ */
 function rulesSection(index: ClassifierIndex): string {
-  const rules = index.rules.map((r) => `    _Rule(${pyStr(r.verdict)}, ${pyConditions(r.test)}),`);
-  const usesPatterns = (c: CompiledConditions | null): boolean => c !== null && (c.patterns !== null || usesPatterns(c.cause) || usesPatterns(c.not));
-  const hasPatterns = index.rules.some((r) => usesPatterns(r.test));
+  const rules = index.rules.map((r) => asciiJson([r.verdict, conditionsJson(r.test)]));
   return [
-    ...(hasPatterns ? [PY_PATTERN_CONSTRUCTOR.trim(), "", ""] : []),
-    "_RULES: Tuple[_Rule, ...] = (" + (rules.length === 0 ? ")" : `\n${rules.join("\n")}\n)`),
+    `_RULES: Tuple[_Rule, ...] = _rule_table(r"""[${rules.length === 0 ? "" : `\n${rules.join(",\n")}\n`}]""")`,
     '"""The classify rules, in registry order: the first that holds wins."""',
   ].join("\n");
 }
@@ -463,7 +474,7 @@ function indexSection(index: ClassifierIndex): string {
     }
   }
   residual.sort((a, b) => a - b);
-  const tagged = (v: FieldValue) => fieldKey(v);
+  const tagged = (v: FieldValue) => fieldKeyLiteral(v);
   return [
     "# The index: rules by the exact-valued field each was bucketed under, in rule order.",
     bucketDict("_KIND_INDEX", "str", strings(index.kind)),
