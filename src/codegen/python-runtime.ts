@@ -14,11 +14,11 @@
 /** Names the fixed parts bind at module level; names derived from codes must avoid them. */
 export const PYTHON_FIXED_NAMES: ReadonlySet<string> = new Set([
   "annotations", "json", "re", "Any", "Dict", "Final", "FrozenSet", "List", "Literal", "Mapping", "NamedTuple", "Optional", "Sequence",
-  "Tuple", "TypedDict", "Union", "REGISTRY_NAME", "REGISTRY_REVISION", "FALLBACK_VERDICT", "FailureVerdict", "VERDICTS",
+  "Tuple", "TypedDict", "Union", "cast", "get_args", "REGISTRY_NAME", "REGISTRY_REVISION", "FALLBACK_VERDICT", "FailureVerdict", "VERDICTS",
   "ReservedVerdict", "RESERVED_VERDICTS", "FailureClass", "FAILURE_CLASSES", "ErrorKind", "ERROR_KINDS", "ERROR_FIELDS",
   "SideEffectState", "AdapterErrorFields", "AdapterErrorLike", "AdapterError", "VerdictInfo", "VERDICT_INFO", "Jitter",
   "BackoffFormula", "CompensationAction", "PLAYBOOK", "classify", "is_failure_verdict", "is_error_kind", "CAUSE_DEPTH",
-  "EnvelopeOptions", "FailureEnvelope", "make_envelope", "EnvelopeError", "Envelope", "RecoveryPacket", "OutcomeKind",
+  "EnvelopeOptions", "FailureEnvelope", "make_envelope", "_envelope_of", "EnvelopeError", "Envelope", "RecoveryPacket", "OutcomeKind",
   "RetryWithBackoff", "RetryWithHint", "RefreshEvidence", "RestoreCheckpoint", "EscalateToHuman", "IssueReversal",
   "DeprecateToolCall", "Fallback", "Fail", "DeadLetter", "JitterRange", "RefreshCredentials", "ToolGlobs", "CircuitBreakerPolicy",
   "RetryBudgetPolicy", "RetryThrottlingPolicy", "HedgingPolicy", "ToolDeclaration", "PlaybookPolicies", "POLICIES",
@@ -364,10 +364,26 @@ def _conditions(c: Any) -> _Conditions:
     )
 
 
+def _buckets(text: str) -> Dict[str, Tuple[int, ...]]:
+    """An index of rules by a string value from its JSON: value -> rule positions."""
+    table: Dict[str, List[int]] = json.loads(text)
+    return {key: tuple(positions) for key, positions in table.items()}
+
+
 def _rule_table(text: str) -> Tuple[_Rule, ...]:
     """The rules from their JSON, one [verdict, conditions] a line: a type checker reads one string, not 20,000 calls."""
     return tuple(_Rule(verdict, _conditions(test)) for verdict, test in json.loads(text))
 `;
+
+/**
+ * What each verdict's constructor calls: its code as a plain string. Passed straight to
+ * make_envelope, each of 10,000 literals was checked against the FailureVerdict union of
+ * 10,000 members, and pyright --strict did not finish.
+ */
+export const PY_ENVELOPE_OF = String.raw`
+def _envelope_of(code: str, error: Optional[AdapterErrorLike], options: Optional[EnvelopeOptions]) -> FailureEnvelope:
+    return make_envelope(cast(FailureVerdict, code), error, options)
+`.trim();
 
 /** The redaction functions, after the pattern tables that python.ts writes. */
 export const PY_REDACT = String.raw`

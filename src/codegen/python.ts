@@ -15,7 +15,7 @@ import { CAUSE_DEPTH, compileClassifier, type Bucket, type ClassifierIndex, type
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
 import { pythonPattern, type PythonPattern } from "./pyregex.js";
-import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PYTHON_FIXED_NAMES } from "./python-runtime.js";
+import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_ENVELOPE_OF, PYTHON_FIXED_NAMES } from "./python-runtime.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { CodegenError, codegenProblems, projectData, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
 import { PROJECT_FORMAT } from "failbook-runtime/engine/dispatch.js";
@@ -55,7 +55,7 @@ export function generatePython(input: CodegenInput, options: GenerateOptions = {
     PY_ERROR_TYPES,
     verdictInfoSection(tables),
     PY_ACTION_TYPES,
-    `PLAYBOOK: Mapping[FailureVerdict, CompensationAction] = ${pyDict(tables.actions)}\n"""The playbook ${pyDocText(JSON.stringify(tables.playbook.name))}: the one compensation action for each verdict."""`,
+    `PLAYBOOK: Mapping[FailureVerdict, CompensationAction] = ${pyJsonDict(tables.actions)}\n"""The playbook ${pyDocText(JSON.stringify(tables.playbook.name))}: the one compensation action for each verdict."""`,
     `POLICIES: PlaybookPolicies = ${pyDict(tables.policies)}\n"""The playbook's shared policies: attempt timeouts, circuit breakers, rate limits, retry budget, retry throttling, hedging."""`,
     PY_CLASSIFIER_TYPES,
     rulesSection(index),
@@ -151,8 +151,8 @@ function redactionSection(patterns: readonly string[]): string {
 function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): string {
   const fields = [
     `"format": ${pyStr(PROJECT_FORMAT)}`,
-    `"registry": ${pyValue(data.registry)}`,
-    `"playbook": ${pyValue(data.playbook)}`,
+    `"registry": ${pyJsonDict(data.registry as Record<string, unknown>)}`,
+    `"playbook": ${pyJsonDict(data.playbook as Record<string, unknown>)}`,
     `"redact": ${pyValue(redactPatterns)}`,
     `"classify": classify`,
     `"redact_text": _redact`,
@@ -232,6 +232,39 @@ export function pyValue(value: unknown): string {
   return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyValue(v)}`).join(", ")}}`;
 }
 
+/**
+ * JSON as the inside of a raw triple-quoted string: ASCII (every other character a \u
+ * escape, as Python's json reads it), and never three quotes in a row (JSON separates a
+ * string's closing quote from the next opening one). Undefined when the value holds a
+ * number JSON has no text for (a NaN or an infinity), which a Python literal can carry.
+ */
+function asciiJson(value: unknown): string | undefined {
+  let finite = true;
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "number" && !Number.isFinite(v)) finite = false;
+    return v;
+  });
+  return finite ? text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`) : undefined;
+}
+
+/**
+ * A big table as data the module parses at import: `json.loads(r"""...""")`, one entry of
+ * the dict a line, the same values a literal makes (json gives dicts, lists, str, int, float,
+ * bool and None as the literal does). pyright reads one string token where a literal of
+ * 10,000 entries cost it minutes: each key was checked against the FailureVerdict union of
+ * 10,000 members. A value holding a NaN or an infinity is written as a literal.
+ */
+function pyJsonDict(record: Record<string, unknown>): string {
+  const entries: string[] = [];
+  for (const [k, v] of Object.entries(record)) {
+    // pyDict writes an entry without a value as None, as JSON's null reads.
+    const value = v === undefined ? "null" : asciiJson(v);
+    if (value === undefined) return pyDict(record);
+    entries.push(`${asciiJson(k)}:${value}`);
+  }
+  return `json.loads(r"""{${entries.length === 0 ? "" : `\n${entries.join(",\n")}\n`}}""")`;
+}
+
 /** A dict of one entry a line. */
 function pyDict(record: Record<string, unknown>): string {
   const entries = Object.entries(record);
@@ -249,9 +282,13 @@ function pyLiteral(values: readonly string[], fallback: string): string {
   return `Literal[\n${values.map((v) => `    ${pyStr(v)},`).join("\n")}\n]`;
 }
 
-function stringTuple(name: string, type: string, values: readonly string[]): string {
-  const items = values.length === 0 ? "()" : `(\n${values.map((v) => `    ${pyStr(v)},`).join("\n")}\n)`;
-  return `${name}: Tuple[${type}, ...] = ${items}`;
+/**
+ * The members of a Literal alias as a tuple, in its order (() for the `str` of an empty set).
+ * Written out as a tuple of 10,000 strings, pyright --strict checked each against the
+ * Literal's 10,000 members and did not finish.
+ */
+function stringTuple(name: string, type: string): string {
+  return `${name}: Tuple[${type}, ...] = get_args(${type})`;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -273,7 +310,7 @@ function banner(registry: Registry, playbook: BindingTables["playbook"], files: 
     "",
     "import json",
     "import re",
-    "from typing import Any, Callable, Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast",
+    "from typing import Any, Callable, Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast, get_args",
   ].join("\n");
 }
 
@@ -287,7 +324,7 @@ function vocabularySection(t: BindingTables): string {
     `FailureVerdict = ${pyLiteral(t.verdicts, "str")}`,
     '"""Every verdict an adapter may report: active and deprecated. Reserved codes are apart."""',
     "",
-    stringTuple("VERDICTS", "FailureVerdict", t.verdicts),
+    stringTuple("VERDICTS", "FailureVerdict"),
     "",
     `FALLBACK_VERDICT: Final[FailureVerdict] = ${pyStr(t.registry.fallback)}`,
     '"""The verdict of an error that no rule matches, and of a failure with no error object."""',
@@ -295,7 +332,7 @@ function vocabularySection(t: BindingTables): string {
     `ReservedVerdict = ${pyLiteral(t.reserved, "str")}`,
     '"""Codes set aside for later: never classified, no envelope."""',
     "",
-    stringTuple("RESERVED_VERDICTS", "ReservedVerdict", t.reserved),
+    stringTuple("RESERVED_VERDICTS", "ReservedVerdict"),
     "",
     "_VERDICT_SET: frozenset[str] = frozenset(VERDICTS)",
     "",
@@ -308,12 +345,12 @@ function vocabularySection(t: BindingTables): string {
     `FailureClass = ${pyLiteral(t.classes, "str")}`,
     '"""The registry\'s closed set of routing classes."""',
     "",
-    stringTuple("FAILURE_CLASSES", "FailureClass", t.classes),
+    stringTuple("FAILURE_CLASSES", "FailureClass"),
     "",
     `ErrorKind = ${pyLiteral(t.errorKinds, "str")}`,
     '"""Every adapter error kind the classify rules recognise: the adapters\' vocabulary."""',
     "",
-    stringTuple("ERROR_KINDS", "ErrorKind", t.errorKinds),
+    stringTuple("ERROR_KINDS", "ErrorKind"),
     "",
     "_ERROR_KIND_SET: frozenset[str] = frozenset(ERROR_KINDS)",
     "",
@@ -349,7 +386,7 @@ function verdictInfoSection(t: BindingTables): string {
     "})",
     '"""What the registry says about a verdict."""',
     "",
-    `VERDICT_INFO: Mapping[FailureVerdict, VerdictInfo] = ${pyDict(t.info as unknown as Record<string, unknown>)}`,
+    `VERDICT_INFO: Mapping[FailureVerdict, VerdictInfo] = ${pyJsonDict(t.info as unknown as Record<string, unknown>)}`,
     '"""The registry\'s facts for every verdict: class, retryable, side effect, boundary, status, summary."""',
   ].join("\n");
 }
@@ -405,18 +442,11 @@ function fieldKeyLiteral(v: FieldValue): string {
 }
 
 /**
- * JSON as the inside of a raw triple-quoted string: ASCII (every other character a \u
- * escape, as Python's json reads it), and never three quotes in a row (JSON separates a
- * string's closing quote from the next opening one).
- */
-const asciiJson = (value: unknown): string => JSON.stringify(value).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
-
-/**
  * The classify rules as one JSON string the module decodes at import (`_rule_table`): as
  * 20,000 constructor calls, one expression, pyright --strict did not finish in ten minutes.
  */
 function rulesSection(index: ClassifierIndex): string {
-  const rules = index.rules.map((r) => asciiJson([r.verdict, conditionsJson(r.test)]));
+  const rules = index.rules.map((r) => asciiJson([r.verdict, conditionsJson(r.test)]) as string);
   return [
     `_RULES: Tuple[_Rule, ...] = _rule_table(r"""[${rules.length === 0 ? "" : `\n${rules.join(",\n")}\n`}]""")`,
     '"""The classify rules, in registry order: the first that holds wins."""',
@@ -430,6 +460,15 @@ const positions = (bucket: Positions) => pyTuple(bucketRules(bucket).map(String)
 function bucketDict(name: string, keyType: string, entries: [string, Positions][]): string {
   const body = entries.length === 0 ? "{}" : `{\n${entries.map(([k, list]) => `    ${k}: ${positions(list)},`).join("\n")}\n}`;
   return `${name}: Dict[${keyType}, Tuple[int, ...]] = ${body}`;
+}
+
+/**
+ * Buckets keyed by strings as JSON the module decodes at import (`_buckets`), one key a line:
+ * 20,000 entries of a dict literal cost pyright --strict 20 s at 10,000 codes.
+ */
+function stringBucketDict(name: string, entries: [string, Positions][]): string {
+  const body = entries.map(([k, list]) => `${asciiJson(k) as string}:[${bucketRules(list).join(",")}]`);
+  return `${name}: Dict[str, Tuple[int, ...]] = _buckets(r"""{${body.length === 0 ? "" : `\n${body.join(",\n")}\n`}}""")`;
 }
 
 function nestedDict(name: string, keyType: string, entries: [string, [string, Positions][]][]): string {
@@ -447,7 +486,7 @@ function nestedDict(name: string, keyType: string, entries: [string, [string, Po
  * of a text is in every message holding the text), or left residual when a text is shorter.
  */
 function indexSection(index: ClassifierIndex): string {
-  const strings = (buckets: StringBuckets): [string, Positions][] => [...buckets].map(([k, list]) => [pyStr(k), list]);
+  const strings = (buckets: StringBuckets): [string, Positions][] => [...buckets];
   const numbers = (map: Map<number, Bucket>): [string, Positions][] => [...map].map(([k, list]) => [String(k), list]);
   const textRules: number[] = [];
   index.bucketOf.forEach(([field], position) => field === "text" && textRules.push(position));
@@ -477,23 +516,23 @@ function indexSection(index: ClassifierIndex): string {
   const tagged = (v: FieldValue) => fieldKeyLiteral(v);
   return [
     "# The index: rules by the exact-valued field each was bucketed under, in rule order.",
-    bucketDict("_KIND_INDEX", "str", strings(index.kind)),
-    bucketDict("_PROVIDER_CODE_INDEX", "str", strings(index.providerCode)),
+    stringBucketDict("_KIND_INDEX", strings(index.kind)),
+    stringBucketDict("_PROVIDER_CODE_INDEX", strings(index.providerCode)),
     bucketDict("_STATUS_INDEX", "int", numbers(index.status)),
     bucketDict("_STATUS_CLASS_INDEX", "int", numbers(index.statusClass)),
-    bucketDict("_STATE_INDEX", "str", strings(index.state)),
-    bucketDict("_TOOL_INDEX", "str", strings(index.tool)),
+    stringBucketDict("_STATE_INDEX", strings(index.state)),
+    stringBucketDict("_TOOL_INDEX", strings(index.tool)),
     nestedDict("_HEADER_INDEX", "str", [...index.header].map(([name, byValue]) => [pyStr(name), [...byValue].map(([v, list]) => [pyStr(v), list])])),
-    bucketDict("_HEADER_ANY_INDEX", "str", [...index.headerAny].map(([name, list]) => [pyStr(name), list])),
+    stringBucketDict("_HEADER_ANY_INDEX", [...index.headerAny]),
     nestedDict("_FIELD_INDEX", "_FieldKey", [...index.field].map(([name, byValue]) => [pyStr(name), [...byValue].map(([v, list]) => [tagged(v), list])])),
-    bucketDict("_TEXT_INDEX", "str", [...text].map(([k, list]) => [pyStr(k), list])),
+    stringBucketDict("_TEXT_INDEX", [...text]),
     `_RESIDUAL: Tuple[int, ...] = ${positions(residual)}`,
     '"""Rules with no exact-valued field, in order: candidates for every error."""',
   ].join("\n");
 }
 
 function constructorSection(t: BindingTables, names: Map<string, { constructor: string }>): string {
-  return t.usable
+  const constructors = t.usable
     .map((v) => {
       const name = (names.get(v.code) as { constructor: string }).constructor;
       const replacement = v.replaced_by === undefined ? "" : ` Deprecated: replaced by ${v.replaced_by}.`;
@@ -501,8 +540,9 @@ function constructorSection(t: BindingTables, names: Map<string, { constructor: 
       return [
         `def ${name}(error: Optional[AdapterErrorLike] = None, options: Optional[EnvelopeOptions] = None) -> FailureEnvelope:`,
         `    ${pyStr(doc)}`,
-        `    return make_envelope(${pyStr(v.code)}, error, options)`,
+        `    return _envelope_of(${pyStr(v.code)}, error, options)`,
       ].join("\n");
     })
     .join("\n\n\n");
+  return constructors === "" ? "" : `${PY_ENVELOPE_OF}\n\n\n${constructors}`;
 }
