@@ -36,6 +36,8 @@ const SMALL = 1000;
 const LARGE = 10000;
 const bin = join(root, "bin/failbook.js");
 const tsc = join(root, "node_modules/typescript/bin/tsc");
+const pyright = join(root, "node_modules/pyright/index.js");
+const ajvValidate = join(root, "scripts/bench/ajv-validate.mjs");
 // Reports the process's own peak RSS and CPU time (user + system) at exit, without touching
 // failbook's code. On a shared machine the CPU time says what the command cost when the
 // wall-clock time says mostly how busy the other jobs kept the cores. The main thread's only:
@@ -82,6 +84,31 @@ function measure(name, argv, cwd, { runs = RUNS, prepare, timeout } = {}) {
   const cpuMs = median(cpu);
   log(`${name}: ${fmtMs(ms)}${cpuMs === undefined ? "" : `, CPU ${fmtMs(cpuMs)}`} (${times.length} run${times.length > 1 ? "s" : ""}), exit ${status}`);
   return { ms, minMs: times[0], cpuMs, runs: times.length, rssMb, status };
+}
+
+/**
+ * Two commands in turns, `runs` rounds (the order swapped each round): the median of each
+ * round's wall-time ratio a ÷ b, which a machine whose speed drifts disturbs less than a
+ * ratio of medians. Issue 38: a row held against a reference is measured in one sitting.
+ */
+function alternate(name, a, b, cwd, runs = RUNS) {
+  const ratios = [];
+  const times = { a: [], b: [] };
+  for (let i = 0; i < runs; i++) {
+    const order = i % 2 === 0 ? ["a", "b"] : ["b", "a"];
+    const r = {};
+    for (const k of order) r[k] = spawnNode(k === "a" ? a : b, cwd);
+    times.a.push(r.a.ms);
+    times.b.push(r.b.ms);
+    ratios.push(r.a.ms / r.b.ms);
+  }
+  const median = (values) => {
+    const v = [...values].sort((x, y) => x - y);
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
+  const out = { ratio: median(ratios), aMs: median(times.a), bMs: median(times.b), runs };
+  log(`${name}: ${out.ratio.toFixed(2)}× (${fmtMs(out.aMs)} ÷ ${fmtMs(out.bMs)}, median of ${runs} alternating rounds' ratios)`);
+  return out;
 }
 
 /** A micro-benchmark child; its JSON result, or the reason it failed. */
@@ -152,6 +179,14 @@ for (const n of [SMALL, LARGE]) {
   // gen ts rewrites only a changed file: remove it first, so every run generates and writes.
   cmd.gen[n] = measure(`gen ts ${n}`, [bin, "gen", "ts", "--out", bindings(n)], dirs[n], { prepare: () => rmSync(bindings(n), { force: true }) });
 }
+// Issue 38: lint against a schema-only check of the same registry (ajv 8, as ajv-cli runs it).
+const lintOverAjv = alternate("lint 10k ÷ ajv validate", [bin, "lint"], [ajvValidate, join(root, "schemas/registry.schema.json"), "playbooks/registry.yaml"], dirs[LARGE]);
+// Issue 38: pyright --strict on the 10k-code Python bindings (one run, as tsc).
+const pyDir = join(dirs[LARGE], "generated/py");
+mkdirSync(pyDir, { recursive: true });
+spawnNode([bin, "gen", "py", "--out", join(pyDir, "failbook_generated.py")], dirs[LARGE]);
+writeFileSync(join(pyDir, "pyrightconfig.json"), JSON.stringify({ typeCheckingMode: "strict", pythonVersion: "3.9", reportMissingModuleSource: false }));
+const pyrightLarge = measure("pyright --strict 10k", [pyright, "--project", join(pyDir, "pyrightconfig.json")], pyDir, { runs: 1, timeout: TSC_TIMEOUT_MS });
 for (const n of [SMALL, LARGE]) {
   // One run: at 10k this takes a minute or more today.
   const argv = [tsc, "--strict", "--noEmit", "--target", "es2020", "--module", "esnext", "--moduleResolution", "bundler", "--skipLibCheck", bindings(n)];
@@ -212,6 +247,8 @@ for (const [key, label, limitMs, rssLimit] of [
   const [small, large] = [cmd.tsc[SMALL], cmd.tsc[LARGE]];
   rows.push({ row: "`tsc --strict --noEmit`, 10k-code bindings (1 run)", value: large.ms, figure: fmtMs(large.ms), target: "≤ 10 s, exit 0", pass: large.ms <= 10_000 && large.status === 0, at1k: `${fmtMs(small.ms)}, exit ${small.status}`, cpuMs: large.cpuMs, rssMb: large.rssMb, exit: large.status });
 }
+rows.push({ row: "`pyright --strict`, 10k-code Python bindings (`gen py`; 1 run)", value: pyrightLarge.ms, figure: fmtMs(pyrightLarge.ms), target: "≤ 60 s, exit 0", pass: pyrightLarge.ms <= 60_000 && pyrightLarge.status === 0, cpuMs: pyrightLarge.cpuMs, rssMb: pyrightLarge.rssMb, exit: pyrightLarge.status });
+rows.push({ row: "`failbook lint`, 10k codes ÷ ajv's schema-only validation of the registry (alternating)", value: lintOverAjv.ratio, figure: `${lintOverAjv.ratio.toFixed(2)}× (${fmtMs(lintOverAjv.aMs)} ÷ ${fmtMs(lintOverAjv.bMs)})`, target: "≤ 1.0×", pass: lintOverAjv.ratio <= 1.0 });
 for (const [label, r, limit] of [
   ["library `classify()`, 10k codes, mean per call", classifyLib, 1],
   ["generated `classify()`, 10k codes, mean per call", classifyGen, 2],
@@ -309,4 +346,4 @@ console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)
 
 mkdirSync(join(root, ".bench"), { recursive: true });
 const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
-writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, storm, replay: { ...replay.raw, largeRegistry: replayLarge.raw }, footprints, lsp: lsp.raw } }, null, 2) + "\n");
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, storm, replay: { ...replay.raw, largeRegistry: replayLarge.raw }, footprints, lsp: lsp.raw, pyright: pyrightLarge, lintOverAjv } }, null, 2) + "\n");

@@ -15,7 +15,7 @@ import { CAUSE_DEPTH, compileClassifier, type Bucket, type ClassifierIndex, type
 import { assignPythonNames } from "./identifiers.js";
 import { inputsHash, manifestLine, manifestOf, type Manifest } from "./manifest.js";
 import { pythonPattern, type PythonPattern } from "./pyregex.js";
-import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_PATTERN_CONSTRUCTOR, PYTHON_FIXED_NAMES } from "./python-runtime.js";
+import { PY_ACTION_TYPES, PY_CLASSIFIER_TYPES, PY_CLASSIFY, PY_ENVELOPE, PY_REDACT, PY_ERROR_TYPES, PY_ENVELOPE_OF, PYTHON_FIXED_NAMES } from "./python-runtime.js";
 import { bindingTables, redactActions, redactProse, resolveInput, type BindingTables } from "./tables.js";
 import { CodegenError, codegenProblems, projectData, redactPatternProblems, type CodegenInput, type CodegenProblem, type GenerateOptions } from "./typescript.js";
 import { PROJECT_FORMAT } from "failbook-runtime/engine/dispatch.js";
@@ -55,7 +55,7 @@ export function generatePython(input: CodegenInput, options: GenerateOptions = {
     PY_ERROR_TYPES,
     verdictInfoSection(tables),
     PY_ACTION_TYPES,
-    `PLAYBOOK: Mapping[FailureVerdict, CompensationAction] = ${pyDict(tables.actions)}\n"""The playbook ${pyDocText(JSON.stringify(tables.playbook.name))}: the one compensation action for each verdict."""`,
+    `PLAYBOOK: Mapping[FailureVerdict, CompensationAction] = ${pyJsonDict(tables.actions)}\n"""The playbook ${pyDocText(JSON.stringify(tables.playbook.name))}: the one compensation action for each verdict."""`,
     `POLICIES: PlaybookPolicies = ${pyDict(tables.policies)}\n"""The playbook's shared policies: attempt timeouts, circuit breakers, rate limits, retry budget, retry throttling, hedging."""`,
     PY_CLASSIFIER_TYPES,
     rulesSection(index),
@@ -151,8 +151,8 @@ function redactionSection(patterns: readonly string[]): string {
 function projectSection(data: { registry: object; playbook: object }, redactPatterns: readonly string[]): string {
   const fields = [
     `"format": ${pyStr(PROJECT_FORMAT)}`,
-    `"registry": ${pyValue(data.registry)}`,
-    `"playbook": ${pyValue(data.playbook)}`,
+    `"registry": ${pyJsonDict(data.registry as Record<string, unknown>)}`,
+    `"playbook": ${pyJsonDict(data.playbook as Record<string, unknown>)}`,
     `"redact": ${pyValue(redactPatterns)}`,
     `"classify": classify`,
     `"redact_text": _redact`,
@@ -232,6 +232,39 @@ export function pyValue(value: unknown): string {
   return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyValue(v)}`).join(", ")}}`;
 }
 
+/**
+ * JSON as the inside of a raw triple-quoted string: ASCII (every other character a \u
+ * escape, as Python's json reads it), and never three quotes in a row (JSON separates a
+ * string's closing quote from the next opening one). Undefined when the value holds a
+ * number JSON has no text for (a NaN or an infinity), which a Python literal can carry.
+ */
+function asciiJson(value: unknown): string | undefined {
+  let finite = true;
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "number" && !Number.isFinite(v)) finite = false;
+    return v;
+  });
+  return finite ? text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`) : undefined;
+}
+
+/**
+ * A big table as data the module parses at import: `json.loads(r"""...""")`, one entry of
+ * the dict a line, the same values a literal makes (json gives dicts, lists, str, int, float,
+ * bool and None as the literal does). pyright reads one string token where a literal of
+ * 10,000 entries cost it minutes: each key was checked against the FailureVerdict union of
+ * 10,000 members. A value holding a NaN or an infinity is written as a literal.
+ */
+function pyJsonDict(record: Record<string, unknown>): string {
+  const entries: string[] = [];
+  for (const [k, v] of Object.entries(record)) {
+    // pyDict writes an entry without a value as None, as JSON's null reads.
+    const value = v === undefined ? "null" : asciiJson(v);
+    if (value === undefined) return pyDict(record);
+    entries.push(`${asciiJson(k)}:${value}`);
+  }
+  return `json.loads(r"""{${entries.length === 0 ? "" : `\n${entries.join(",\n")}\n`}}""")`;
+}
+
 /** A dict of one entry a line. */
 function pyDict(record: Record<string, unknown>): string {
   const entries = Object.entries(record);
@@ -249,9 +282,13 @@ function pyLiteral(values: readonly string[], fallback: string): string {
   return `Literal[\n${values.map((v) => `    ${pyStr(v)},`).join("\n")}\n]`;
 }
 
-function stringTuple(name: string, type: string, values: readonly string[]): string {
-  const items = values.length === 0 ? "()" : `(\n${values.map((v) => `    ${pyStr(v)},`).join("\n")}\n)`;
-  return `${name}: Tuple[${type}, ...] = ${items}`;
+/**
+ * The members of a Literal alias as a tuple, in its order (() for the `str` of an empty set).
+ * Written out as a tuple of 10,000 strings, pyright --strict checked each against the
+ * Literal's 10,000 members and did not finish.
+ */
+function stringTuple(name: string, type: string): string {
+  return `${name}: Tuple[${type}, ...] = get_args(${type})`;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -271,8 +308,9 @@ function banner(registry: Registry, playbook: BindingTables["playbook"], files: 
     "",
     "from __future__ import annotations",
     "",
+    "import json",
     "import re",
-    "from typing import Callable, Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast",
+    "from typing import Any, Callable, Dict, Final, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, TypedDict, Union, cast, get_args",
   ].join("\n");
 }
 
@@ -286,7 +324,7 @@ function vocabularySection(t: BindingTables): string {
     `FailureVerdict = ${pyLiteral(t.verdicts, "str")}`,
     '"""Every verdict an adapter may report: active and deprecated. Reserved codes are apart."""',
     "",
-    stringTuple("VERDICTS", "FailureVerdict", t.verdicts),
+    stringTuple("VERDICTS", "FailureVerdict"),
     "",
     `FALLBACK_VERDICT: Final[FailureVerdict] = ${pyStr(t.registry.fallback)}`,
     '"""The verdict of an error that no rule matches, and of a failure with no error object."""',
@@ -294,7 +332,7 @@ function vocabularySection(t: BindingTables): string {
     `ReservedVerdict = ${pyLiteral(t.reserved, "str")}`,
     '"""Codes set aside for later: never classified, no envelope."""',
     "",
-    stringTuple("RESERVED_VERDICTS", "ReservedVerdict", t.reserved),
+    stringTuple("RESERVED_VERDICTS", "ReservedVerdict"),
     "",
     "_VERDICT_SET: frozenset[str] = frozenset(VERDICTS)",
     "",
@@ -307,12 +345,12 @@ function vocabularySection(t: BindingTables): string {
     `FailureClass = ${pyLiteral(t.classes, "str")}`,
     '"""The registry\'s closed set of routing classes."""',
     "",
-    stringTuple("FAILURE_CLASSES", "FailureClass", t.classes),
+    stringTuple("FAILURE_CLASSES", "FailureClass"),
     "",
     `ErrorKind = ${pyLiteral(t.errorKinds, "str")}`,
     '"""Every adapter error kind the classify rules recognise: the adapters\' vocabulary."""',
     "",
-    stringTuple("ERROR_KINDS", "ErrorKind", t.errorKinds),
+    stringTuple("ERROR_KINDS", "ErrorKind"),
     "",
     "_ERROR_KIND_SET: frozenset[str] = frozenset(ERROR_KINDS)",
     "",
@@ -348,66 +386,69 @@ function verdictInfoSection(t: BindingTables): string {
     "})",
     '"""What the registry says about a verdict."""',
     "",
-    `VERDICT_INFO: Mapping[FailureVerdict, VerdictInfo] = ${pyDict(t.info as unknown as Record<string, unknown>)}`,
+    `VERDICT_INFO: Mapping[FailureVerdict, VerdictInfo] = ${pyJsonDict(t.info as unknown as Record<string, unknown>)}`,
     '"""The registry\'s facts for every verdict: class, retryable, side effect, boundary, status, summary."""',
   ].join("\n");
 }
 
-/** One rule's compiled conditions, only the fields it tests. */
-function pyConditions(c: CompiledConditions): string {
-  const args: string[] = [];
-  const strings = (name: string, values: readonly string[] | null) => {
-    if (values !== null) args.push(`${name}=${pyTuple(values.map(pyStr))}`);
-  };
-  strings("kinds", c.kinds);
-  if (c.exactStatuses !== null) args.push(`statuses=${pyTuple(c.exactStatuses.map(String))}`);
+/**
+ * One rule's compiled conditions as JSON, only the fields it tests, under the names of the
+ * module's _Conditions: its `_conditions` makes them tuples again. A field value is tagged
+ * as the module's _field_key tags it; a number stays a JSON number, or is text where JSON has
+ * none (`float()` reads "inf", "-inf" and "nan").
+ */
+function conditionsJson(c: CompiledConditions): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (c.kinds !== null) out.kinds = c.kinds;
+  if (c.exactStatuses !== null) out.statuses = c.exactStatuses;
   if (c.statusRanges.length > 0) {
-    const pairs: string[] = [];
-    for (let i = 0; i < c.statusRanges.length; i += 2) pairs.push(`(${c.statusRanges[i]}, ${c.statusRanges[i + 1]})`);
-    args.push(`ranges=${pyTuple(pairs)}`);
+    const pairs: [number, number][] = [];
+    for (let i = 0; i < c.statusRanges.length; i += 2) pairs.push([c.statusRanges[i] as number, c.statusRanges[i + 1] as number]);
+    out.ranges = pairs;
   }
-  strings("provider_codes", c.providerCodes);
-  strings("texts", c.texts);
+  if (c.providerCodes !== null) out.provider_codes = c.providerCodes;
+  if (c.texts !== null) out.texts = c.texts;
   if (c.patterns !== null) {
-    args.push(
-      `patterns=${pyTuple(
-        c.patterns.map((re) => {
-          const translated = pythonPattern(`/${re.source}/${re.flags}`);
-          // Refused patterns stopped generation (patternProblems): only a bug reaches this.
-          if (!translated.ok) throw new Error(`message_matches ${re} cannot be translated: ${translated.reason}`);
-          return `_p(${pyStr(translated.source)}, ${translated.unicode ? "True" : "False"})`;
-        }),
-      )}`,
-    );
+    out.patterns = c.patterns.map((re) => {
+      const translated = pythonPattern(`/${re.source}/${re.flags}`);
+      // Refused patterns stopped generation (patternProblems): only a bug reaches this.
+      if (!translated.ok) throw new Error(`message_matches ${re} cannot be translated: ${translated.reason}`);
+      return [translated.source, translated.unicode];
+    });
   }
-  if (c.globs !== null) args.push(`globs=${pyTuple(c.globs.map((g) => `_G(${pyTuple(g.parts.map((part) => pyTuple(part.map(String))))}, ${g.star ? "True" : "False"})`))}`);
-  strings("states", c.states);
-  if (c.headers !== null) args.push(`headers=${pyTuple(c.headers.map(([name, values]) => `(${pyStr(name)}, ${values === null ? "None" : pyTuple(values.map(pyStr))})`))}`);
-  if (c.fields !== null) args.push(`fields=${pyTuple(c.fields.map(([name, values]) => `(${pyStr(name)}, ${pyTuple(values.map(fieldKey))})`))}`);
-  if (c.cause !== null) args.push(`cause=${pyConditions(c.cause)}`);
-  if (c.not !== null) args.push(`not_=${pyConditions(c.not)}`);
+  if (c.globs !== null) out.globs = c.globs.map((g) => [g.parts, g.star]);
+  if (c.states !== null) out.states = c.states;
+  if (c.headers !== null) out.headers = c.headers;
+  if (c.fields !== null) out.fields = c.fields.map(([name, values]) => [name, values.map(fieldKey)]);
+  if (c.cause !== null) out.cause = conditionsJson(c.cause);
+  if (c.not !== null) out.not_ = conditionsJson(c.not);
   const hint = c.hint;
-  if (hint !== null) {
-    const headers = pyTuple(hint.headers.map(([name, ms, form]) => `(${pyStr(name)}, ${ms ? "True" : "False"}, ${pyStr(form)})`));
-    args.push(`hint=_H(${headers}, ${pyTuple(hint.fields.map(pyStr))}, ${pyStr(hint.parse)}, ${hint.zeroAbsent ? "True" : "False"})`);
-  }
-  return `_C(${args.join(", ")})`;
+  if (hint !== null) out.hint = [hint.headers, hint.fields, hint.parse, hint.zeroAbsent];
+  return out;
 }
 
 /** A field value tagged by its type, as the module's _field_key makes them. */
-function fieldKey(v: FieldValue): string {
+function fieldKey(v: FieldValue): [string, FieldValue] {
+  if (typeof v === "boolean") return ["b", v];
+  if (typeof v === "number") return ["n", Number.isFinite(v) ? v : String(v).replace("Infinity", "inf").toLowerCase()];
+  return ["s", v];
+}
+
+/** A field value as a Python literal, tagged as fieldKey tags it: a key of _FIELD_INDEX. */
+function fieldKeyLiteral(v: FieldValue): string {
   if (typeof v === "boolean") return `("b", ${v ? "True" : "False"})`;
   if (typeof v === "number") return `("n", ${pyFloat(v)})`;
   return `("s", ${pyStr(v)})`;
 }
 
+/**
+ * The classify rules as one JSON string the module decodes at import (`_rule_table`): as
+ * 20,000 constructor calls, one expression, pyright --strict did not finish in ten minutes.
+ */
 function rulesSection(index: ClassifierIndex): string {
-  const rules = index.rules.map((r) => `    _Rule(${pyStr(r.verdict)}, ${pyConditions(r.test)}),`);
-  const usesPatterns = (c: CompiledConditions | null): boolean => c !== null && (c.patterns !== null || usesPatterns(c.cause) || usesPatterns(c.not));
-  const hasPatterns = index.rules.some((r) => usesPatterns(r.test));
+  const rules = index.rules.map((r) => asciiJson([r.verdict, conditionsJson(r.test)]) as string);
   return [
-    ...(hasPatterns ? [PY_PATTERN_CONSTRUCTOR.trim(), "", ""] : []),
-    "_RULES: Tuple[_Rule, ...] = (" + (rules.length === 0 ? ")" : `\n${rules.join("\n")}\n)`),
+    `_RULES: Tuple[_Rule, ...] = _rule_table(r"""[${rules.length === 0 ? "" : `\n${rules.join(",\n")}\n`}]""")`,
     '"""The classify rules, in registry order: the first that holds wins."""',
   ].join("\n");
 }
@@ -419,6 +460,15 @@ const positions = (bucket: Positions) => pyTuple(bucketRules(bucket).map(String)
 function bucketDict(name: string, keyType: string, entries: [string, Positions][]): string {
   const body = entries.length === 0 ? "{}" : `{\n${entries.map(([k, list]) => `    ${k}: ${positions(list)},`).join("\n")}\n}`;
   return `${name}: Dict[${keyType}, Tuple[int, ...]] = ${body}`;
+}
+
+/**
+ * Buckets keyed by strings as JSON the module decodes at import (`_buckets`), one key a line:
+ * 20,000 entries of a dict literal cost pyright --strict 20 s at 10,000 codes.
+ */
+function stringBucketDict(name: string, entries: [string, Positions][]): string {
+  const body = entries.map(([k, list]) => `${asciiJson(k) as string}:[${bucketRules(list).join(",")}]`);
+  return `${name}: Dict[str, Tuple[int, ...]] = _buckets(r"""{${body.length === 0 ? "" : `\n${body.join(",\n")}\n`}}""")`;
 }
 
 function nestedDict(name: string, keyType: string, entries: [string, [string, Positions][]][]): string {
@@ -436,7 +486,7 @@ function nestedDict(name: string, keyType: string, entries: [string, [string, Po
  * of a text is in every message holding the text), or left residual when a text is shorter.
  */
 function indexSection(index: ClassifierIndex): string {
-  const strings = (buckets: StringBuckets): [string, Positions][] => [...buckets].map(([k, list]) => [pyStr(k), list]);
+  const strings = (buckets: StringBuckets): [string, Positions][] => [...buckets];
   const numbers = (map: Map<number, Bucket>): [string, Positions][] => [...map].map(([k, list]) => [String(k), list]);
   const textRules: number[] = [];
   index.bucketOf.forEach(([field], position) => field === "text" && textRules.push(position));
@@ -463,26 +513,26 @@ function indexSection(index: ClassifierIndex): string {
     }
   }
   residual.sort((a, b) => a - b);
-  const tagged = (v: FieldValue) => fieldKey(v);
+  const tagged = (v: FieldValue) => fieldKeyLiteral(v);
   return [
     "# The index: rules by the exact-valued field each was bucketed under, in rule order.",
-    bucketDict("_KIND_INDEX", "str", strings(index.kind)),
-    bucketDict("_PROVIDER_CODE_INDEX", "str", strings(index.providerCode)),
+    stringBucketDict("_KIND_INDEX", strings(index.kind)),
+    stringBucketDict("_PROVIDER_CODE_INDEX", strings(index.providerCode)),
     bucketDict("_STATUS_INDEX", "int", numbers(index.status)),
     bucketDict("_STATUS_CLASS_INDEX", "int", numbers(index.statusClass)),
-    bucketDict("_STATE_INDEX", "str", strings(index.state)),
-    bucketDict("_TOOL_INDEX", "str", strings(index.tool)),
+    stringBucketDict("_STATE_INDEX", strings(index.state)),
+    stringBucketDict("_TOOL_INDEX", strings(index.tool)),
     nestedDict("_HEADER_INDEX", "str", [...index.header].map(([name, byValue]) => [pyStr(name), [...byValue].map(([v, list]) => [pyStr(v), list])])),
-    bucketDict("_HEADER_ANY_INDEX", "str", [...index.headerAny].map(([name, list]) => [pyStr(name), list])),
+    stringBucketDict("_HEADER_ANY_INDEX", [...index.headerAny]),
     nestedDict("_FIELD_INDEX", "_FieldKey", [...index.field].map(([name, byValue]) => [pyStr(name), [...byValue].map(([v, list]) => [tagged(v), list])])),
-    bucketDict("_TEXT_INDEX", "str", [...text].map(([k, list]) => [pyStr(k), list])),
+    stringBucketDict("_TEXT_INDEX", [...text]),
     `_RESIDUAL: Tuple[int, ...] = ${positions(residual)}`,
     '"""Rules with no exact-valued field, in order: candidates for every error."""',
   ].join("\n");
 }
 
 function constructorSection(t: BindingTables, names: Map<string, { constructor: string }>): string {
-  return t.usable
+  const constructors = t.usable
     .map((v) => {
       const name = (names.get(v.code) as { constructor: string }).constructor;
       const replacement = v.replaced_by === undefined ? "" : ` Deprecated: replaced by ${v.replaced_by}.`;
@@ -490,8 +540,9 @@ function constructorSection(t: BindingTables, names: Map<string, { constructor: 
       return [
         `def ${name}(error: Optional[AdapterErrorLike] = None, options: Optional[EnvelopeOptions] = None) -> FailureEnvelope:`,
         `    ${pyStr(doc)}`,
-        `    return make_envelope(${pyStr(v.code)}, error, options)`,
+        `    return _envelope_of(${pyStr(v.code)}, error, options)`,
       ].join("\n");
     })
     .join("\n\n\n");
+  return constructors === "" ? "" : `${PY_ENVELOPE_OF}\n\n\n${constructors}`;
 }
