@@ -2,7 +2,7 @@
  * SPEC 25, one behaviour in two languages: every example's fixtures (examples/* and the root
  * project) and seeded random fixtures (verdicts, every action, budgets, on_exhausted,
  * Retry-After headers and policies, backoff formulas and jitters, the retry quota, the retry
- * budget, retry throttling, attempt timeouts, sagas and waves) run through the TypeScript
+ * budget, retry throttling, attempt timeouts, circuit breakers, sagas and waves) run through the TypeScript
  * runtime and through failbook_runtime for Python, each on its virtual clock with the same
  * seed: outcomes, events with their delays and envelopes must be identical, byte for byte
  * as JSON.
@@ -31,7 +31,7 @@ const PLAYBOOK_VARIANTS = 50;
 
 /** Projects whose fixtures the Python runtime refuses, and why (SPEC 18 and 22 policies not ported yet). */
 const UNSUPPORTED: Record<string, string> = {
-  "examples/payments-breaker": "circuit_breakers, hedging",
+  "examples/payments-breaker": "hedging",
   "examples/github-rate-limit": "rate_limits",
 };
 
@@ -109,6 +109,7 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
     const py = simulateInPython(project, requests);
     expect(py).toHaveLength(cases.length);
     const kinds = new Map<string, number>();
+    const policyEvents = new Map<string, number>();
     for (const [i, { playbook, fixture, seed }] of cases.entries()) {
       const got: PythonSimulation = py[i]!;
       const ts = await typescriptRun({ registry, playbook }, fixture, seed);
@@ -118,10 +119,18 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
       }
       const key = got.ok === true ? got.outcome.kind : "fixture error";
       kinds.set(key, (kinds.get(key) ?? 0) + 1);
+      for (const event of got.ok === "unsupported" ? [] : (got.events as { type: string; short_circuited?: boolean }[])) {
+        const seen = event.short_circuited === true ? "short_circuited" : event.type;
+        policyEvents.set(seen, (policyEvents.get(seen) ?? 0) + 1);
+      }
     }
     // The generator reaches every end a single call can have (a guard against a generator that only tests successes).
     for (const kind of ["succeeded", "recovered", "exhausted", "escalated", "deprecated", "failed", "dead_lettered", "reversed", "needs_input", "compensated"]) {
       expect(kinds.get(kind) ?? 0, `${kind} outcomes among ${RANDOM_FIXTURES}`).toBeGreaterThan(RANDOM_FIXTURES >= 1000 ? 0 : -1);
+    }
+    // ... and every move of a circuit breaker (SPEC 18).
+    for (const type of ["breaker_opened", "breaker_half_open", "breaker_closed", "short_circuited"]) {
+      expect(policyEvents.get(type) ?? 0, `${type} events among ${RANDOM_FIXTURES}`).toBeGreaterThan(RANDOM_FIXTURES >= 1000 ? 0 : -1);
     }
   }, 120_000);
 });
@@ -134,6 +143,7 @@ const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(ran
 const chance = (random: Random, p: number): boolean => random() < p;
 const int = (random: Random, lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
 
+const BREAKERS = ["payments", "upstream"];
 const TOOLS = ["search.web", "payments.charge", "db.query", "legacy_payment_rail.refund"];
 
 function randomBackoff(random: Random): Pick<Extract<CompensationAction, { action: "retry_with_backoff" }>, "backoff" | "backoff_ms"> {
@@ -231,7 +241,28 @@ function randomPlaybook(random: Random, registry: Registry, i: number): Playbook
   if (Object.keys(tools).length > 0) playbook.tools = tools;
   if (chance(random, 0.3)) playbook.saga = { compensate_on_failure: chance(random, 0.5) };
   if (chance(random, 0.3)) playbook.throttle = { class: "transient", min_failures: int(random, 1, 2), factor: 0.5 };
+  if (chance(random, 0.35)) playbook.circuit_breakers = randomBreakers(random);
   return playbook as unknown as Playbook;
+}
+
+/** One or two breakers over the generator's tools: every key of SPEC 18, small enough to open, half-open, reopen and close within a fixture. */
+function randomBreakers(random: Random): Record<string, unknown> {
+  const breakers: Record<string, unknown> = {};
+  for (const name of BREAKERS.slice(0, int(random, 1, 2))) {
+    const breaker: Record<string, unknown> = { tools: pick(random, ["payments.*", "search.*", ["db.query", "search.web"], "*", "legacy_payment_rail.*"]) };
+    if (chance(random, 0.4)) breaker.per = pick(random, ["breaker", "tool"]);
+    if (chance(random, 0.8)) breaker.failure_ratio = pick(random, [0.1, 0.5, 0.75, 1]);
+    if (chance(random, 0.8)) breaker.minimum_throughput = int(random, 1, 4);
+    if (chance(random, 0.6)) breaker.sampling_ms = pick(random, [100, 1000, 5000, 30000]);
+    if (chance(random, 0.2)) breaker.sampling_attempts = int(random, 1, 5);
+    if (chance(random, 0.2)) breaker.buckets = int(random, 1, 10);
+    if (chance(random, 0.8)) breaker.break_ms = pick(random, [0, 50, 200, 1000, 5000]);
+    if (chance(random, 0.4)) breaker.max_break_ms = int(random, 100, 20000);
+    if (chance(random, 0.5)) breaker.half_open_probes = int(random, 1, 3);
+    if (chance(random, 0.3)) breaker.counts = pick(random, [["transient"], ["transient", "throttling"], ["no_such_class"]]);
+    breakers[name] = breaker;
+  }
+  return breakers;
 }
 
 const DATES = ["Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:05 GMT", "Thu, 01 Jan 1970 00:00:03 GMT", "Sunday, 06-Nov-94 08:49:37 GMT"];
@@ -281,6 +312,7 @@ function randomFixture(random: Random, registry: Registry, name: string): Fixtur
   if (chance(random, 0.2)) fixture.seed = int(random, 0, 99);
   if (chance(random, 0.1)) fixture.quota = { tokens: int(random, 0, 20) };
   if (chance(random, 0.1)) fixture.state = { throttling: { tokens: int(random, 0, 6) } };
+  if (chance(random, 0.15)) fixture.state = { ...(fixture.state as object | undefined), breakers: { [pick(random, BREAKERS)]: pick(random, ["open", "half_open", "closed"]) } };
   const shape = random();
   if (shape < 0.8) {
     fixture.call = randomCall(random, "call_1");

@@ -22,8 +22,8 @@ from ._redact import Redactor, remembered
 from ._util import EMPTY, Random, checked_trace_id, system_random
 
 PROJECT_FORMAT = "failbook.project/1"
-UNIMPLEMENTED = ("circuit_breakers", "hedging", "rate_limits")
-"""Playbook policies this runtime refuses rather than ignores."""
+UNIMPLEMENTED = ("rate_limits",)
+"""Playbook policies this runtime refuses rather than ignores (hedging: refused by the dispatch of a hedged call)."""
 
 Json = Dict[str, Any]
 AttemptFn = Callable[[Json, int, str, Json], Json]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Union
 
+from ._breakers import Admission, CircuitBreakers, circuit_open_error
 from ._policies import (
     AttemptTimeouts,
     HintReaders,
@@ -123,6 +124,9 @@ class Shared:
         self.budget = None if playbook.get("retry_budget") is None else RetryBudget(playbook["retry_budget"])
         throttling = (state or EMPTY).get("throttling")
         self.throttle = None if playbook.get("retry_throttling") is None else RetryThrottle(playbook["retry_throttling"], None if throttling is None else throttling.get("tokens"))
+        self.breakers = None if playbook.get("circuit_breakers") is None else CircuitBreakers(playbook["circuit_breakers"], clock.now(), (state or EMPTY).get("breakers"))
+        hedging = playbook.get("hedging")
+        self.hedged: List[str] = [] if hedging is None else [hedging["tools"]] if isinstance(hedging["tools"], str) else list(hedging["tools"])
         self.verdicts: Dict[str, Json] = {}
         for v in self.registry["verdicts"]:
             self.verdicts.setdefault(v["code"], v)
@@ -255,19 +259,32 @@ class DispatchRun:
 
     def call(self, call: Json, depth: int) -> Run:
         turn = self.turn_of(call, depth)
+        if turn.idempotent and any(glob_matches(glob, call["tool"]) for glob in self.s.hedged):
+            raise NotImplementedError("dispatch: the playbook sets hedging, which failbook_runtime for Python does not implement yet (SPEC 18); dispatch calls to " + turn.shown_tool + " with the TypeScript runtime")
+        breakers = self.s.breakers
         n = 1
         while True:
             self.last_turn = turn
             self.check_stop(False)
             before = self.s.clock.now()
-            self.attempts += 1
-            turn.sent += 1
-            response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
-            self.check_stop(True)
-            answer = self.answer(turn, n, before, response)
-            if isinstance(answer, End):
-                return answer
-            step = yield from self.after_failure(turn, n, self.classified(n, turn, answer.error))
+            admission = None if breakers is None else breakers.admit(call["tool"], turn.shown_tool, before, self.emit)
+            if admission is not None and admission.blocked_by is not None:
+                answer = self.short_circuited(n, turn, circuit_open_error(admission.blocked_by))
+            else:
+                self.attempts += 1
+                turn.sent += 1
+                try:
+                    response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
+                    self.check_stop(True)
+                except BaseException:
+                    # The attempt never answered (its function raised, or the dispatch stopped): give back any probe it held.
+                    if admission is not None and breakers is not None:
+                        breakers.abandon(admission, self.s.clock.now())
+                    raise
+                answer = self.answer(turn, n, before, response, admission)
+                if isinstance(answer, End):
+                    return answer
+            step = yield from self.after_failure(turn, n, self.classified(n, turn, answer.error, admission))
             if step is not NEXT_ATTEMPT:
                 return step
             n += 1
@@ -280,17 +297,24 @@ class DispatchRun:
             context["refreshed"] = "credentials"
         return context
 
-    def answer(self, turn: Turn, n: int, before: float, response: Any) -> Union[End, Failed]:
+    def short_circuited(self, n: int, turn: Turn, error: Json) -> Failed:
+        """An attempt an open breaker did not let through: an `attempt` event, not sent and not counted."""
+        self.error = error
+        self.emit({"type": "attempt", "n": n, "status": "error", "idempotency_key": turn.shown_key, "latency_ms": 0, "error_kind": error["kind"], "short_circuited": True})
+        self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
+        return Failed(error)
+
+    def answer(self, turn: Turn, n: int, before: float, response: Any, admission: Optional[Admission]) -> Union[End, Failed]:
         now = self.s.clock.now()
         latency = now - before
         observed = observe(response, self.s.playbook.get("empty_response_is_failure", False))
         if observed[0] == "ok":
             self.emit({"type": "attempt", "n": n, "status": "ok", "idempotency_key": turn.shown_key, "latency_ms": latency})
-            self.answered(None)
+            self.answered(admission, turn, None)
             return End(turn, "succeeded" if n == 1 else "recovered")
         if observed[0] == "needs_input":
             self.emit({"type": "attempt", "n": n, "status": "needs_input", "idempotency_key": turn.shown_key, "latency_ms": latency})
-            self.answered(None)
+            self.answered(admission, turn, None)
             question = observed[1]
             return End(turn, "needs_input", reason=None if question is None else self.s.redact(str(question)))
         raw: Optional[Json] = observed[1]
@@ -306,7 +330,10 @@ class DispatchRun:
         self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
         return Failed(raw)
 
-    def answered(self, failure: Optional[Json]) -> None:
+    def answered(self, admission: Optional[Admission], turn: Turn, failure: Optional[Json]) -> None:
+        """An attempt answered: the breakers guarding its tool and retry throttling hear how (`failure` None: it did not fail)."""
+        if admission is not None and admission.blocked_by is None and self.s.breakers is not None:
+            self.s.breakers.record(admission, turn.shown_tool, self.s.clock.now(), failure, self.emit)
         throttle = self.s.throttle
         if throttle is None:
             return
@@ -315,15 +342,16 @@ class DispatchRun:
         elif failure["retryable"]:
             throttle.failed()
 
-    def classified(self, n: int, turn: Turn, error: Optional[Json]) -> Json:
+    def classified(self, n: int, turn: Turn, error: Optional[Json], admission: Optional[Admission]) -> Json:
         code = self.s.classify(error, turn.call["tool"]) if error is not None else self.s.registry["fallback"]
         verdicts = self.s.playbook["verdicts"]
         action: Optional[Json] = verdicts.get(code)
         self.verdict = code
         self.emit({"type": "failure_classified", "verdict": code, "attempt": n, "action": None if action is None else action["action"]})
-        if self.s.throttle is not None:
+        if (admission is None or admission.blocked_by is None) and (self.s.throttle is not None or self.s.breakers is not None):
             verdict = self.s.verdicts.get(code)
-            self.answered({"retryable": verdict is not None and verdict.get("retryable") is True})
+            kind = None if error is None else error.get("kind")
+            self.answered(admission, turn, {"class": None if verdict is None else verdict.get("class"), "retryable": verdict is not None and verdict.get("retryable") is True, "kind": kind})
         return {"code": code, "action": action, "n": n, "error": error}
 
     def after_failure(self, turn: Turn, n: int, failure: Json) -> Run:
