@@ -225,6 +225,7 @@ class DispatchRun:
         self.stop = stop
         self.trace = trace
         self.last_turn: Optional[Turn] = None
+        self.on_blocked: Optional[Callable[[bool, Json], None]] = None
 
     @property
     def escalation_queue(self) -> str:
@@ -300,6 +301,8 @@ class DispatchRun:
     def short_circuited(self, n: int, turn: Turn, error: Json) -> Failed:
         """An attempt an open breaker did not let through: an `attempt` event, not sent and not counted."""
         self.error = error
+        if self.on_blocked is not None:
+            self.on_blocked(turn.depth > 0, error)
         self.emit({"type": "attempt", "n": n, "status": "error", "idempotency_key": turn.shown_key, "latency_ms": 0, "error_kind": error["kind"], "short_circuited": True})
         self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
         return Failed(error)
