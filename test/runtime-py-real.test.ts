@@ -1,7 +1,8 @@
 /**
  * failbook_runtime for Python (SPEC 25) as a service runs it: its unit tests on a real clock
  * against a loopback HTTP server (packages/runtime-py/tests: retries, attempt timeouts,
- * cancellation and deadlines in dispatch and adispatch), with the module `gen py` writes for
+ * cancellation and deadlines in dispatch and adispatch) and its hostile-error tests
+ * (packages/runtime-py/tests/test_hostile_errors.py), with the module `gen py` writes for
  * this repository's project; and the package clean under pyright --strict.
  */
 import { spawnSync } from "node:child_process";
@@ -25,6 +26,15 @@ describe.skipIf(PYTHON === null)("failbook_runtime for Python", () => {
     writeFileSync(bindings, generatePython(loadProject({ cwd: REPO }).project).text);
     const r = spawnSync(PYTHON!, ["-m", "unittest", "-v", "tests/test_real_clock.py"], { cwd: PACKAGE, encoding: "utf8", env: { ...process.env, PYTHONPATH: PACKAGE, FAILBOOK_BINDINGS: bindings, PYTHONDONTWRITEBYTECODE: "1" } });
     expect(r.stderr).toMatch(/Ran 6 tests[\s\S]*\nOK\n?$/);
+    expect(r.status).toBe(0);
+  }, 60_000);
+
+  it("classifies hostile exceptions (a raising __str__ or attribute, a cyclic __cause__, a huge message, secrets in attributes) without leaking or hanging", () => {
+    const dir = mkdtempSync(join(tmpdir(), "failbook-py-hostile-"));
+    const bindings = join(dir, "bindings.py");
+    writeFileSync(bindings, generatePython(loadProject({ cwd: REPO }).project).text);
+    const r = spawnSync(PYTHON!, ["-m", "unittest", "-v", "tests/test_hostile_errors.py"], { cwd: PACKAGE, encoding: "utf8", env: { ...process.env, PYTHONPATH: PACKAGE, FAILBOOK_BINDINGS: bindings, PYTHONDONTWRITEBYTECODE: "1" } });
+    expect(r.stderr).toMatch(/Ran 7 tests[\s\S]*\nOK\n?$/);
     expect(r.status).toBe(0);
   }, 60_000);
 
