@@ -24,7 +24,7 @@ from ._redact import Redactor, remembered
 from ._util import EMPTY, Random, checked_trace_id, system_random
 
 PROJECT_FORMAT = "failbook.project/1"
-UNIMPLEMENTED = ("rate_limits",)
+UNIMPLEMENTED: tuple[str, ...] = ()
 """Playbook policies this runtime refuses rather than ignores (hedging: refused by the dispatch of a hedged call)."""
 
 Json = Dict[str, Any]
