@@ -2,7 +2,8 @@
  * SPEC 25, one behaviour in two languages: every example's fixtures (examples/* and the root
  * project) and seeded random fixtures (verdicts, every action, budgets, on_exhausted,
  * Retry-After headers and policies, backoff formulas and jitters, the retry quota, the retry
- * budget, retry throttling, attempt timeouts, sagas and waves) run through the TypeScript
+ * budget, retry throttling, attempt timeouts, circuit breakers, rate limits with every
+ * from_headers dialect and adaptive aws, sagas and waves) run through the TypeScript
  * runtime and through failbook_runtime for Python, each on its virtual clock with the same
  * seed: outcomes, events with their delays and envelopes must be identical, byte for byte
  * as JSON.
@@ -31,8 +32,7 @@ const PLAYBOOK_VARIANTS = 50;
 
 /** Projects whose fixtures the Python runtime refuses, and why (SPEC 18 and 22 policies not ported yet). */
 const UNSUPPORTED: Record<string, string> = {
-  "examples/payments-breaker": "circuit_breakers, hedging",
-  "examples/github-rate-limit": "rate_limits",
+  "examples/payments-breaker": "hedging",
 };
 
 const projectDirs = ["", ...readdirSync(join(REPO, "examples")).map((d) => `examples/${d}`).filter((d) => existsSync(join(REPO, d, "failbook.yaml")))];
@@ -109,6 +109,7 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
     const py = simulateInPython(project, requests);
     expect(py).toHaveLength(cases.length);
     const kinds = new Map<string, number>();
+    const policyEvents = new Map<string, number>();
     for (const [i, { playbook, fixture, seed }] of cases.entries()) {
       const got: PythonSimulation = py[i]!;
       const ts = await typescriptRun({ registry, playbook }, fixture, seed);
@@ -118,10 +119,18 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
       }
       const key = got.ok === true ? got.outcome.kind : "fixture error";
       kinds.set(key, (kinds.get(key) ?? 0) + 1);
+      for (const event of got.ok === "unsupported" ? [] : (got.events as { type: string; short_circuited?: boolean }[])) {
+        const seen = event.short_circuited === true ? "short_circuited" : event.type;
+        policyEvents.set(seen, (policyEvents.get(seen) ?? 0) + 1);
+      }
     }
     // The generator reaches every end a single call can have (a guard against a generator that only tests successes).
     for (const kind of ["succeeded", "recovered", "exhausted", "escalated", "deprecated", "failed", "dead_lettered", "reversed", "needs_input", "compensated"]) {
       expect(kinds.get(kind) ?? 0, `${kind} outcomes among ${RANDOM_FIXTURES}`).toBeGreaterThan(RANDOM_FIXTURES >= 1000 ? 0 : -1);
+    }
+    // ... and every move of a circuit breaker (SPEC 18) and a rate limit (SPEC 22).
+    for (const type of ["breaker_opened", "breaker_half_open", "breaker_closed", "short_circuited", "rate_limited", "rate_limit_waited", "rate_limit_header_ignored"]) {
+      expect(policyEvents.get(type) ?? 0, `${type} events among ${RANDOM_FIXTURES}`).toBeGreaterThan(RANDOM_FIXTURES >= 1000 ? 0 : -1);
     }
   }, 120_000);
 });
@@ -134,6 +143,7 @@ const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(ran
 const chance = (random: Random, p: number): boolean => random() < p;
 const int = (random: Random, lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
 
+const BREAKERS = ["payments", "upstream"];
 const TOOLS = ["search.web", "payments.charge", "db.query", "legacy_payment_rail.refund"];
 
 function randomBackoff(random: Random): Pick<Extract<CompensationAction, { action: "retry_with_backoff" }>, "backoff" | "backoff_ms"> {
@@ -231,7 +241,56 @@ function randomPlaybook(random: Random, registry: Registry, i: number): Playbook
   if (Object.keys(tools).length > 0) playbook.tools = tools;
   if (chance(random, 0.3)) playbook.saga = { compensate_on_failure: chance(random, 0.5) };
   if (chance(random, 0.3)) playbook.throttle = { class: "transient", min_failures: int(random, 1, 2), factor: 0.5 };
+  if (chance(random, 0.35)) playbook.circuit_breakers = randomBreakers(random);
+  if (chance(random, 0.35)) playbook.rate_limits = randomRateLimits(random);
   return playbook as unknown as Playbook;
+}
+
+/** One or two rate limits over the generator's tools (SPEC 22): buckets, every from_headers dialect and custom headers, adaptive aws. */
+function randomRateLimits(random: Random): Record<string, unknown> {
+  const limits: Record<string, unknown> = {};
+  for (const name of ["api", "sdk"].slice(0, int(random, 1, 2))) {
+    const limit: Record<string, unknown> = { tools: pick(random, ["payments.*", "search.*", ["db.query", "search.web"], "*"]) };
+    if (chance(random, 0.8)) limit.limit = { requests: int(random, 1, 5), per_ms: pick(random, [100, 1000, 60000]) };
+    if (chance(random, 0.3)) limit.burst = int(random, 1, 3);
+    if (chance(random, 0.5)) limit.from_headers = pick(random, ["github", "openai", "anthropic", "ietf", { remaining: "x-left", reset: "x-reset" }, { remaining: "X-Left", reset: { name: "x-reset-at", epoch: "ms" } }, { remaining: "x-left", reset: { name: "x-reset", duration: true }, limit: "x-limit" }]);
+    if (limit.limit === undefined || chance(random, 0.3)) limit.adaptive = "aws";
+    if (chance(random, 0.4)) limit.when_empty = pick(random, ["wait", "fail"]);
+    if (chance(random, 0.4)) limit.max_wait_ms = int(random, 0, 5000);
+    limits[name] = limit;
+  }
+  return limits;
+}
+
+/** Quota headers as the dialects (and the custom ones above) write them, valid or garbage. */
+function randomQuotaHeaders(random: Random): Record<string, string> {
+  return pick(random, [
+    { "x-ratelimit-remaining": pick(random, ["0", "3", "abc", " 2 ", "1234567890123456"]), "x-ratelimit-reset": pick(random, ["20", "1445412485", "-1", "x", "90000"]) },
+    { "x-ratelimit-remaining-requests": pick(random, ["0", "1"]), "x-ratelimit-reset-requests": pick(random, ["1m30.5s", "20ms", "-1s", "26h"]) },
+    { "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": pick(random, ["1970-01-01T00:00:05Z", "1970-01-01T00:00:02.500+00:00", "2026-11-25T10:00:05Z", "5", "soon"]) },
+    { ratelimit: pick(random, ['"default";r=0;t=5', "limit=100, remaining=0, reset=3", "r=abc", "r=1;t=100000"]) },
+    { "X-Left": pick(random, ["0", "2"]), "x-reset": pick(random, ["2", "1.5", "30s", "bad"]), "x-reset-at": pick(random, ["4000", "-5"]) },
+  ]);
+}
+
+/** One or two breakers over the generator's tools: every key of SPEC 18, small enough to open, half-open, reopen and close within a fixture. */
+function randomBreakers(random: Random): Record<string, unknown> {
+  const breakers: Record<string, unknown> = {};
+  for (const name of BREAKERS.slice(0, int(random, 1, 2))) {
+    const breaker: Record<string, unknown> = { tools: pick(random, ["payments.*", "search.*", ["db.query", "search.web"], "*", "legacy_payment_rail.*"]) };
+    if (chance(random, 0.4)) breaker.per = pick(random, ["breaker", "tool"]);
+    if (chance(random, 0.8)) breaker.failure_ratio = pick(random, [0.1, 0.5, 0.75, 1]);
+    if (chance(random, 0.8)) breaker.minimum_throughput = int(random, 1, 4);
+    if (chance(random, 0.6)) breaker.sampling_ms = pick(random, [100, 1000, 5000, 30000]);
+    if (chance(random, 0.2)) breaker.sampling_attempts = int(random, 1, 5);
+    if (chance(random, 0.2)) breaker.buckets = int(random, 1, 10);
+    if (chance(random, 0.8)) breaker.break_ms = pick(random, [0, 50, 200, 1000, 5000]);
+    if (chance(random, 0.4)) breaker.max_break_ms = int(random, 100, 20000);
+    if (chance(random, 0.5)) breaker.half_open_probes = int(random, 1, 3);
+    if (chance(random, 0.3)) breaker.counts = pick(random, [["transient"], ["transient", "throttling"], ["no_such_class"]]);
+    breakers[name] = breaker;
+  }
+  return breakers;
 }
 
 const DATES = ["Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:05 GMT", "Thu, 01 Jan 1970 00:00:03 GMT", "Sunday, 06-Nov-94 08:49:37 GMT"];
@@ -253,13 +312,15 @@ function randomError(random: Random, registry: Registry): AdapterError {
     base.headers = headers;
   }
   if (chance(random, 0.1)) base.message = `${String(base.message ?? "")} password=hunter2 at https://user:pw@example.com`;
+  if (chance(random, 0.25)) base.headers = { ...(base.headers as object | undefined), ...randomQuotaHeaders(random) };
+  if (chance(random, 0.08)) Object.assign(base, pick(random, [{ kind: "ThrottlingException" }, { http_status: 429 }, { kind: "SlowDown", http_status: 503 }]));
   return base as unknown as AdapterError;
 }
 
 function randomResponse(random: Random, registry: Registry): Response {
   const latency = chance(random, 0.6) ? { latency_ms: pick(random, [0, 5, 40, 120, 800, 2500, 6000]) } : {};
   const r = random();
-  if (r < 0.22) return { status: "ok", ...(chance(random, 0.8) ? { value: { id: "r1" } } : {}), ...latency } as Response;
+  if (r < 0.22) return { status: "ok", ...(chance(random, 0.8) ? { value: { id: "r1" } } : {}), ...(chance(random, 0.2) ? { headers: randomQuotaHeaders(random) } : {}), ...latency } as Response;
   if (r < 0.26) return { status: "needs_input", ...(chance(random, 0.7) ? { question: "which account? token=abc123secret" } : {}), ...latency } as Response;
   return { status: "error", error: randomError(random, registry), ...latency } as Response;
 }
@@ -281,6 +342,7 @@ function randomFixture(random: Random, registry: Registry, name: string): Fixtur
   if (chance(random, 0.2)) fixture.seed = int(random, 0, 99);
   if (chance(random, 0.1)) fixture.quota = { tokens: int(random, 0, 20) };
   if (chance(random, 0.1)) fixture.state = { throttling: { tokens: int(random, 0, 6) } };
+  if (chance(random, 0.15)) fixture.state = { ...(fixture.state as object | undefined), breakers: { [pick(random, BREAKERS)]: pick(random, ["open", "half_open", "closed"]) } };
   const shape = random();
   if (shape < 0.8) {
     fixture.call = randomCall(random, "call_1");

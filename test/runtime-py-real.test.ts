@@ -1,7 +1,8 @@
 /**
  * failbook_runtime for Python (SPEC 25) as a service runs it: its unit tests on a real clock
  * against a loopback HTTP server (packages/runtime-py/tests: retries, attempt timeouts,
- * cancellation and deadlines in dispatch and adispatch), with the module `gen py` writes for
+ * cancellation and deadlines in dispatch and adispatch) and its hostile-error tests
+ * (packages/runtime-py/tests/test_hostile_errors.py), with the module `gen py` writes for
  * this repository's project; and the package clean under pyright --strict.
  */
 import { spawnSync } from "node:child_process";
@@ -19,12 +20,23 @@ const PACKAGE = join(REPO, "packages/runtime-py");
 describe.skipIf(PYTHON === null)("failbook_runtime for Python", () => {
   if (PYTHON === null) it.skip(NO_PYTHON_MESSAGE, () => {});
 
-  it("passes its real-clock tests against a loopback HTTP server", () => {
+  /** Run one of the package's unittest files with the module gen py writes for this repository's project: its stderr and exit status. */
+  function unittest(file: string): { stderr: string; status: number | null } {
     const dir = mkdtempSync(join(tmpdir(), "failbook-py-real-"));
     const bindings = join(dir, "bindings.py");
     writeFileSync(bindings, generatePython(loadProject({ cwd: REPO }).project).text);
-    const r = spawnSync(PYTHON!, ["-m", "unittest", "-v", "tests/test_real_clock.py"], { cwd: PACKAGE, encoding: "utf8", env: { ...process.env, PYTHONPATH: PACKAGE, FAILBOOK_BINDINGS: bindings, PYTHONDONTWRITEBYTECODE: "1" } });
+    return spawnSync(PYTHON!, ["-m", "unittest", "-v", file], { cwd: PACKAGE, encoding: "utf8", env: { ...process.env, PYTHONPATH: PACKAGE, FAILBOOK_BINDINGS: bindings, PYTHONDONTWRITEBYTECODE: "1" } });
+  }
+
+  it("passes its real-clock tests against a loopback HTTP server", () => {
+    const r = unittest("tests/test_real_clock.py");
     expect(r.stderr).toMatch(/Ran 6 tests[\s\S]*\nOK\n?$/);
+    expect(r.status).toBe(0);
+  }, 60_000);
+
+  it("classifies hostile exceptions (a raising __str__ or attribute, a cyclic __cause__, a huge message, secrets in attributes) without leaking or hanging", () => {
+    const r = unittest("tests/test_hostile_errors.py");
+    expect(r.stderr).toMatch(/Ran 7 tests[\s\S]*\nOK\n?$/);
     expect(r.status).toBe(0);
   }, 60_000);
 

@@ -11,6 +11,7 @@ library only. Give it the PROJECT of a module that `failbook gen py` wrote:
 from ._clock import Clock, RealClock, VirtualClock, real_clock, virtual_clock
 from ._dispatcher import PROJECT_FORMAT, UNIMPLEMENTED, AsyncAttemptFn, AttemptFn, Dispatcher, create_dispatcher
 from ._engine import ATTEMPT_TIMEOUT, EMPTY_RESPONSE, Ledger
+from ._record import RecordSink, RecordWriter, create_record_writer
 from ._simulate import simulate_fixture
 from ._util import Random, canonical_json, idempotency_key, max_random, seeded_random, system_random, trace_id
 
@@ -26,9 +27,12 @@ __all__ = [
     "Ledger",
     "Random",
     "RealClock",
+    "RecordSink",
+    "RecordWriter",
     "VirtualClock",
     "canonical_json",
     "create_dispatcher",
+    "create_record_writer",
     "idempotency_key",
     "max_random",
     "real_clock",

@@ -12,18 +12,20 @@ from __future__ import annotations
 import asyncio
 import inspect
 import math
+import sys
 import threading
 import time
 from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Union
 
 from ._clock import RealClock
 from ._engine import TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
+from ._record import Recording, RecordSink
 from ._redact import Redactor, remembered
 from ._util import EMPTY, Random, checked_trace_id, system_random
 
 PROJECT_FORMAT = "failbook.project/1"
-UNIMPLEMENTED = ("circuit_breakers", "hedging", "rate_limits")
-"""Playbook policies this runtime refuses rather than ignores."""
+UNIMPLEMENTED: tuple[str, ...] = ()
+"""Playbook policies this runtime refuses rather than ignores (hedging: refused by the dispatch of a hedged call)."""
 
 Json = Dict[str, Any]
 AttemptFn = Callable[[Json, int, str, Json], Json]
@@ -34,8 +36,10 @@ AsyncAttemptFn = Callable[[Json, int, str, Json], Union[Awaitable[Json], Json]]
 class Dispatcher:
     """One playbook's dispatcher: every dispatch shares its clock, random source and policies."""
 
-    def __init__(self, shared: Shared) -> None:
+    def __init__(self, shared: Shared, on_record_error: Optional[Callable[[BaseException], None]] = None) -> None:
         self._s = shared
+        self._on_record_error = on_record_error
+        self._warned = False
         self.clock: Any = shared.clock
         self.registry = shared.registry
         self.playbook = shared.playbook
@@ -48,9 +52,11 @@ class Dispatcher:
         """A fresh budget ledger starting now: share it to make several dispatches one run."""
         return Ledger(self.clock.now())
 
-    def _run(self, call: Json, run_id: str, ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str]) -> Run:
+    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None) -> Run:
         s = self._s
-        run = DispatchRun(s, ledger, run_id, str(call["id"]) if label else None, stop, trace)
+        run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace)
+        if recording is not None:
+            run.on_blocked = recording.blocked
         budget = s.budget
         if budget is not None:
             budget.call_started()
@@ -64,16 +70,33 @@ class Dispatcher:
                 budget.call_ended(run.retrying)
         result = run.finish(end)
         yield from run.apply_effects(result["outcome"])
+        if recording is not None and record is not None:
+            # A record sink never changes a dispatch's fate (SPEC 21): what goes wrong writing it goes to on_record_error.
+            try:
+                yield Effect(record, [recording.finish(call, run_id, result["outcome"], s.redact)])
+            except Exception as e:
+                self._record_failed(e)
         return result
+
+    def _record_failed(self, error: BaseException) -> None:
+        if self._on_record_error is not None:
+            self._on_record_error(error)
+        elif not self._warned:
+            self._warned = True
+            sys.stderr.write("failbook: a dispatch's record could not be written (pass on_record_error to create_dispatcher to handle it)\n")
 
     def _stop(self, cancel: Any, deadline_ms: Optional[float]) -> Optional[Stop]:
         return None if cancel is None and deadline_ms is None else Stop(self.clock, cancel, deadline_ms)
 
-    def dispatch(self, call: Json, attempt: AttemptFn, *, run_id: str = "", ledger: Optional[Ledger] = None, label: bool = False, cancel: Optional[threading.Event] = None, deadline_ms: Optional[float] = None, trace_id: Optional[str] = None) -> Json:
-        """One call under the playbook, blocking: {"outcome", "events", "errors", "idempotency_key"}."""
+    def dispatch(self, call: Json, attempt: AttemptFn, *, run_id: Optional[str] = None, ledger: Optional[Ledger] = None, label: bool = False, cancel: Optional[threading.Event] = None, deadline_ms: Optional[float] = None, trace_id: Optional[str] = None, record: Optional[RecordSink] = None) -> Json:
+        """One call under the playbook, blocking: {"outcome", "events", "errors", "idempotency_key"}.
+        `record`: hand the finished dispatch, as one redacted record (SPEC 14), to this sink (a RecordWriter's `sink`)."""
         trace = None if trace_id is None else checked_trace_id(trace_id)
         stop = self._stop(cancel, deadline_ms)
-        gen = self._run(call, run_id, ledger, label, stop, trace)
+        recording = None if record is None else Recording(self.clock)
+        if recording is not None:
+            attempt = recording.wrap(attempt)
+        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record)
         value: Any = None
         error: Optional[BaseException] = None
         while True:
@@ -92,11 +115,14 @@ class Dispatcher:
             except BaseException as e:  # handed to the run, whose finally blocks release what it holds
                 error = e
 
-    async def adispatch(self, call: Json, attempt: AsyncAttemptFn, *, run_id: str = "", ledger: Optional[Ledger] = None, label: bool = False, cancel: Union[asyncio.Event, threading.Event, None] = None, deadline_ms: Optional[float] = None, trace_id: Optional[str] = None) -> Json:
-        """One call under the playbook, in asyncio: the attempt function may be a coroutine function."""
+    async def adispatch(self, call: Json, attempt: AsyncAttemptFn, *, run_id: Optional[str] = None, ledger: Optional[Ledger] = None, label: bool = False, cancel: Union[asyncio.Event, threading.Event, None] = None, deadline_ms: Optional[float] = None, trace_id: Optional[str] = None, record: Optional[RecordSink] = None) -> Json:
+        """One call under the playbook, in asyncio: the attempt function may be a coroutine function; `record` as in dispatch (a coroutine sink is awaited)."""
         trace = None if trace_id is None else checked_trace_id(trace_id)
         stop = self._stop(cancel, deadline_ms)
-        gen = self._run(call, run_id, ledger, label, stop, trace)
+        recording = None if record is None else Recording(self.clock)
+        if recording is not None:
+            attempt = recording.awrap(attempt)
+        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record)
         value: Any = None
         error: Optional[BaseException] = None
         while True:
@@ -226,6 +252,7 @@ def create_dispatcher(
     on_event: Optional[Callable[[Json], None]] = None,
     quota_tokens: Optional[float] = None,
     state: Optional[Mapping[str, Any]] = None,
+    on_record_error: Optional[Callable[[BaseException], None]] = None,
 ) -> Dispatcher:
     """A dispatcher for a generated module's PROJECT (`failbook gen py`). The clock defaults to
     the real clock, the random source to a seeded one drawn from the operating system."""
@@ -239,4 +266,4 @@ def create_dispatcher(
         raise NotImplementedError("create_dispatcher: the playbook sets " + ", ".join(missing) + ", which failbook_runtime for Python does not implement yet (SPEC 18, 22); dispatch these calls with the TypeScript runtime")
     shown = remembered(redact if redact is not None else project["redact_text"])
     shared = Shared(project, clock if clock is not None else RealClock(), random if random is not None else system_random(), shown, quota_tokens, state, on_event, effects)
-    return Dispatcher(shared)
+    return Dispatcher(shared, on_record_error)

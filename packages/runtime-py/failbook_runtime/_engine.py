@@ -7,8 +7,11 @@ two drivers (./_dispatcher.py) do it, blocking or awaiting. So the two cannot dr
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Union
+import math
+from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Union, cast
 
+from ._breakers import Admission, CircuitBreakers, circuit_open_error
+from ._rate_limits import RateLimits, is_throttling, rate_limited_error
 from ._policies import (
     AttemptTimeouts,
     HintReaders,
@@ -20,8 +23,8 @@ from ._policies import (
     retry_after_policy_of,
     retry_delay,
 )
-from ._redact import REDACTED, Redactor, adapter_error_of, redact_deep, shown_error
-from ._util import EMPTY, NOTHING, Random, glob_matches, idempotency_key, trace_id
+from ._redact import REDACTED, Redactor, adapter_error_of, plain_headers, redact_deep, shown_error
+from ._util import EMPTY, NOTHING, Random, glob_matches, idempotency_key, js_round, trace_id
 
 Json = Dict[str, Any]
 EMPTY_RESPONSE: Json = {"kind": "empty_response", "message": "the tool returned ok with no value"}
@@ -123,6 +126,10 @@ class Shared:
         self.budget = None if playbook.get("retry_budget") is None else RetryBudget(playbook["retry_budget"])
         throttling = (state or EMPTY).get("throttling")
         self.throttle = None if playbook.get("retry_throttling") is None else RetryThrottle(playbook["retry_throttling"], None if throttling is None else throttling.get("tokens"))
+        self.breakers = None if playbook.get("circuit_breakers") is None else CircuitBreakers(playbook["circuit_breakers"], clock.now(), (state or EMPTY).get("breakers"))
+        self.rate_limits = None if playbook.get("rate_limits") is None else RateLimits(playbook["rate_limits"], clock.now(), lambda: clock.now() / 1000)
+        hedging = playbook.get("hedging")
+        self.hedged: List[str] = [] if hedging is None else [hedging["tools"]] if isinstance(hedging["tools"], str) else list(hedging["tools"])
         self.verdicts: Dict[str, Json] = {}
         for v in self.registry["verdicts"]:
             self.verdicts.setdefault(v["code"], v)
@@ -132,7 +139,9 @@ class Shared:
         facts = self.tools.get(tool)
         if facts is None:
             idempotent = is_idempotent(self.playbook, {"tool": tool})
-            facts = ToolFacts(self.redact(tool), idempotent, None if self.timeouts is None else self.timeouts.for_tool(tool))
+            limits = self.rate_limits
+            paced = limits is not None and len(limits.of(tool)) > 0
+            facts = ToolFacts(self.redact(tool), idempotent, None if self.timeouts is None else self.timeouts.for_tool(tool), paced, paced and limits is not None and limits.listens(tool))
             if len(self.tools) >= 4096:
                 self.tools.clear()
             self.tools[tool] = facts
@@ -140,12 +149,16 @@ class Shared:
 
 
 class ToolFacts:
-    __slots__ = ("shown", "idempotent", "timeout_ms")
+    __slots__ = ("shown", "idempotent", "timeout_ms", "paced", "listened")
 
-    def __init__(self, shown: str, idempotent: bool, timeout_ms: Optional[float]) -> None:
+    def __init__(self, shown: str, idempotent: bool, timeout_ms: Optional[float], paced: bool, listened: bool) -> None:
         self.shown = shown
         self.idempotent = idempotent
         self.timeout_ms = timeout_ms
+        self.paced = paced
+        """Rate limits pace its attempts (SPEC 22)."""
+        self.listened = listened
+        """A rate limit reads its answers (headers, throttling)."""
 
 
 def is_idempotent(playbook: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
@@ -160,8 +173,9 @@ def is_idempotent(playbook: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
 class Turn:
     """One call (or its fallback) from attempt to attempt."""
 
-    def __init__(self, call: Json, shown_key: str, shown_tool: str, shown_id: str, idempotent: bool, depth: int, key: str, timeout_ms: Optional[float]) -> None:
+    def __init__(self, call: Json, shown_key: str, shown_tool: str, shown_id: str, idempotent: bool, depth: int, key: str, timeout_ms: Optional[float], tool: ToolFacts) -> None:
         self.call = call
+        self.tool = tool
         self.shown_key = shown_key
         self.shown_tool = shown_tool
         self.shown_id = shown_id
@@ -221,6 +235,7 @@ class DispatchRun:
         self.stop = stop
         self.trace = trace
         self.last_turn: Optional[Turn] = None
+        self.on_blocked: Optional[Callable[[bool, Json], None]] = None
 
     @property
     def escalation_queue(self) -> str:
@@ -249,25 +264,49 @@ class DispatchRun:
         key = idempotency_key(self.run_id, call)
         shown_key = key if call.get("idempotency_key") is None else self.s.redact(key)
         idempotent = call.get("idempotent") is not False and tool.idempotent
-        return Turn(call, shown_key, tool.shown, self.s.redact(str(call["id"])), idempotent, depth, key, tool.timeout_ms)
+        return Turn(call, shown_key, tool.shown, self.s.redact(str(call["id"])), idempotent, depth, key, tool.timeout_ms, tool)
 
     # The run loop -----------------------------------------------------------------------
 
     def call(self, call: Json, depth: int) -> Run:
         turn = self.turn_of(call, depth)
+        if turn.idempotent and any(glob_matches(glob, call["tool"]) for glob in self.s.hedged):
+            raise NotImplementedError("dispatch: the playbook sets hedging, which failbook_runtime for Python does not implement yet (SPEC 18); dispatch calls to " + turn.shown_tool + " with the TypeScript runtime")
+        breakers = self.s.breakers
         n = 1
         while True:
+            refused: Optional[str] = None
+            if turn.tool.paced:
+                refused = yield from self.pace(turn)
+            if refused is not None:
+                admission = Admission("rate_limit:" + refused, [], [])
+                answer = self.short_circuited(n, turn, rate_limited_error(refused))
+                step = yield from self.after_failure(turn, n, self.classified(n, turn, answer.error, admission))
+                if step is not NEXT_ATTEMPT:
+                    return step
+                n += 1
+                continue
             self.last_turn = turn
             self.check_stop(False)
             before = self.s.clock.now()
-            self.attempts += 1
-            turn.sent += 1
-            response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
-            self.check_stop(True)
-            answer = self.answer(turn, n, before, response)
-            if isinstance(answer, End):
-                return answer
-            step = yield from self.after_failure(turn, n, self.classified(n, turn, answer.error))
+            admission = None if breakers is None else breakers.admit(call["tool"], turn.shown_tool, before, self.emit)
+            if admission is not None and admission.blocked_by is not None:
+                answer = self.short_circuited(n, turn, circuit_open_error(admission.blocked_by))
+            else:
+                self.attempts += 1
+                turn.sent += 1
+                try:
+                    response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
+                    self.check_stop(True)
+                except BaseException:
+                    # The attempt never answered (its function raised, or the dispatch stopped): give back any probe it held.
+                    if admission is not None and breakers is not None:
+                        breakers.abandon(admission, self.s.clock.now())
+                    raise
+                answer = self.answer(turn, n, before, response, admission)
+                if isinstance(answer, End):
+                    return answer
+            step = yield from self.after_failure(turn, n, self.classified(n, turn, answer.error, admission))
             if step is not NEXT_ATTEMPT:
                 return step
             n += 1
@@ -280,17 +319,84 @@ class DispatchRun:
             context["refreshed"] = "credentials"
         return context
 
-    def answer(self, turn: Turn, n: int, before: float, response: Any) -> Union[End, Failed]:
+    def pace(self, turn: Turn) -> Generator[Request, Any, Optional[str]]:
+        """Rate limits (SPEC 22): a token of each limit over the tool before an attempt is sent,
+        waiting for it when it is due; the name of the limit that refused it (empty with
+        `when_empty: fail`, or a wait past `max_wait_ms` or the deadline), else None."""
+        s = self.s
+        limits = s.rate_limits
+        assert limits is not None
+        clock = s.clock
+        tool: str = turn.call["tool"]
+        deadline = None if self.stop is None else self.stop.deadline
+        decision = limits.pace(tool, clock.now(), deadline)
+        if decision["kind"] == "refused":
+            self.emit({"type": "rate_limited", "limit": s.redact(decision["limit"])})
+            return decision["limit"]
+        adaptive = limits.adaptive_of(tool)
+        behind = any(lim.adaptive is not None and lim.adaptive.enabled for lim in adaptive)
+        if decision["wait_ms"] == 0 and not behind:
+            return None
+        if decision["wait_ms"] > 0:
+            self.emit({"type": "rate_limit_waited", "limit": s.redact(decision["limit"]), "ms": decision["wait_ms"]})
+            yield Sleep(decision["wait_ms"])
+            self.check_stop(False)
+        for lim in adaptive:
+            limiter = lim.adaptive
+            assert limiter is not None
+            if limiter.try_acquire():
+                continue
+            # Never a wait past max_wait_ms or the deadline (SPEC 22): refused before it starts.
+            max_wait = lim.policy.get("max_wait_ms")
+            bound = min(math.inf if max_wait is None else max_wait, math.inf if deadline is None else deadline - clock.now())
+            if lim.policy.get("when_empty") == "fail" or limiter.next_wait() > bound:
+                self.emit({"type": "rate_limited", "limit": s.redact(lim.name)})
+                return lim.name
+            # The AWS SDK's own loop: wait, refill, until a token is there (a wait under 1 ms sleeps 1 ms, as its setTimeout does).
+            steps = limiter.acquire()
+            try:
+                while True:
+                    ms = next(steps)
+                    yield Sleep(max(1, ms))
+                    self.check_stop(False)
+            except StopIteration as done:
+                waited: float = done.value
+            self.emit({"type": "rate_limit_waited", "limit": s.redact(lim.name), "ms": js_round(waited)})
+        return None
+
+    def heard(self, tool: str, headers: Optional[Mapping[str, Any]], throttling: bool) -> None:
+        """The rate limits over a tool hear an answer: its quota headers, whether it was throttled (SPEC 22)."""
+        s = self.s
+        limits = s.rate_limits
+        assert limits is not None
+        epoch = getattr(s.clock, "epoch_ms", None)
+        now = s.clock.now()
+
+        def ignored(limit: str, header: str, value: str) -> None:
+            self.emit({"type": "rate_limit_header_ignored", "limit": s.redact(limit), "header": s.redact(header), "value": s.redact(value)})
+
+        limits.answered(tool, headers, throttling, now, epoch() if epoch is not None else now, s.readers.hint_value, ignored)
+
+    def short_circuited(self, n: int, turn: Turn, error: Json) -> Failed:
+        """An attempt an open breaker did not let through: an `attempt` event, not sent and not counted."""
+        self.error = error
+        if self.on_blocked is not None:
+            self.on_blocked(turn.depth > 0, error)
+        self.emit({"type": "attempt", "n": n, "status": "error", "idempotency_key": turn.shown_key, "latency_ms": 0, "error_kind": error["kind"], "short_circuited": True})
+        self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
+        return Failed(error)
+
+    def answer(self, turn: Turn, n: int, before: float, response: Any, admission: Optional[Admission]) -> Union[End, Failed]:
         now = self.s.clock.now()
         latency = now - before
         observed = observe(response, self.s.playbook.get("empty_response_is_failure", False))
         if observed[0] == "ok":
             self.emit({"type": "attempt", "n": n, "status": "ok", "idempotency_key": turn.shown_key, "latency_ms": latency})
-            self.answered(None)
+            self.answered(admission, turn, None, headers_of(response))
             return End(turn, "succeeded" if n == 1 else "recovered")
         if observed[0] == "needs_input":
             self.emit({"type": "attempt", "n": n, "status": "needs_input", "idempotency_key": turn.shown_key, "latency_ms": latency})
-            self.answered(None)
+            self.answered(admission, turn, None, headers_of(response))
             question = observed[1]
             return End(turn, "needs_input", reason=None if question is None else self.s.redact(str(question)))
         raw: Optional[Json] = observed[1]
@@ -306,7 +412,12 @@ class DispatchRun:
         self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
         return Failed(raw)
 
-    def answered(self, failure: Optional[Json]) -> None:
+    def answered(self, admission: Optional[Admission], turn: Turn, failure: Optional[Json], headers: Optional[Mapping[str, Any]] = None, throttling: bool = False) -> None:
+        """An attempt answered: the rate limits reading its tool's answers, the breakers guarding it and retry throttling hear how (`failure` None: it did not fail)."""
+        if turn.tool.listened and (admission is None or admission.blocked_by is None):
+            self.heard(turn.call["tool"], headers, throttling)
+        if admission is not None and admission.blocked_by is None and self.s.breakers is not None:
+            self.s.breakers.record(admission, turn.shown_tool, self.s.clock.now(), failure, self.emit)
         throttle = self.s.throttle
         if throttle is None:
             return
@@ -315,15 +426,17 @@ class DispatchRun:
         elif failure["retryable"]:
             throttle.failed()
 
-    def classified(self, n: int, turn: Turn, error: Optional[Json]) -> Json:
+    def classified(self, n: int, turn: Turn, error: Optional[Json], admission: Optional[Admission]) -> Json:
         code = self.s.classify(error, turn.call["tool"]) if error is not None else self.s.registry["fallback"]
         verdicts = self.s.playbook["verdicts"]
         action: Optional[Json] = verdicts.get(code)
         self.verdict = code
         self.emit({"type": "failure_classified", "verdict": code, "attempt": n, "action": None if action is None else action["action"]})
-        if self.s.throttle is not None:
+        if (admission is None or admission.blocked_by is None) and (self.s.throttle is not None or self.s.breakers is not None or turn.tool.listened):
             verdict = self.s.verdicts.get(code)
-            self.answered({"retryable": verdict is not None and verdict.get("retryable") is True})
+            kind = None if error is None else error.get("kind")
+            verdict_class = None if verdict is None else verdict.get("class")
+            self.answered(admission, turn, {"class": verdict_class, "retryable": verdict is not None and verdict.get("retryable") is True, "kind": kind}, headers_of(error), is_throttling(verdict_class, error))
         return {"code": code, "action": action, "n": n, "error": error}
 
     def after_failure(self, turn: Turn, n: int, failure: Json) -> Run:
@@ -575,6 +688,18 @@ class DispatchRun:
         if effects.get("dead_letter") is not None:
             for entry in outcome.get("dead_letters") or NOTHING:
                 yield Effect(effects["dead_letter"], [entry])
+
+
+def headers_of(answer: Any) -> Optional[Mapping[str, Any]]:
+    """A response's or an error's headers, as a mapping (any other shape made plain), or None."""
+    if not isinstance(answer, Mapping):
+        return None
+    headers: object = cast(Mapping[str, Any], answer).get("headers")
+    if headers is None:
+        return None
+    if isinstance(headers, Mapping):
+        return cast(Mapping[str, Any], headers)
+    return None if isinstance(headers, (str, int, float, bool)) else plain_headers(headers)
 
 
 def observe(response: Any, empty_is_failure: bool) -> Any:

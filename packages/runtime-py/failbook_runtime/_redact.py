@@ -131,10 +131,76 @@ def plain_headers(headers: object) -> Dict[str, str]:
 
 
 def adapter_error_of(raw: object) -> Optional[Dict[str, Any]]:
-    """The error a failed response carries, for classification: a mapping with plain headers, causes cut at CAUSE_DEPTH; anything else is no error (None)."""
+    """The error a failed response carries, for classification: a mapping (or an exception, read
+    by its attributes) with plain headers, causes cut at CAUSE_DEPTH; anything else is no error (None)."""
+    if isinstance(raw, BaseException):
+        return _chain_of(exception_error(raw), 0)
     if not isinstance(raw, Mapping):
         return None
     return _chain_of(raw, 0)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _attribute(obj: object, name: str) -> object:
+    """An attribute of someone else's object, or None when reading it raises."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
+def _text_of(exc: BaseException) -> Optional[str]:
+    """str(exc), or None when its __str__ raises or returns no string."""
+    try:
+        text = str(exc)
+    except Exception:
+        return None
+    return text if type(text) is str else None
+
+
+def exception_error(exc: BaseException, depth: int = 0) -> Dict[str, Any]:
+    """An exception as an adapter error (SPEC 2.2, 21), read as the TypeScript runtime reads an
+    Error: its `kind`, `http_status` (or `status_code`), `provider_code`, `side_effect_state`,
+    `retry_after_ms`, `headers` (or `response.headers`) and `fields` attributes, its `message`
+    (or str(exc)), its cause (`__cause__`, else the context Python shows, else a `cause`
+    attribute) down to CAUSE_DEPTH. Nothing else is read: an SDK error's request, config and
+    credentials stay out. An attribute whose reading raises is absent; so is a message whose
+    __str__ raises."""
+    out: Dict[str, Any] = {}
+    for name in ("kind", "provider_code", "side_effect_state", "retry_after_ms"):
+        value = _attribute(exc, name)
+        if value is not None:
+            out[name] = value
+    status = _attribute(exc, "http_status")
+    if status is None:
+        status = _attribute(exc, "status_code")
+    if status is not None:
+        out["http_status"] = status
+    message = _attribute(exc, "message")
+    message = message if type(message) is str else _text_of(exc)
+    if message is not None:
+        out["message"] = message
+    headers = _attribute(exc, "headers")
+    if headers is None:
+        headers = _attribute(_attribute(exc, "response"), "headers")
+    if headers is not None:
+        out["headers"] = plain_headers(headers)
+    fields = _attribute(exc, "fields")
+    if isinstance(fields, Mapping):
+        try:
+            out["fields"] = {str(k): v for k, v in cast(Mapping[object, object], fields).items() if type(k) is str and type(v) in (str, bool, int, float)}
+        except Exception:
+            pass
+    if depth < CAUSE_DEPTH:
+        cause: object = exc.__cause__
+        if cause is None and not exc.__suppress_context__:
+            cause = exc.__context__
+        if cause is None:
+            cause = _attribute(exc, "cause")
+        if isinstance(cause, BaseException):
+            out["cause"] = exception_error(cause, depth + 1)
+        elif isinstance(cause, Mapping):
+            out["cause"] = cause
+    return out
 
 
 def _chain_of(error: Mapping[str, Any], depth: int) -> Dict[str, Any]:
@@ -143,7 +209,9 @@ def _chain_of(error: Mapping[str, Any], depth: int) -> Dict[str, Any]:
     if headers is not None and not (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())):  # pyright: ignore[reportUnknownVariableType]
         out["headers"] = plain_headers(cast(object, headers))
     cause = error.get("cause")
-    if isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
+    if isinstance(cause, BaseException) and depth < CAUSE_DEPTH:
+        out["cause"] = _chain_of(exception_error(cause, depth + 1), depth + 1)
+    elif isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
         out["cause"] = _chain_of(cause, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
     else:
         out.pop("cause", None)
