@@ -61,6 +61,8 @@ export interface RetryQuota {
   cost_by_class?: Record<string, number>;
   refund?: number;
   refund_on_recovery?: "last" | "all" | "none";
+  /** One token count for this process (default) or the whole fleet's (SPEC 23). */
+  scope?: PolicyScope;
 }
 
 export interface RetryWithBackoff {
@@ -254,6 +256,8 @@ export interface RetryBudgetPolicy {
 export interface RetryThrottlingPolicy {
   max_tokens: number;
   token_ratio: number;
+  /** One token count for this process (default) or the whole fleet's (SPEC 23). */
+  scope?: PolicyScope;
 }
 
 /** gRPC's hedgingPolicy (A6, SPEC 18). */

@@ -105,6 +105,10 @@ function totalsOf(reply: unknown): FleetTotals & { ignored: number } {
   const totals: FleetTotals & { ignored: number } = { now_ms: parsed.now_ms, instances: parsed.instances, ignored: typeof parsed.ignored === "number" ? parsed.ignored : 0 };
   const budget = parsed.budget as { calls?: unknown; retries?: unknown } | undefined;
   if (budget !== undefined && typeof budget.calls === "number" && typeof budget.retries === "number") totals.budget = { calls: budget.calls, retries: budget.retries };
+  for (const key of ["throttling", "quota"] as const) {
+    const count = (parsed as Record<string, { tokens?: unknown } | undefined>)[key]?.tokens;
+    if (typeof count === "number") totals[key] = { tokens: count };
+  }
   return totals;
 }
 

@@ -6,9 +6,11 @@
  * skipped and counted in `ignored`, never an error.
  *
  * KEYS: 1 the processes (a sorted set: instance -> last sync, store ms), 2 the retry budget (a
- * hash: instance -> "calls:retries"). ARGV: 1 the report, as JSON.
+ * hash: instance -> "calls:retries"), 3 and 4 retry throttling's and the retry quota's token
+ * counts (a hash: "tokens" -> the fleet's count, "i:" instance -> the sum of that process's
+ * changes it last reported). ARGV: 1 the report, as JSON.
  */
-export const SYNC_KEYS = ["instances", "budget"] as const;
+export const SYNC_KEYS = ["instances", "budget", "throttling", "quota"] as const;
 
 export const SYNC_SCRIPT = `
 local report = cjson.decode(ARGV[1])
@@ -31,6 +33,9 @@ local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon)
 if #gone > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', horizon)
   redis.call('HDEL', KEYS[2], unpack(gone))
+  for i = 1, #gone do gone[i] = 'i:' .. gone[i] end
+  redis.call('HDEL', KEYS[3], unpack(gone))
+  redis.call('HDEL', KEYS[4], unpack(gone))
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 
@@ -57,6 +62,32 @@ if type(budget) == 'table' then
   out.budget = { calls = calls, retries = retries }
   redis.call('PEXPIRE', KEYS[2], ttl)
 end
+
+-- One fleet token count: the store applies what is new in this process's sum of changes since
+-- its last report (a repeated report applies nothing), and keeps the count within [0, max].
+-- A process the store does not know yet (new, or its lease ended) starts from its sum now.
+local function tokens(key, r)
+  if type(r) ~= 'table' then return nil end
+  local net, max = tonumber(r.net), tonumber(r.max)
+  if net == nil or max == nil or max <= 0 then return nil end
+  local field = 'i:' .. id
+  local raw = redis.call('HGET', key, 'tokens')
+  local count = tonumber(raw)
+  if count == nil then
+    if raw then ignored = ignored + 1 end
+    redis.call('DEL', key)
+    count = max
+  else
+    local last = tonumber(redis.call('HGET', key, field))
+    if last ~= nil then count = math.min(max, math.max(0, count + net - last)) end
+  end
+  if leaving then redis.call('HDEL', key, field) else redis.call('HSET', key, field, tostring(net)) end
+  redis.call('HSET', key, 'tokens', tostring(count))
+  redis.call('PEXPIRE', key, ttl)
+  return { tokens = count }
+end
+out.throttling = tokens(KEYS[3], report.throttling)
+out.quota = tokens(KEYS[4], report.quota)
 
 out.ignored = ignored
 return cjson.encode(out)

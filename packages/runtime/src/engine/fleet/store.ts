@@ -17,6 +17,20 @@ export interface FleetReport {
   leave?: true;
   /** A `scope: fleet` retry budget: this process's calls and retries in progress now. */
   budget?: { calls: number; retries: number };
+  /** A `scope: fleet` retry throttling: this process's token changes since it started, in thousandths. */
+  throttling?: FleetTokenReport;
+  /** A `scope: fleet` retry quota: this process's token changes since it started. */
+  quota?: FleetTokenReport;
+}
+
+/**
+ * A fleet token count's side of a report: the sum of all this process's changes (never a
+ * change to add: the store applies what is new since this process's last report) and the
+ * bucket's size, which the count never leaves.
+ */
+export interface FleetTokenReport {
+  net: number;
+  max: number;
 }
 
 /** The fleet's totals after the store took a report in. */
@@ -27,6 +41,10 @@ export interface FleetTotals {
   instances: number;
   /** The retry budget's calls and retries in progress, summed over those processes. */
   budget?: { calls: number; retries: number };
+  /** The fleet's retry-throttling tokens, in thousandths. */
+  throttling?: { tokens: number };
+  /** The fleet's retry-quota tokens. */
+  quota?: { tokens: number };
 }
 
 /**
