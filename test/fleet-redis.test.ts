@@ -22,12 +22,13 @@ const CHILD = join(REPO, "test/helpers/fleet-child.mjs");
 const BUDGET = { percent: 1, min_concurrency: 4 };
 
 /** A loopback upstream: holds each request `holdMs`, answers 503 while `failing`; counts the retries, and those in flight at once. */
-function upstream(): { server: Server; port: () => number; failing: boolean; holdMs: number; maxRetriesInFlight: number; retries: number; reset(): void } {
+function upstream(): { server: Server; port: () => number; failing: boolean; holdMs: number; maxRetriesInFlight: number; retries: number; times: number[]; reset(): void } {
   let retriesInFlight = 0;
   const state = {
     server: createServer((req, res) => {
       const retry = Number(req.headers["x-attempt"]) > 1;
       if (retry) state.retries++;
+      state.times.push(Date.now());
       if (retry) state.maxRetriesInFlight = Math.max(state.maxRetriesInFlight, ++retriesInFlight);
       setTimeout(() => {
         if (retry) retriesInFlight--;
@@ -39,9 +40,11 @@ function upstream(): { server: Server; port: () => number; failing: boolean; hol
     holdMs: 5,
     maxRetriesInFlight: 0,
     retries: 0,
+    times: [] as number[],
     reset() {
       state.maxRetriesInFlight = 0;
       state.retries = 0;
+      state.times = [];
     },
   };
   return state;
@@ -68,7 +71,7 @@ interface FleetRun {
   /** Runs while the processes dispatch, from the moment they start. */
   during?: () => Promise<void>;
   /** The playbook's shared policies, `scope` set on each (default: the retry budget). */
-  policies?: Partial<Pick<Playbook, "retry_budget" | "retry_throttling" | "retry_quota">>;
+  policies?: Partial<Pick<Playbook, "retry_budget" | "retry_throttling" | "retry_quota" | "rate_limits">>;
   maxRetries?: number;
 }
 
@@ -81,6 +84,7 @@ async function runFleet(run: FleetRun, redisPort = redis.port): Promise<ChildSum
   const project = join(dir, `${run.prefix}.json`);
   const policies: Partial<Playbook> = { ...(run.policies ?? { retry_budget: BUDGET }) };
   for (const key of ["retry_budget", "retry_throttling", "retry_quota"] as const) if (policies[key] !== undefined) policies[key] = { ...policies[key], scope: run.scope } as never;
+  if (policies.rate_limits !== undefined) policies.rate_limits = Object.fromEntries(Object.entries(policies.rate_limits).map(([name, limit]) => [name, { ...limit, scope: run.scope }]));
   const maxRetries = run.maxRetries ?? 5;
   const book = playbook({ server: { action: "retry_with_backoff", max_retries: maxRetries, backoff_ms: Array(maxRetries).fill(5) } }, { ...policies, fleet: run.fleet ?? { sync_ms: 50, lease_ms: 1000 } });
   writeFileSync(project, JSON.stringify({ registry: REGISTRY, playbook: book }));
@@ -103,6 +107,16 @@ async function runFleet(run: FleetRun, redisPort = redis.port): Promise<ChildSum
   for (const c of children) c.child.stdin!.write("go\n");
   await run.during?.();
   return Promise.all(children.map((c) => c.summary));
+}
+
+/** The most requests in any window of `ms`. */
+function busiestWindow(times: number[], ms: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
 }
 
 describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPEC 23)", () => {
@@ -196,6 +210,25 @@ describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPE
       await node.quit();
     }
   });
+
+  it("(c) a fleet rate limit holds the upstream's count per window to the limit plus its stated bound across four processes, where scope: process lets each spend the whole limit", async () => {
+    up.failing = false;
+    up.holdMs = 2;
+    const windows: Record<string, number> = {};
+    const limit = { requests: 20, per_ms: 1000 };
+    for (const scope of ["process", "fleet"] as const) {
+      up.reset();
+      const summaries = await runFleet({ processes: 4, scope, durationMs: 3000, concurrency: 4, policies: { rate_limits: { up: { tools: "up.*", limit, max_wait_ms: 5000 } } }, prefix: `rate-${scope}` });
+      for (const s of summaries) expect(s.code).toBe(0);
+      windows[scope] = busiestWindow(up.times, limit.per_ms);
+    }
+    // One bucket allows burst + requests in any window of per_ms (40). Stated bound (docs/fleet.md):
+    // + 3 × requests × sync_ms / per_ms (the leases out, and what the next sync charges) + processes = 47.
+    expect(windows.process, JSON.stringify(windows)).toBeGreaterThanOrEqual(4 * 40 - 8);
+    expect(windows.fleet, JSON.stringify(windows)).toBeLessThanOrEqual(40 + 3 + 4);
+    // The leases do not starve the fleet: it still gets the limit's rate.
+    expect(windows.fleet, JSON.stringify(windows)).toBeGreaterThanOrEqual(limit.requests);
+  }, 30_000);
 
   it("(d) redis killed with SIGKILL and restarted mid-run: no call waits on it, each process reports the outage within lease_ms and recovers after", async () => {
     up.failing = false;

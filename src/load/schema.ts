@@ -61,7 +61,7 @@ const KEYS: Record<string, string[]> = {
   budgets: ["retries", "retries_per_call", "retry_seconds", "wall_ms", "same_verdict_ceiling"],
   retry_after: ["headers", "ms_headers", "fields", "max_ms", "above_max", "mode", "max_over_backoff_ms", "invalid", "parse", "zero", "order", "clock"],
   circuit_breaker: ["tools", "per", "failure_ratio", "minimum_throughput", "sampling_ms", "sampling_attempts", "buckets", "break_ms", "max_break_ms", "half_open_probes", "counts"],
-  rate_limit: ["tools", "limit", "burst", "from_headers", "when_empty", "max_wait_ms", "adaptive"],
+  rate_limit: ["tools", "limit", "burst", "from_headers", "when_empty", "max_wait_ms", "adaptive", "scope"],
   retry_budget: ["percent", "min_concurrency", "scope"],
   fleet: ["sync_ms", "lease_ms", "on_store_down"],
   retry_throttling: ["max_tokens", "token_ratio", "scope"],

@@ -17,10 +17,11 @@ ruleTester("fleet-without-sync", {
     },
     {
       name: "fleet throttling and a fleet quota and no fleet: block",
-      playbook: base + "retry_throttling: { max_tokens: 10, token_ratio: 0.1, scope: fleet }\nretry_quota: { capacity: 100, scope: fleet }\n",
+      playbook: base + "retry_throttling: { max_tokens: 10, token_ratio: 0.1, scope: fleet }\nretry_quota: { capacity: 100, scope: fleet }\nrate_limits:\n  gh: { tools: \"gh.*\", limit: { requests: 10, per_ms: 1000 }, scope: fleet }\n",
       findings: [
         { message: "retry_throttling has scope: fleet but the playbook has no fleet: block to say how its processes sync; add fleet: { sync_ms: 250, lease_ms: 1000 } or set scope: process", file: "playbook.yaml", line: 7, column: 62 },
         { message: "retry_quota has scope: fleet but the playbook has no fleet: block to say how its processes sync; add fleet: { sync_ms: 250, lease_ms: 1000 } or set scope: process", file: "playbook.yaml", line: 8, column: 38 },
+        { message: "rate limit gh has scope: fleet but the playbook has no fleet: block to say how its processes sync; add fleet: { sync_ms: 250, lease_ms: 1000 } or set scope: process", file: "playbook.yaml", line: 10, column: 70 },
       ],
     },
   ],

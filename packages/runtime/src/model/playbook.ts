@@ -229,6 +229,8 @@ export interface RateLimitPolicy {
   max_wait_ms?: number;
   /** The AWS SDK's adaptive retry mode (`DefaultRateLimiter`). */
   adaptive?: "aws";
+  /** One bucket for this process (default) or the fleet's, shared by leases (SPEC 23; a `limit:` bucket only). */
+  scope?: PolicyScope;
 }
 
 /** Where a policy's state lives (SPEC 23): this process alone (default), or the fleet's, through the `fleet:` store. */

@@ -36,12 +36,14 @@ export function redisFleetStore(client: RedisClientLike, options: RedisFleetStor
     throw new TypeError(`redisFleetStore: prefix ${JSON.stringify(prefix)} must be a non-empty name without braces or spaces (it goes inside the keys' hash tag {failbook:PREFIX})`);
   }
   const run = commandsOf(client);
-  const keys = SYNC_KEYS.map((name) => `{failbook:${prefix}}:${name}`);
+  const tag = `{failbook:${prefix}}`;
+  const base = SYNC_KEYS.map((name) => `${tag}:${name}`);
   const sha = sha1Hex(SYNC_SCRIPT);
   let warned = false;
   return {
     async sync(report: FleetReport): Promise<FleetTotals> {
       const arg = JSON.stringify(report);
+      const keys = report.rates === undefined ? base : [...base, ...report.rates.map((r) => `${tag}:rate:${r.name}`)];
       let reply: unknown;
       try {
         reply = await run.evalsha(await sha, keys, arg);
@@ -108,6 +110,14 @@ function totalsOf(reply: unknown): FleetTotals & { ignored: number } {
   for (const key of ["throttling", "quota"] as const) {
     const count = (parsed as Record<string, { tokens?: unknown } | undefined>)[key]?.tokens;
     if (typeof count === "number") totals[key] = { tokens: count };
+  }
+  const rates = (parsed as { rates?: unknown }).rates;
+  if (Array.isArray(rates)) {
+    totals.rates = rates.map((r: { name?: unknown; grant?: unknown; tokens?: unknown } | null) => ({
+      name: typeof r?.name === "string" ? r.name : "",
+      grant: typeof r?.grant === "number" ? r.grant : -1,
+      tokens: typeof r?.tokens === "number" ? r.tokens : 0,
+    }));
   }
   return totals;
 }

@@ -7,6 +7,7 @@ import type { Playbook } from "../../model/playbook.js";
 import type { SharedPolicies } from "../policies/index.js";
 import type { RetryQuotaBucket } from "../quota.js";
 import { FleetBudget } from "./budget.js";
+import { FleetRates, LeasedBucket } from "./rate.js";
 import { FleetTokens } from "./tokens.js";
 import type { FleetStore } from "./store.js";
 import { FleetSync, type FleetEvent, type FleetPart, type FleetTimers } from "./sync.js";
@@ -44,6 +45,14 @@ export function startFleet(playbook: Playbook, policies: SharedPolicies, quota: 
     quota.fleet = tokens;
     parts.push(tokens);
   }
+  const leases: LeasedBucket[] = [];
+  for (const [name, policy] of Object.entries(playbook.rate_limits ?? {})) {
+    if (policy.scope !== "fleet" || policy.limit === undefined || policies.rateLimits === undefined) continue;
+    const lease = new LeasedBucket(name, policy as typeof policy & { limit: NonNullable<typeof policy.limit> }, mode);
+    policies.rateLimits.lease(name, lease);
+    leases.push(lease);
+  }
+  if (leases.length > 0) parts.push(new FleetRates(leases));
   if (parts.length === 0) return undefined;
   sync = new FleetSync({ store: options.store, settings: playbook.fleet ?? {}, instance: options.instance ?? defaultInstance(), parts, now, emit, timers: options.timers });
   return sync;

@@ -21,6 +21,22 @@ export interface FleetReport {
   throttling?: FleetTokenReport;
   /** A `scope: fleet` retry quota: this process's token changes since it started. */
   quota?: FleetTokenReport;
+  /** Each `scope: fleet` rate limit with a `limit:`, in the playbook's order. */
+  rates?: FleetRateReport[];
+}
+
+/**
+ * A fleet rate limit's side of a report: all the tokens this process spent since it started
+ * (the store charges what is new since its last report, and takes back the rest of the
+ * lease), the lease it wants next (twice what it used in the last interval) and the bucket.
+ */
+export interface FleetRateReport {
+  name: string;
+  spent: number;
+  want: number;
+  capacity: number;
+  requests: number;
+  per_ms: number;
 }
 
 /**
@@ -45,6 +61,8 @@ export interface FleetTotals {
   throttling?: { tokens: number };
   /** The fleet's retry-quota tokens. */
   quota?: { tokens: number };
+  /** Each reported rate limit, in the report's order: this process's new lease, and the fleet's bucket after it. */
+  rates?: { name: string; grant: number; tokens: number }[];
 }
 
 /**

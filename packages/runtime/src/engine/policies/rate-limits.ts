@@ -130,8 +130,25 @@ function readIetf(headers: Record<string, string>): QuotaReading | QuotaIgnored 
   return { remaining, resetInMs: reset === undefined ? undefined : reset * 1000 };
 }
 
+/** What pacing asks of a bucket: this process's own, or its lease of a fleet's (engine/fleet/rate.ts). */
+export interface RateBucket {
+  readonly capacity: number;
+  tokens: number;
+  refill(now: number): void;
+  tokensAt(now: number): number;
+  reserve(now: number): number;
+  tryTake(now: number): boolean;
+  release(): void;
+  correct(reading: QuotaReading, now: number): void;
+}
+
+/** A fleet rate limit's lease (engine/fleet/rate.ts): it decides while `active`. */
+export interface FleetLease extends RateBucket {
+  readonly active: boolean;
+}
+
 /** A token bucket of `capacity`, refilled at `perMs` ms a token, reservable below zero. */
-class TokenBucket {
+class TokenBucket implements RateBucket {
   tokens: number;
   private last: number;
   /** The upstream said its window resets then (from_headers): no refill before, full at it. */
@@ -199,7 +216,11 @@ interface Limit {
   readonly name: string;
   readonly policy: RateLimitPolicy;
   readonly globs: readonly string[];
-  readonly bucket: TokenBucket | undefined;
+  readonly local: TokenBucket | undefined;
+  /** `scope: fleet`: this process's lease of the fleet's bucket, which decides while active. */
+  fleet: FleetLease | undefined;
+  /** The bucket that decides now. */
+  readonly bucket: RateBucket | undefined;
   readonly adaptive: AwsAdaptiveLimiter | undefined;
   readonly headers: HeaderSpec | undefined;
 }
@@ -221,11 +242,21 @@ export class RateLimits {
         name,
         policy,
         globs: typeof policy.tools === "string" ? [policy.tools] : policy.tools,
-        bucket: limit === undefined ? undefined : new TokenBucket(policy.burst ?? limit.requests, limit.requests / limit.per_ms, now),
+        local: limit === undefined ? undefined : new TokenBucket(policy.burst ?? limit.requests, limit.requests / limit.per_ms, now),
+        fleet: undefined,
+        get bucket() {
+          return this.fleet?.active === true ? this.fleet : this.local;
+        },
         adaptive: policy.adaptive === "aws" ? new AwsAdaptiveLimiter(seconds) : undefined,
         headers: policy.from_headers === undefined ? undefined : headerSpecOf(policy.from_headers),
       });
     }
+  }
+
+  /** Give a `scope: fleet` limit its lease of the fleet's bucket (engine/fleet/index.ts). */
+  lease(name: string, lease: FleetLease): void {
+    const limit = this.limits.find((l) => l.name === name);
+    if (limit !== undefined) limit.fleet = lease;
   }
 
   /** The limits over a tool, worked out once per tool. */
@@ -270,12 +301,13 @@ export class RateLimits {
     if (limits.length === 0) return GO;
     let waitMs = 0;
     let on: string | undefined;
-    const reserved: TokenBucket[] = [];
+    const reserved: RateBucket[] = [];
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i] as Limit;
-      if (l.bucket === undefined) continue;
-      const ms = l.bucket.reserve(now);
-      reserved.push(l.bucket);
+      const bucket = l.bucket;
+      if (bucket === undefined) continue;
+      const ms = bucket.reserve(now);
+      reserved.push(bucket);
       if (ms <= 0) continue;
       const bound = Math.min(l.policy.max_wait_ms ?? Number.POSITIVE_INFINITY, untilMs === undefined ? Number.POSITIVE_INFINITY : untilMs - now);
       if (!wait || l.policy.when_empty === "fail" || ms > bound) {
@@ -304,11 +336,12 @@ export class RateLimits {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i] as Limit;
       if (l.adaptive !== undefined) l.adaptive.update(throttling);
-      if (l.headers !== undefined && l.bucket !== undefined && headers !== undefined) {
+      const bucket = l.bucket;
+      if (l.headers !== undefined && bucket !== undefined && headers !== undefined) {
         const reading = readQuota(l.headers, headers, nowEpochMs);
         if (reading === undefined) continue;
         if ("ignored" in reading) ignored(l.name, reading.ignored, reading.value);
-        else l.bucket.correct(reading, now);
+        else bucket.correct(reading, now);
       }
     }
   }
@@ -317,7 +350,7 @@ export class RateLimits {
   viewAt(now: number): { name: string; bucket: { tokens: number; capacity: number } | undefined; adaptive: { active: boolean; tokens: number; fillRate: number; capacity: number } | undefined }[] {
     return this.limits.map((l) => ({
       name: l.name,
-      bucket: l.bucket === undefined ? undefined : { tokens: Math.min(l.bucket.capacity, l.bucket.tokensAt(now)), capacity: l.bucket.capacity },
+      bucket: l.bucket === undefined ? undefined : { tokens: Math.min(l.bucket.capacity, l.bucket!.tokensAt(now)), capacity: l.bucket.capacity },
       adaptive: l.adaptive === undefined ? undefined : { active: l.adaptive.active, tokens: l.adaptive.tokensNow(), fillRate: l.adaptive.fillRate, capacity: l.adaptive.maxCapacity },
     }));
   }
