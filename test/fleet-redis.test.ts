@@ -146,38 +146,27 @@ describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPE
     expect(peaks.process).toBeGreaterThan(2 * peaks.fleet!);
   }, 30_000);
 
-  it("a fleet retry throttling keeps one token count: on a failing upstream the fleet retries within its stated bound, where scope: process retries in every process", async () => {
+  // Eight processes, one call at a time each, on an upstream that only fails.
+  // Throttling: scope: process retries while each process's own count is above 10, about 8 retries each;
+  // stated bound (docs/fleet.md): max_tokens / 2 + 2 × processes = 26 for the fleet's one count.
+  // Quota: scope: process takes 10 retries of cost 5 in each process (80); stated bound:
+  // capacity / cost + 2 × processes = 26.
+  it.each([
+    { policy: "retry throttling", policies: { retry_throttling: { max_tokens: 20, token_ratio: 0.1 } }, processAtLeast: 60, fleetAtLeast: 9 },
+    { policy: "retry quota", policies: { retry_quota: { capacity: 50, cost: 5 } }, processAtLeast: 80, fleetAtLeast: 10 },
+  ])("a fleet $policy keeps one token count: on a failing upstream the fleet retries within its stated bound, where scope: process retries in every process", async ({ policies, processAtLeast, fleetAtLeast }) => {
     up.failing = true;
     up.holdMs = 5;
     const retries: Record<string, number> = {};
     for (const scope of ["process", "fleet"] as const) {
       up.reset();
-      const summaries = await runFleet({ processes: 8, scope, durationMs: 800, concurrency: 1, gapMs: 20, maxRetries: 12, policies: { retry_throttling: { max_tokens: 20, token_ratio: 0.1 } }, prefix: `throttling-${scope}` });
+      const summaries = await runFleet({ processes: 8, scope, durationMs: 800, concurrency: 1, gapMs: 20, maxRetries: 12, policies, prefix: `${Object.keys(policies)[0]}-${scope}` });
       for (const s of summaries) expect(s.code).toBe(0);
       retries[scope] = up.retries;
     }
-    // scope: process: each process retries while its own count is above 10, about 8 retries each.
-    // Stated bound (docs/fleet.md): max_tokens / 2 + 2 × processes = 26 for the fleet's one count.
-    expect(retries.process, JSON.stringify(retries)).toBeGreaterThanOrEqual(60);
+    expect(retries.process, JSON.stringify(retries)).toBeGreaterThanOrEqual(processAtLeast);
     expect(retries.fleet, JSON.stringify(retries)).toBeLessThanOrEqual(26);
-    expect(retries.fleet, JSON.stringify(retries)).toBeGreaterThanOrEqual(9);
-  }, 30_000);
-
-  it("a fleet retry quota is one token count: on a failing upstream the fleet retries within its stated bound, where scope: process spends a quota in every process", async () => {
-    up.failing = true;
-    up.holdMs = 5;
-    const retries: Record<string, number> = {};
-    for (const scope of ["process", "fleet"] as const) {
-      up.reset();
-      const summaries = await runFleet({ processes: 8, scope, durationMs: 800, concurrency: 1, gapMs: 20, maxRetries: 12, policies: { retry_quota: { capacity: 50, cost: 5 } }, prefix: `quota-${scope}` });
-      for (const s of summaries) expect(s.code).toBe(0);
-      retries[scope] = up.retries;
-    }
-    // scope: process: 10 retries of cost 5 in each process (80). Stated bound (docs/fleet.md):
-    // capacity / cost + 2 × processes = 26 for the fleet's one count.
-    expect(retries.process, JSON.stringify(retries)).toBe(80);
-    expect(retries.fleet, JSON.stringify(retries)).toBeLessThanOrEqual(26);
-    expect(retries.fleet, JSON.stringify(retries)).toBeGreaterThanOrEqual(10);
+    expect(retries.fleet, JSON.stringify(retries)).toBeGreaterThanOrEqual(fleetAtLeast);
   }, 30_000);
 
   it("a fleet retry quota is one token count: each store applies what is new in a process's sum of changes, once, within [0, capacity]", async () => {
