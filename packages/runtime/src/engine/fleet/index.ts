@@ -48,9 +48,9 @@ export function startFleet(playbook: Playbook, policies: SharedPolicies, quota: 
   const leases: LeasedBucket[] = [];
   for (const [name, policy] of Object.entries(playbook.rate_limits ?? {})) {
     if (policy.scope !== "fleet" || policy.limit === undefined || policies.rateLimits === undefined) continue;
-    const lease = new LeasedBucket(name, policy as typeof policy & { limit: NonNullable<typeof policy.limit> }, mode);
-    policies.rateLimits.lease(name, lease);
-    leases.push(lease);
+    const limited = policy as typeof policy & { limit: NonNullable<typeof policy.limit> };
+    const lease = policies.rateLimits.lease(name, (own) => new LeasedBucket(name, limited, own, mode));
+    if (lease !== undefined) leases.push(lease);
   }
   if (leases.length > 0) parts.push(new FleetRates(leases));
   if (parts.length === 0) return undefined;

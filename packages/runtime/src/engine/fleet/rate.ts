@@ -12,12 +12,15 @@
 import type { RateLimitPolicy } from "../../model/playbook.js";
 import type { FleetRateReport, FleetReport, FleetTotals } from "./store.js";
 import type { FleetMode, FleetPart } from "./sync.js";
-import type { RateBucket } from "../policies/rate-limits.js";
+import type { QuotaReading, RateBucket } from "../policies/rate-limits.js";
 
-/** One fleet rate limit's lease in this process: a bucket that only the store refills. */
+/**
+ * One fleet rate limit's lease in this process: a bucket that only the store refills. Before
+ * the first lease and with the store down, this process's own bucket decides.
+ */
 export class LeasedBucket implements RateBucket {
   /** Tokens left of the lease (below zero: taken ahead of the next one, by waiters). */
-  tokens = 0;
+  private left = 0;
   /** All the tokens this process took since it started. */
   spent = 0;
   /** `spent` when the report that brought the current lease was sent, and when the one before was. */
@@ -34,6 +37,7 @@ export class LeasedBucket implements RateBucket {
   constructor(
     readonly name: string,
     private readonly policy: RateLimitPolicy & { limit: { requests: number; per_ms: number } },
+    private readonly own: RateBucket,
     private readonly modeOf: () => FleetMode,
   ) {
     this.capacity = policy.burst ?? policy.limit.requests;
@@ -45,37 +49,48 @@ export class LeasedBucket implements RateBucket {
     return this.leased && this.modeOf() === "fleet";
   }
 
-  refill(): void {}
+  get tokens(): number {
+    return this.active ? this.left : this.own.tokens;
+  }
 
-  tokensAt(): number {
-    return this.tokens;
+  refill(now: number): void {
+    if (!this.active) this.own.refill(now);
+  }
+
+  tokensAt(now: number): number {
+    return this.active ? this.left : this.own.tokensAt(now);
   }
 
   reserve(now: number): number {
-    this.tokens -= 1;
+    if (!this.active) return this.own.reserve(now);
+    this.left -= 1;
     this.spent++;
-    if (this.tokens >= 0) return 0;
+    if (this.left >= 0) return 0;
     // Beyond the lease: go at this process's share of the fleet's rate; the next sync charges it to the fleet's bucket.
     this.paceAt = Math.max(now, this.paceAt) + this.instances / this.rate;
     return Math.ceil(this.paceAt - now);
   }
 
-  tryTake(): boolean {
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
+  tryTake(now: number): boolean {
+    if (!this.active) return this.own.tryTake(now);
+    if (this.left < 1) return false;
+    this.left -= 1;
     this.spent++;
     return true;
   }
 
   release(): void {
-    if (this.tokens < 0) this.paceAt -= this.instances / this.rate;
-    this.tokens += 1;
+    // A release follows its reserve at once: the same bucket took it.
+    if (!this.active) return this.own.release();
+    if (this.left < 0) this.paceAt -= this.instances / this.rate;
+    this.left += 1;
     this.spent--;
   }
 
   /** A response's remaining quota can only shrink the lease. */
-  correct(reading: { remaining: number }): void {
-    this.tokens = Math.min(this.tokens, reading.remaining);
+  correct(reading: QuotaReading, now: number): void {
+    if (!this.active) this.own.correct(reading, now);
+    else this.left = Math.min(this.left, reading.remaining);
   }
 
   report(): FleetRateReport {
@@ -88,7 +103,7 @@ export class LeasedBucket implements RateBucket {
   granted(grant: number, sent: FleetRateReport, instances: number): void {
     this.usedLastInterval = sent.spent - this.spentAtSend;
     this.spentAtSend = sent.spent;
-    this.tokens = grant - (this.spent - sent.spent);
+    this.left = grant - (this.spent - sent.spent);
     this.leased = true;
     this.instances = instances;
   }

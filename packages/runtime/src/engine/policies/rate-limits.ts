@@ -133,18 +133,13 @@ function readIetf(headers: Record<string, string>): QuotaReading | QuotaIgnored 
 /** What pacing asks of a bucket: this process's own, or its lease of a fleet's (engine/fleet/rate.ts). */
 export interface RateBucket {
   readonly capacity: number;
-  tokens: number;
+  readonly tokens: number;
   refill(now: number): void;
   tokensAt(now: number): number;
   reserve(now: number): number;
   tryTake(now: number): boolean;
   release(): void;
   correct(reading: QuotaReading, now: number): void;
-}
-
-/** A fleet rate limit's lease (engine/fleet/rate.ts): it decides while `active`. */
-export interface FleetLease extends RateBucket {
-  readonly active: boolean;
 }
 
 /** A token bucket of `capacity`, refilled at `perMs` ms a token, reservable below zero. */
@@ -216,11 +211,8 @@ interface Limit {
   readonly name: string;
   readonly policy: RateLimitPolicy;
   readonly globs: readonly string[];
-  readonly local: TokenBucket | undefined;
-  /** `scope: fleet`: this process's lease of the fleet's bucket, which decides while active. */
-  fleet: FleetLease | undefined;
-  /** The bucket that decides now. */
-  readonly bucket: RateBucket | undefined;
+  /** This process's bucket, or with `scope: fleet` its lease of the fleet's (which falls back on this process's bucket). */
+  bucket: RateBucket | undefined;
   readonly adaptive: AwsAdaptiveLimiter | undefined;
   readonly headers: HeaderSpec | undefined;
 }
@@ -242,21 +234,18 @@ export class RateLimits {
         name,
         policy,
         globs: typeof policy.tools === "string" ? [policy.tools] : policy.tools,
-        local: limit === undefined ? undefined : new TokenBucket(policy.burst ?? limit.requests, limit.requests / limit.per_ms, now),
-        fleet: undefined,
-        get bucket() {
-          return this.fleet?.active === true ? this.fleet : this.local;
-        },
+        bucket: limit === undefined ? undefined : new TokenBucket(policy.burst ?? limit.requests, limit.requests / limit.per_ms, now),
         adaptive: policy.adaptive === "aws" ? new AwsAdaptiveLimiter(seconds) : undefined,
         headers: policy.from_headers === undefined ? undefined : headerSpecOf(policy.from_headers),
       });
     }
   }
 
-  /** Give a `scope: fleet` limit its lease of the fleet's bucket (engine/fleet/index.ts). */
-  lease(name: string, lease: FleetLease): void {
+  /** Give a `scope: fleet` limit with a bucket its lease of the fleet's (engine/fleet/index.ts), made over this process's bucket. */
+  lease<T extends RateBucket>(name: string, make: (own: RateBucket) => T): T | undefined {
     const limit = this.limits.find((l) => l.name === name);
-    if (limit !== undefined) limit.fleet = lease;
+    if (limit?.bucket === undefined) return undefined;
+    return (limit.bucket = make(limit.bucket));
   }
 
   /** The limits over a tool, worked out once per tool. */
@@ -350,7 +339,7 @@ export class RateLimits {
   viewAt(now: number): { name: string; bucket: { tokens: number; capacity: number } | undefined; adaptive: { active: boolean; tokens: number; fillRate: number; capacity: number } | undefined }[] {
     return this.limits.map((l) => ({
       name: l.name,
-      bucket: l.bucket === undefined ? undefined : { tokens: Math.min(l.bucket.capacity, l.bucket!.tokensAt(now)), capacity: l.bucket.capacity },
+      bucket: l.bucket === undefined ? undefined : { tokens: Math.min(l.bucket.capacity, l.bucket.tokensAt(now)), capacity: l.bucket.capacity },
       adaptive: l.adaptive === undefined ? undefined : { active: l.adaptive.active, tokens: l.adaptive.tokensNow(), fillRate: l.adaptive.fillRate, capacity: l.adaptive.maxCapacity },
     }));
   }
