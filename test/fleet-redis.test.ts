@@ -21,12 +21,14 @@ import { redisCommand, skipWithoutRedis, sleep, slowProxy, startRedis, type Redi
 const CHILD = join(REPO, "test/helpers/fleet-child.mjs");
 const BUDGET = { percent: 1, min_concurrency: 4 };
 
-/** A loopback upstream: holds each request `holdMs`, answers 503 while `failing`; counts the retries in flight at once. */
-function upstream(): { server: Server; port: () => number; failing: boolean; holdMs: number; maxRetriesInFlight: number; reset(): void } {
+/** A loopback upstream: holds each request `holdMs`, answers 503 while `failing`; counts the retries, and those in flight at once. */
+function upstream(): { server: Server; port: () => number; failing: boolean; holdMs: number; maxRetriesInFlight: number; retries: number; times: number[]; reset(): void } {
   let retriesInFlight = 0;
   const state = {
     server: createServer((req, res) => {
       const retry = Number(req.headers["x-attempt"]) > 1;
+      if (retry) state.retries++;
+      state.times.push(Date.now());
       if (retry) state.maxRetriesInFlight = Math.max(state.maxRetriesInFlight, ++retriesInFlight);
       setTimeout(() => {
         if (retry) retriesInFlight--;
@@ -37,8 +39,12 @@ function upstream(): { server: Server; port: () => number; failing: boolean; hol
     failing: false,
     holdMs: 5,
     maxRetriesInFlight: 0,
+    retries: 0,
+    times: [] as number[],
     reset() {
       state.maxRetriesInFlight = 0;
+      state.retries = 0;
+      state.times = [];
     },
   };
   return state;
@@ -64,6 +70,9 @@ interface FleetRun {
   waitSync?: boolean;
   /** Runs while the processes dispatch, from the moment they start. */
   during?: () => Promise<void>;
+  /** The playbook's shared policies, `scope` set on each (default: the retry budget). */
+  policies?: Partial<Pick<Playbook, "retry_budget" | "retry_throttling" | "retry_quota" | "rate_limits">>;
+  maxRetries?: number;
 }
 
 let redis: RedisServer;
@@ -73,7 +82,11 @@ const dir = mkdtempSync(join(tmpdir(), "failbook-fleet-"));
 /** Start the processes, wait for each one's first sync, start them together, collect their summaries. */
 async function runFleet(run: FleetRun, redisPort = redis.port): Promise<ChildSummary[]> {
   const project = join(dir, `${run.prefix}.json`);
-  const book = playbook({ server: { action: "retry_with_backoff", max_retries: 5, backoff_ms: [5, 5, 5, 5, 5] } }, { retry_budget: { ...BUDGET, scope: run.scope }, fleet: run.fleet ?? { sync_ms: 50, lease_ms: 1000 } });
+  const policies: Partial<Playbook> = { ...(run.policies ?? { retry_budget: BUDGET }) };
+  for (const key of ["retry_budget", "retry_throttling", "retry_quota"] as const) if (policies[key] !== undefined) policies[key] = { ...policies[key], scope: run.scope } as never;
+  if (policies.rate_limits !== undefined) policies.rate_limits = Object.fromEntries(Object.entries(policies.rate_limits).map(([name, limit]) => [name, { ...limit, scope: run.scope }]));
+  const maxRetries = run.maxRetries ?? 5;
+  const book = playbook({ server: { action: "retry_with_backoff", max_retries: maxRetries, backoff_ms: Array(maxRetries).fill(5) } }, { ...policies, fleet: run.fleet ?? { sync_ms: 50, lease_ms: 1000 } });
   writeFileSync(project, JSON.stringify({ registry: REGISTRY, playbook: book }));
   const children = Array.from({ length: run.processes }, (_, i) => {
     const settings = { project, redisPort, upstreamPort: up.port(), prefix: run.prefix, instance: `p${i}`, client: i % 2 === 0 ? "ioredis" : "node-redis", durationMs: run.durationMs, concurrency: run.concurrency, gapMs: run.gapMs ?? 0, waitSync: run.waitSync ?? true };
@@ -94,6 +107,16 @@ async function runFleet(run: FleetRun, redisPort = redis.port): Promise<ChildSum
   for (const c of children) c.child.stdin!.write("go\n");
   await run.during?.();
   return Promise.all(children.map((c) => c.summary));
+}
+
+/** The most requests in any window of `ms`. */
+function busiestWindow(times: number[], ms: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
 }
 
 describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPEC 23)", () => {
@@ -121,6 +144,79 @@ describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPE
     expect(peaks.fleet).toBeLessThanOrEqual(12);
     expect(peaks.process).toBeGreaterThan(4 * 5);
     expect(peaks.process).toBeGreaterThan(2 * peaks.fleet!);
+  }, 30_000);
+
+  // Eight processes, one call at a time each, on an upstream that only fails.
+  // Throttling: scope: process retries while each process's own count is above 10, about 8 retries each;
+  // stated bound (docs/fleet.md): max_tokens / 2 + 2 × processes = 26 for the fleet's one count.
+  // Quota: scope: process takes 10 retries of cost 5 in each process (80); stated bound:
+  // capacity / cost + 2 × processes = 26.
+  it.each([
+    { policy: "retry throttling", policies: { retry_throttling: { max_tokens: 20, token_ratio: 0.1 } }, processAtLeast: 60, fleetAtLeast: 9 },
+    { policy: "retry quota", policies: { retry_quota: { capacity: 50, cost: 5 } }, processAtLeast: 80, fleetAtLeast: 10 },
+  ])("a fleet $policy keeps one token count: on a failing upstream the fleet retries within its stated bound, where scope: process retries in every process", async ({ policies, processAtLeast, fleetAtLeast }) => {
+    up.failing = true;
+    up.holdMs = 5;
+    const retries: Record<string, number> = {};
+    for (const scope of ["process", "fleet"] as const) {
+      up.reset();
+      const summaries = await runFleet({ processes: 8, scope, durationMs: 800, concurrency: 1, gapMs: 20, maxRetries: 12, policies, prefix: `${Object.keys(policies)[0]}-${scope}` });
+      for (const s of summaries) expect(s.code).toBe(0);
+      retries[scope] = up.retries;
+    }
+    expect(retries.process, JSON.stringify(retries)).toBeGreaterThanOrEqual(processAtLeast);
+    expect(retries.fleet, JSON.stringify(retries)).toBeLessThanOrEqual(26);
+    expect(retries.fleet, JSON.stringify(retries)).toBeGreaterThanOrEqual(fleetAtLeast);
+  }, 30_000);
+
+  it("a fleet retry quota is one token count: each store applies what is new in a process's sum of changes, once, within [0, capacity]", async () => {
+    const io = new Redis({ port: redis.port, host: "127.0.0.1", lazyConnect: true });
+    const node = createClient({ socket: { port: redis.port, host: "127.0.0.1" } });
+    await io.connect();
+    await node.connect();
+    try {
+      const a = redisFleetStore(io, { prefix: "quota" });
+      const b = redisFleetStore(node, { prefix: "quota" });
+      const report = (instance: string, net: number, leave?: true) => ({ v: 1 as const, instance, lease_ms: 1000, quota: { net, max: 100 }, ...(leave ? { leave } : {}) });
+      // A new fleet starts full; a process's first report starts from its sum then.
+      expect((await a.sync(report("a", 0))).quota).toEqual({ tokens: 100 });
+      expect((await b.sync(report("b", -5))).quota).toEqual({ tokens: 100 });
+      expect((await a.sync(report("a", -30))).quota).toEqual({ tokens: 70 });
+      // Sent twice (a sync that answered late), the same sum applies nothing more.
+      expect((await a.sync(report("a", -30))).quota).toEqual({ tokens: 70 });
+      expect((await b.sync(report("b", -25))).quota).toEqual({ tokens: 50 });
+      expect((await a.sync(report("a", -100))).quota).toEqual({ tokens: 0 });
+      expect((await b.sync(report("b", 500))).quota).toEqual({ tokens: 100 });
+      expect(await io.hget("{failbook:quota}:quota", "i:b")).toBe("500");
+      await a.sync(report("a", -100, true));
+      expect(await io.hexists("{failbook:quota}:quota", "i:a")).toBe(0);
+      expect(await io.pttl("{failbook:quota}:quota")).toBeGreaterThan(0);
+      // A tampered count is ignored (the fleet starts full again), never an error.
+      await io.hset("{failbook:quota}:quota", "tokens", "lots");
+      expect((await b.sync(report("b", 490))).quota).toEqual({ tokens: 100 });
+    } finally {
+      io.disconnect();
+      await node.quit();
+    }
+  });
+
+  it("(c) a fleet rate limit holds the upstream's count per window to the limit plus its stated bound across four processes, where scope: process lets each spend the whole limit", async () => {
+    up.failing = false;
+    up.holdMs = 2;
+    const windows: Record<string, number> = {};
+    const limit = { requests: 20, per_ms: 1000 };
+    for (const scope of ["process", "fleet"] as const) {
+      up.reset();
+      const summaries = await runFleet({ processes: 4, scope, durationMs: 3000, concurrency: 4, policies: { rate_limits: { up: { tools: "up.*", limit, max_wait_ms: 5000 } } }, prefix: `rate-${scope}` });
+      for (const s of summaries) expect(s.code).toBe(0);
+      windows[scope] = busiestWindow(up.times, limit.per_ms);
+    }
+    // One bucket allows burst + requests in any window of per_ms (40). Stated bound (docs/fleet.md):
+    // + 3 × requests × sync_ms / per_ms (the leases out, and what the next sync charges) + processes = 47.
+    expect(windows.process, JSON.stringify(windows)).toBeGreaterThanOrEqual(4 * 40 - 8);
+    expect(windows.fleet, JSON.stringify(windows)).toBeLessThanOrEqual(40 + 3 + 4);
+    // The leases do not starve the fleet: it still gets the limit's rate.
+    expect(windows.fleet, JSON.stringify(windows)).toBeGreaterThanOrEqual(limit.requests);
   }, 30_000);
 
   it("(d) redis killed with SIGKILL and restarted mid-run: no call waits on it, each process reports the outage within lease_ms and recovers after", async () => {

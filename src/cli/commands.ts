@@ -25,6 +25,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "storm", load: async () => (await import("./storm.js")).registerStorm },
   { name: "import", load: async () => (await import("./import.js")).registerImport },
   { name: "new", load: async () => (await import("./new.js")).registerNew },
+  { name: "fleet", load: async () => (await import("./fleet.js")).registerFleet },
 ];
 
 /** Global options that take a value, so that the value is not mistaken for the command. */

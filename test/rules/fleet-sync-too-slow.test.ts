@@ -6,6 +6,8 @@ ruleTester("fleet-sync-too-slow", {
   valid: [
     { name: "the defaults", playbook: base + "fleet: {}\n" },
     { name: "a lease of twice the sync", playbook: base + "fleet: { sync_ms: 500, lease_ms: 1000 }\n" },
+    { name: "a fleet rate limit over 4 × sync_ms", playbook: base + "fleet: { sync_ms: 250 }\nrate_limits:\n  gh: { tools: \"gh.*\", limit: { requests: 10, per_ms: 1000 }, scope: fleet }\n" },
+    { name: "a process rate limit under it", playbook: base + "fleet: { sync_ms: 250 }\nrate_limits:\n  gh: { tools: \"gh.*\", limit: { requests: 1, per_ms: 100 } }\n" },
   ],
   invalid: [
     {
@@ -17,6 +19,11 @@ ruleTester("fleet-sync-too-slow", {
       name: "the default lease and a slow sync",
       playbook: base + "fleet: { sync_ms: 600 }\n",
       findings: [{ message: "fleet lease_ms 1000 is under twice sync_ms 600: one sync that answers late (its timeout is sync_ms) counts the store down; make lease_ms at least 1200 or sync more often", file: "playbook.yaml", line: 8, column: 19 }],
+    },
+    {
+      name: "a fleet rate limit whose per_ms is under 4 × sync_ms",
+      playbook: base + "fleet: { sync_ms: 250 }\nrate_limits:\n  gh: { tools: \"gh.*\", limit: { requests: 1, per_ms: 500 }, scope: fleet }\n",
+      findings: [{ message: "rate limit gh has scope: fleet and per_ms 500, under 4 × fleet sync_ms 250: its leases would follow the window a quarter of it late; make per_ms at least 1000 (the same rate over a longer window) or sync more often", file: "playbook.yaml", line: 10, column: 54 }],
     },
   ],
 });

@@ -3,23 +3,31 @@ import { FLEET_DEFAULTS } from "failbook-runtime/engine/fleet/sync.js";
 
 /**
  * SPEC 23: a fleet policy whose own window is short beside `sync_ms` decides mostly on stale
- * totals. The retry budget has no window; what it sees is the lease: a lease shorter than
+ * totals: a fleet rate limit whose `per_ms` is under `4 × sync_ms`. And a lease shorter than
  * twice the sync makes one late sync count the store down.
  */
 export const fleetSyncTooSlow: LintRule = {
   id: "fleet-sync-too-slow",
   severity: "warning",
   verdictFields: [],
-  description: "A fleet: block whose lease_ms is under twice its sync_ms: one late sync counts the store down.",
+  description: "A fleet rate limit whose per_ms is under 4 × sync_ms, or a fleet: block whose lease_ms is under twice its sync_ms.",
   example: `# playbooks/playbook.yaml
 fleet: { sync_ms: 400, lease_ms: 500 }
 retry_budget: { scope: fleet }`,
-  fix: "Sync more often or lengthen the lease: lease_ms of at least 2 × sync_ms (the defaults are 250 and 1000).",
+  fix: "Sync more often, or lengthen the lease (lease_ms of at least 2 × sync_ms) or the rate limit's window (per_ms of at least 4 × sync_ms); the defaults are 250 and 1000.",
   check({ playbook, report }) {
     const fleet = playbook.value.fleet;
     if (fleet === undefined) return;
     const sync = fleet.sync_ms ?? FLEET_DEFAULTS.sync_ms;
     const lease = fleet.lease_ms ?? FLEET_DEFAULTS.lease_ms;
+    for (const [name, limit] of Object.entries(playbook.value.rate_limits ?? {})) {
+      if (limit.scope !== "fleet" || limit.limit === undefined || limit.limit.per_ms >= 4 * sync) continue;
+      report({
+        message: `rate limit ${name} has scope: fleet and per_ms ${limit.limit.per_ms}, under 4 × fleet sync_ms ${sync}: its leases would follow the window a quarter of it late; make per_ms at least ${4 * sync} (the same rate over a longer window) or sync more often`,
+        doc: playbook.doc,
+        path: ["rate_limits", name, "limit", "per_ms"],
+      });
+    }
     // Above the lease is a schema error (load/project.ts); here, a lease that one late sync ends.
     if (sync > lease || lease >= 2 * sync) return;
     report({

@@ -5,6 +5,7 @@
  * call into a retry storm.
  */
 import type { RetryQuota } from "../model/playbook.js";
+import type { TokenView } from "./fleet/tokens.js";
 
 export const DEFAULT_RETRY_COST = 5;
 export const DEFAULT_REFUND = 1;
@@ -12,6 +13,10 @@ export const DEFAULT_REFUND = 1;
 export class RetryQuotaBucket {
   readonly capacity: number;
   private available: number;
+  /** The sum of this process's takes and refunds since it started, unclamped: what a fleet sync sends. */
+  net = 0;
+  /** Set with `scope: fleet` and a dispatcher fleet (engine/fleet/tokens.ts): the fleet's count decides. */
+  fleet: TokenView | undefined;
 
   constructor(
     readonly policy: RetryQuota,
@@ -23,7 +28,11 @@ export class RetryQuotaBucket {
   }
 
   get tokens(): number {
-    return this.available;
+    return this.fleet?.mode === "fleet" ? this.fleet.tokens(this.net) : this.available;
+  }
+
+  get max(): number {
+    return this.capacity;
   }
 
   /** A retry's cost: by the verdict's class, else by the error's kind, else `cost`. */
@@ -36,11 +45,17 @@ export class RetryQuotaBucket {
   }
 
   canTake(cost: number): boolean {
-    return cost <= this.available;
+    const fleet = this.fleet;
+    if (fleet === undefined || fleet.mode === "alone") return cost <= this.available;
+    if (fleet.mode === "closed") return false;
+    // Between two syncs this process takes at most its share of the tokens the fleet had then, or one retry's cost.
+    return cost <= fleet.tokens(this.net) && fleet.spent + cost <= Math.max(cost, fleet.share(0));
   }
 
   take(cost: number): void {
-    this.available -= cost;
+    this.available = Math.max(0, this.available - cost);
+    this.net -= cost;
+    if (this.fleet !== undefined) this.fleet.spent += cost;
   }
 
   /**
@@ -63,5 +78,6 @@ export class RetryQuotaBucket {
       }
     }
     this.available = Math.min(this.capacity, this.available + back);
+    this.net += back;
   }
 }

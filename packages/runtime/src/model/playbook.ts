@@ -61,6 +61,8 @@ export interface RetryQuota {
   cost_by_class?: Record<string, number>;
   refund?: number;
   refund_on_recovery?: "last" | "all" | "none";
+  /** One token count for this process (default) or the whole fleet's (SPEC 23). */
+  scope?: PolicyScope;
 }
 
 export interface RetryWithBackoff {
@@ -227,6 +229,8 @@ export interface RateLimitPolicy {
   max_wait_ms?: number;
   /** The AWS SDK's adaptive retry mode (`DefaultRateLimiter`). */
   adaptive?: "aws";
+  /** One bucket for this process (default) or the fleet's, shared by leases (SPEC 23; a `limit:` bucket only). */
+  scope?: PolicyScope;
 }
 
 /** Where a policy's state lives (SPEC 23): this process alone (default), or the fleet's, through the `fleet:` store. */
@@ -254,6 +258,8 @@ export interface RetryBudgetPolicy {
 export interface RetryThrottlingPolicy {
   max_tokens: number;
   token_ratio: number;
+  /** One token count for this process (default) or the whole fleet's (SPEC 23). */
+  scope?: PolicyScope;
 }
 
 /** gRPC's hedgingPolicy (A6, SPEC 18). */

@@ -36,12 +36,14 @@ export function redisFleetStore(client: RedisClientLike, options: RedisFleetStor
     throw new TypeError(`redisFleetStore: prefix ${JSON.stringify(prefix)} must be a non-empty name without braces or spaces (it goes inside the keys' hash tag {failbook:PREFIX})`);
   }
   const run = commandsOf(client);
-  const keys = SYNC_KEYS.map((name) => `{failbook:${prefix}}:${name}`);
+  const tag = `{failbook:${prefix}}`;
+  const base = SYNC_KEYS.map((name) => `${tag}:${name}`);
   const sha = sha1Hex(SYNC_SCRIPT);
   let warned = false;
   return {
     async sync(report: FleetReport): Promise<FleetTotals> {
       const arg = JSON.stringify(report);
+      const keys = report.rates === undefined ? base : [...base, ...report.rates.map((r) => `${tag}:rate:${r.name}`)];
       let reply: unknown;
       try {
         reply = await run.evalsha(await sha, keys, arg);
@@ -105,6 +107,18 @@ function totalsOf(reply: unknown): FleetTotals & { ignored: number } {
   const totals: FleetTotals & { ignored: number } = { now_ms: parsed.now_ms, instances: parsed.instances, ignored: typeof parsed.ignored === "number" ? parsed.ignored : 0 };
   const budget = parsed.budget as { calls?: unknown; retries?: unknown } | undefined;
   if (budget !== undefined && typeof budget.calls === "number" && typeof budget.retries === "number") totals.budget = { calls: budget.calls, retries: budget.retries };
+  for (const key of ["throttling", "quota"] as const) {
+    const count = (parsed as Record<string, { tokens?: unknown } | undefined>)[key]?.tokens;
+    if (typeof count === "number") totals[key] = { tokens: count };
+  }
+  const rates = (parsed as { rates?: unknown }).rates;
+  if (Array.isArray(rates)) {
+    totals.rates = rates.map((r: { name?: unknown; grant?: unknown; tokens?: unknown } | null) => ({
+      name: typeof r?.name === "string" ? r.name : "",
+      grant: typeof r?.grant === "number" ? r.grant : -1,
+      tokens: typeof r?.tokens === "number" ? r.tokens : 0,
+    }));
+  }
   return totals;
 }
 

@@ -6,9 +6,14 @@
  * skipped and counted in `ignored`, never an error.
  *
  * KEYS: 1 the processes (a sorted set: instance -> last sync, store ms), 2 the retry budget (a
- * hash: instance -> "calls:retries"). ARGV: 1 the report, as JSON.
+ * hash: instance -> "calls:retries"), 3 and 4 retry throttling's and the retry quota's token
+ * counts (a hash: "tokens" -> the fleet's count, "i:" instance -> the sum of that process's
+ * changes it last reported), then one key per fleet rate limit in the report's order (a hash:
+ * "tokens" and "at", the fleet's bucket and when it was last refilled, store ms; "o:" instance
+ * -> "lease:spent", the lease it holds and all it had spent at its last report). ARGV: 1 the
+ * report, as JSON.
  */
-export const SYNC_KEYS = ["instances", "budget"] as const;
+export const SYNC_KEYS = ["instances", "budget", "throttling", "quota"] as const;
 
 export const SYNC_SCRIPT = `
 local report = cjson.decode(ARGV[1])
@@ -31,6 +36,12 @@ local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon)
 if #gone > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', horizon)
   redis.call('HDEL', KEYS[2], unpack(gone))
+  for i = 1, #gone do gone[i] = 'i:' .. gone[i] end
+  redis.call('HDEL', KEYS[3], unpack(gone))
+  redis.call('HDEL', KEYS[4], unpack(gone))
+  -- A process gone keeps its lease: the bucket refills it in time.
+  for i = 1, #gone do gone[i] = 'o:' .. string.sub(gone[i], 3) end
+  for k = 5, #KEYS do redis.call('HDEL', KEYS[k], unpack(gone)) end
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 
@@ -56,6 +67,73 @@ if type(budget) == 'table' then
   end
   out.budget = { calls = calls, retries = retries }
   redis.call('PEXPIRE', KEYS[2], ttl)
+end
+
+-- One fleet token count: the store applies what is new in this process's sum of changes since
+-- its last report (a repeated report applies nothing), and keeps the count within [0, max].
+-- A process the store does not know yet (new, or its lease ended) starts from its sum now.
+local function tokens(key, r)
+  if type(r) ~= 'table' then return nil end
+  local net, max = tonumber(r.net), tonumber(r.max)
+  if net == nil or max == nil or max <= 0 then return nil end
+  local field = 'i:' .. id
+  local raw = redis.call('HGET', key, 'tokens')
+  local count = tonumber(raw)
+  if count == nil then
+    if raw then ignored = ignored + 1 end
+    redis.call('DEL', key)
+    count = max
+  else
+    local last = tonumber(redis.call('HGET', key, field))
+    if last ~= nil then count = math.min(max, math.max(0, count + net - last)) end
+  end
+  if leaving then redis.call('HDEL', key, field) else redis.call('HSET', key, field, tostring(net)) end
+  redis.call('HSET', key, 'tokens', tostring(count))
+  redis.call('PEXPIRE', key, ttl)
+  return { tokens = count }
+end
+out.throttling = tokens(KEYS[3], report.throttling)
+out.quota = tokens(KEYS[4], report.quota)
+
+-- Rate limits shared by leases: refill the fleet's bucket by the store's clock, charge what the
+-- process spent since its last report against the lease it held and take the rest back, then
+-- lease it up to what it wants. A process the store does not know yet starts from its sum now.
+local function lease(key, r)
+  if type(r) ~= 'table' then return nil end
+  local spent, want, cap = tonumber(r.spent), tonumber(r.want), tonumber(r.capacity)
+  local requests, per = tonumber(r.requests), tonumber(r.per_ms)
+  if spent == nil or want == nil or cap == nil or requests == nil or per == nil or cap <= 0 or requests <= 0 or per <= 0 then return nil end
+  local field = 'o:' .. id
+  local tokens, at = tonumber(redis.call('HGET', key, 'tokens')), tonumber(redis.call('HGET', key, 'at'))
+  if tokens == nil or at == nil then
+    if redis.call('EXISTS', key) == 1 then ignored = ignored + 1 end
+    redis.call('DEL', key)
+    tokens, at = cap, now
+  end
+  if now > at then tokens = math.min(cap, tokens + (now - at) * requests / per) end
+  local held = redis.call('HGET', key, field)
+  if held then
+    local out, last = string.match(held, '^(-?[%d.]+):(-?[%d.]+)$')
+    if out == nil then ignored = ignored + 1 else tokens = math.min(cap, tokens + tonumber(out) - (spent - tonumber(last))) end
+  end
+  local grant = 0
+  if leaving then
+    redis.call('HDEL', key, field)
+  else
+    grant = math.max(0, math.min(math.floor(tokens), want))
+    tokens = tokens - grant
+    redis.call('HSET', key, field, tostring(grant) .. ':' .. tostring(spent))
+  end
+  redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
+  redis.call('PEXPIRE', key, math.max(ttl, math.ceil(per * 2)))
+  return { name = tostring(r.name), grant = grant, tokens = tokens }
+end
+if type(report.rates) == 'table' and #report.rates > 0 then
+  local rates = {}
+  for i = 1, #report.rates do
+    rates[i] = lease(KEYS[4 + i], report.rates[i]) or { name = tostring(report.rates[i].name), grant = -1, tokens = 0 }
+  end
+  out.rates = rates
 end
 
 out.ignored = ignored

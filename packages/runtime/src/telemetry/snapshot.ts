@@ -80,7 +80,7 @@ export function snapshotOf(policies: SharedPolicies, quota: RetryQuotaBucket | u
       budget === undefined
         ? null
         : { retries_in_progress: budget.retriesInProgress, calls_in_progress: budget.callsInProgress, limit: budget.limit(), remaining: Math.max(0, budget.limit() - budget.retriesInProgress) },
-    retry_throttling: throttle === undefined ? null : { tokens: throttle.tokens, max_tokens: throttle.threshold * 2, threshold: throttle.threshold, retries_allowed: throttle.allowsRetry() },
+    retry_throttling: throttle === undefined ? null : { tokens: throttle.tokens, max_tokens: throttle.threshold * 2, threshold: throttle.threshold, retries_allowed: throttle.retriesAllowed },
     retry_quota: quota === undefined ? null : { tokens: quota.tokens, capacity: quota.capacity },
     rate_limits: (rateLimits?.viewAt(now) ?? []).map((l) => ({
       name: l.name,

@@ -5,7 +5,10 @@
  */
 import type { Playbook } from "../../model/playbook.js";
 import type { SharedPolicies } from "../policies/index.js";
+import type { RetryQuotaBucket } from "../quota.js";
 import { FleetBudget } from "./budget.js";
+import { FleetRates, LeasedBucket } from "./rate.js";
+import { FleetTokens } from "./tokens.js";
 import type { FleetStore } from "./store.js";
 import { FleetSync, type FleetEvent, type FleetPart, type FleetTimers } from "./sync.js";
 
@@ -23,7 +26,7 @@ export interface FleetOptions {
 }
 
 /** Starts the sync of a dispatcher's `scope: fleet` policies; undefined when the playbook has none. */
-export function startFleet(playbook: Playbook, policies: SharedPolicies, options: FleetOptions, now: () => number, emit: (event: FleetEvent) => void): FleetSync | undefined {
+export function startFleet(playbook: Playbook, policies: SharedPolicies, quota: RetryQuotaBucket | undefined, options: FleetOptions, now: () => number, emit: (event: FleetEvent) => void): FleetSync | undefined {
   const parts: FleetPart[] = [];
   let sync: FleetSync | undefined;
   const mode = () => sync!.mode;
@@ -32,6 +35,24 @@ export function startFleet(playbook: Playbook, policies: SharedPolicies, options
     policies.budget.fleet = budget;
     parts.push(budget);
   }
+  if (playbook.retry_throttling?.scope === "fleet" && policies.throttle !== undefined) {
+    const tokens = new FleetTokens("throttling", policies.throttle, mode);
+    policies.throttle.fleet = tokens;
+    parts.push(tokens);
+  }
+  if (playbook.retry_quota?.scope === "fleet" && quota !== undefined) {
+    const tokens = new FleetTokens("quota", quota, mode);
+    quota.fleet = tokens;
+    parts.push(tokens);
+  }
+  const leases: LeasedBucket[] = [];
+  for (const [name, policy] of Object.entries(playbook.rate_limits ?? {})) {
+    if (policy.scope !== "fleet" || policy.limit === undefined || policies.rateLimits === undefined) continue;
+    const limited = policy as typeof policy & { limit: NonNullable<typeof policy.limit> };
+    const lease = policies.rateLimits.lease(name, (own) => new LeasedBucket(name, limited, own, mode));
+    if (lease !== undefined) leases.push(lease);
+  }
+  if (leases.length > 0) parts.push(new FleetRates(leases));
   if (parts.length === 0) return undefined;
   sync = new FleetSync({ store: options.store, settings: playbook.fleet ?? {}, instance: options.instance ?? defaultInstance(), parts, now, emit, timers: options.timers });
   return sync;

@@ -17,6 +17,36 @@ export interface FleetReport {
   leave?: true;
   /** A `scope: fleet` retry budget: this process's calls and retries in progress now. */
   budget?: { calls: number; retries: number };
+  /** A `scope: fleet` retry throttling: this process's token changes since it started, in thousandths. */
+  throttling?: FleetTokenReport;
+  /** A `scope: fleet` retry quota: this process's token changes since it started. */
+  quota?: FleetTokenReport;
+  /** Each `scope: fleet` rate limit with a `limit:`, in the playbook's order. */
+  rates?: FleetRateReport[];
+}
+
+/**
+ * A fleet rate limit's side of a report: all the tokens this process spent since it started
+ * (the store charges what is new since its last report, and takes back the rest of the
+ * lease), the lease it wants next (twice what it used in the last interval) and the bucket.
+ */
+export interface FleetRateReport {
+  name: string;
+  spent: number;
+  want: number;
+  capacity: number;
+  requests: number;
+  per_ms: number;
+}
+
+/**
+ * A fleet token count's side of a report: the sum of all this process's changes (never a
+ * change to add: the store applies what is new since this process's last report) and the
+ * bucket's size, which the count never leaves.
+ */
+export interface FleetTokenReport {
+  net: number;
+  max: number;
 }
 
 /** The fleet's totals after the store took a report in. */
@@ -27,6 +57,12 @@ export interface FleetTotals {
   instances: number;
   /** The retry budget's calls and retries in progress, summed over those processes. */
   budget?: { calls: number; retries: number };
+  /** The fleet's retry-throttling tokens, in thousandths. */
+  throttling?: { tokens: number };
+  /** The fleet's retry-quota tokens. */
+  quota?: { tokens: number };
+  /** Each reported rate limit, in the report's order: this process's new lease, and the fleet's bucket after it. */
+  rates?: { name: string; grant: number; tokens: number }[];
 }
 
 /**

@@ -130,8 +130,20 @@ function readIetf(headers: Record<string, string>): QuotaReading | QuotaIgnored 
   return { remaining, resetInMs: reset === undefined ? undefined : reset * 1000 };
 }
 
+/** What pacing asks of a bucket: this process's own, or its lease of a fleet's (engine/fleet/rate.ts). */
+export interface RateBucket {
+  readonly capacity: number;
+  readonly tokens: number;
+  refill(now: number): void;
+  tokensAt(now: number): number;
+  reserve(now: number): number;
+  tryTake(now: number): boolean;
+  release(): void;
+  correct(reading: QuotaReading, now: number): void;
+}
+
 /** A token bucket of `capacity`, refilled at `perMs` ms a token, reservable below zero. */
-class TokenBucket {
+class TokenBucket implements RateBucket {
   tokens: number;
   private last: number;
   /** The upstream said its window resets then (from_headers): no refill before, full at it. */
@@ -199,7 +211,8 @@ interface Limit {
   readonly name: string;
   readonly policy: RateLimitPolicy;
   readonly globs: readonly string[];
-  readonly bucket: TokenBucket | undefined;
+  /** This process's bucket, or with `scope: fleet` its lease of the fleet's (which falls back on this process's bucket). */
+  bucket: RateBucket | undefined;
   readonly adaptive: AwsAdaptiveLimiter | undefined;
   readonly headers: HeaderSpec | undefined;
 }
@@ -226,6 +239,13 @@ export class RateLimits {
         headers: policy.from_headers === undefined ? undefined : headerSpecOf(policy.from_headers),
       });
     }
+  }
+
+  /** Give a `scope: fleet` limit with a bucket its lease of the fleet's (engine/fleet/index.ts), made over this process's bucket. */
+  lease<T extends RateBucket>(name: string, make: (own: RateBucket) => T): T | undefined {
+    const limit = this.limits.find((l) => l.name === name);
+    if (limit?.bucket === undefined) return undefined;
+    return (limit.bucket = make(limit.bucket));
   }
 
   /** The limits over a tool, worked out once per tool. */
@@ -270,12 +290,13 @@ export class RateLimits {
     if (limits.length === 0) return GO;
     let waitMs = 0;
     let on: string | undefined;
-    const reserved: TokenBucket[] = [];
+    const reserved: RateBucket[] = [];
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i] as Limit;
-      if (l.bucket === undefined) continue;
-      const ms = l.bucket.reserve(now);
-      reserved.push(l.bucket);
+      const bucket = l.bucket;
+      if (bucket === undefined) continue;
+      const ms = bucket.reserve(now);
+      reserved.push(bucket);
       if (ms <= 0) continue;
       const bound = Math.min(l.policy.max_wait_ms ?? Number.POSITIVE_INFINITY, untilMs === undefined ? Number.POSITIVE_INFINITY : untilMs - now);
       if (!wait || l.policy.when_empty === "fail" || ms > bound) {
@@ -304,11 +325,12 @@ export class RateLimits {
     for (let i = 0; i < limits.length; i++) {
       const l = limits[i] as Limit;
       if (l.adaptive !== undefined) l.adaptive.update(throttling);
-      if (l.headers !== undefined && l.bucket !== undefined && headers !== undefined) {
+      const bucket = l.bucket;
+      if (l.headers !== undefined && bucket !== undefined && headers !== undefined) {
         const reading = readQuota(l.headers, headers, nowEpochMs);
         if (reading === undefined) continue;
         if ("ignored" in reading) ignored(l.name, reading.ignored, reading.value);
-        else l.bucket.correct(reading, now);
+        else bucket.correct(reading, now);
       }
     }
   }
