@@ -75,6 +75,19 @@ const patternArb = fc.letrec<{ atom: string; piece: string; seq: string; expr: s
 
 const anchored = fc.tuple(fc.boolean(), patternArb, fc.boolean()).map(([start, p, end]) => `${start ? "^" : ""}${p}${end ? "$" : ""}`);
 
+/**
+ * Smaller patterns, for the properties that ask JavaScript's own engine as the oracle: even on
+ * six characters it backtracks for seconds on a deep one (`((.{1,3}(?:\w+[ab]?)?(?:.{1,3}.*.{2,})+)*b*|...){2,}`
+ * took 8.7 s on "!ccacc" while failbook's engine took 0.2 ms), which timed the test out on CI.
+ */
+const shallowPattern = fc.letrec<{ atom: string; piece: string; seq: string; expr: string }>((tie) => ({
+  atom: fc.oneof({ maxDepth: 2, depthSize: "small", withCrossShrink: true }, fc.constantFrom("a", "b", "[ab]", ".", "\\w"), tie("expr").map((e) => `(${e})`), tie("expr").map((e) => `(?:${e})`)),
+  piece: fc.tuple(tie("atom"), fc.constantFrom("", "*", "+", "?", "{1,3}", "{2,}", "+?")).map(([a, q]) => a + q),
+  seq: fc.array(tie("piece"), { minLength: 1, maxLength: 2 }).map((ps) => ps.join("")),
+  expr: fc.oneof(tie("seq"), fc.tuple(tie("seq"), tie("seq")).map(([x, y]) => `${x}|${y}`)),
+})).expr;
+const shallowAnchored = fc.tuple(fc.boolean(), shallowPattern, fc.boolean()).map(([start, p, end]) => `${start ? "^" : ""}${p}${end ? "$" : ""}`);
+
 /** A long run of what the patterns repeat, then a character that makes a backtracking engine retry. */
 const hostileText = (length: number) =>
   fc.tuple(fc.constantFrom("a", "ab", "aab"), fc.constantFrom("!", "b", "c", "")).map(([unit, tail]) => unit.repeat(Math.ceil(length / unit.length)) + tail);
@@ -108,7 +121,7 @@ describe("generated patterns (fast-check)", () => {
   // may choose differently among several matches at one place (an empty repetition, say).
   it("on short inputs, where JavaScript's own engine is safe, both find a match at the same place", () => {
     fc.assert(
-      fc.property(anchored, fc.stringMatching(/^[abc!]{0,6}$/), (source, input) => {
+      fc.property(shallowAnchored, fc.stringMatching(/^[abc!]{0,6}$/), (source, input) => {
         expect(input.search(compileUserPattern(source))).toBe(input.search(new RegExp(source)));
         expect(compileUserPattern(source, "i").test(input.toUpperCase())).toBe(new RegExp(source, "i").test(input.toUpperCase()));
       }),
