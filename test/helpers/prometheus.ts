@@ -3,22 +3,11 @@
  * Prometheus exporter on a free loopback port, registered as the global MeterProvider, and a
  * scrape over HTTP parsed into series.
  */
-import { createServer } from "node:net";
 import { metrics } from "@opentelemetry/api";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { freePort } from "./net.js";
 
-/** A loopback port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Scraper {
   /** The exposition text, as Prometheus would fetch it. */

@@ -8,6 +8,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./net.js";
+
+export { freePort };
 
 const CANDIDATES = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"];
 export const REDIS_SERVER = CANDIDATES.find((p) => existsSync(p));
@@ -18,16 +21,6 @@ export function skipWithoutRedis(file: string): boolean {
   return REDIS_SERVER === undefined;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One command in RESP over a fresh connection: enough for PING, INFO and CONFIG without a client. */
 export function redisCommand(port: number, ...args: string[]): Promise<string> {

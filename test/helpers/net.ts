@@ -1,0 +1,14 @@
+/** Loopback ports for the tests' own servers (Redis, the Prometheus exporter). */
+import { createServer } from "node:net";
+
+/** A loopback port nothing listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
