@@ -175,6 +175,9 @@ const CASES: Case[] = [
   { rule: "change/rate-limit-loosened", what: "a rate limit removed", before: rateLimit, after: none, fires: true },
   { rule: "change/rate-limit-loosened", what: "a rate limit that no longer reads the upstream's headers", before: rateLimit, after: (p) => void (rateLimit(p), delete p.playbook.rate_limits!.github!.from_headers), fires: true },
   { rule: "change/rate-limit-loosened", what: "a rate limit tightened (a smaller burst, a longer window)", before: rateLimit, after: (p) => void rateLimit(p, { burst: 10, limit: { requests: 5000, per_ms: 7_200_000 } }), fires: false },
+  { rule: "change/fleet-scope-dropped", what: "a fleet retry budget turned back to scope: process", before: (p) => void budgets(p, { scope: "fleet" }), after: (p) => void budgets(p), fires: true },
+  { rule: "change/fleet-scope-dropped", what: "a fleet rate limit turned back to scope: process", before: (p) => void rateLimit(p, { scope: "fleet" }), after: (p) => void rateLimit(p, { scope: "process" }), fires: true },
+  { rule: "change/fleet-scope-dropped", what: "a policy kept fleet-wide, and one made fleet-wide", before: (p) => void (budgets(p, { scope: "fleet" }), rateLimit(p)), after: (p) => void (budgets(p, { scope: "fleet" }), rateLimit(p, { scope: "fleet" })), fires: false },
   {
     rule: "change/outcome-changed",
     what: "a playbook edit that changes a fixture's outcome",

@@ -17,6 +17,7 @@ import { quotaLoosened } from "./quota-loosened.js";
 import { breakerLoosened } from "./breaker-loosened.js";
 import { budgetLoosened } from "./budget-loosened.js";
 import { rateLimitLoosened } from "./rate-limit-loosened.js";
+import { fleetScopeDropped } from "./fleet-scope-dropped.js";
 
 export const CHANGE_RULES: ChangeRule[] = [
   codeRemoved,
@@ -34,6 +35,7 @@ export const CHANGE_RULES: ChangeRule[] = [
   breakerLoosened,
   budgetLoosened,
   rateLimitLoosened,
+  fleetScopeDropped,
   outcomeChanged,
 ];
 
