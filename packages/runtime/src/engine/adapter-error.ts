@@ -114,7 +114,8 @@ function plainFieldsOf(fields: object): Record<string, FieldValue> {
   return out;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A plain object (its prototype Object.prototype or none), not an array, a Map or a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;

@@ -21,7 +21,7 @@ import { circuitOpenError, type Admission, type CountedFailure } from "./policie
 import { race, type Hedging } from "./policies/hedging.js";
 import type { SharedPolicies } from "./policies/index.js";
 import type { RetryQuotaBucket } from "./quota.js";
-import { adapterErrorOf, plainHeadersOf, shownError } from "./adapter-error.js";
+import { adapterErrorOf, isPlainObject, plainHeadersOf, shownError } from "./adapter-error.js";
 import { isThrottling, rateLimitedError } from "./policies/rate-limits.js";
 import { redactDeep, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
@@ -640,7 +640,7 @@ const HEDGE = Object.freeze({ hedge: true as const });
 function headersOf(answer: object | null | undefined): Record<string, string> | undefined {
   const headers = (answer as { headers?: unknown } | null | undefined)?.headers;
   if (headers === undefined || headers === null || typeof headers !== "object") return undefined;
-  return Object.getPrototypeOf(headers) === Object.prototype ? (headers as Record<string, string>) : plainHeadersOf(headers);
+  return isPlainObject(headers) ? (headers as Record<string, string>) : plainHeadersOf(headers);
 }
 
 /** An attempt a rate limit stopped: blocked, failing as `rate_limited` (SPEC 22). */

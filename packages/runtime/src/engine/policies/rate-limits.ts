@@ -10,6 +10,7 @@ import type { AdapterError } from "../../model/fixture.js";
 import type { RateLimitDialect, RateLimitHeaders, RateLimitPolicy } from "../../model/playbook.js";
 import { hintValue, type HintForm } from "../classifier.js";
 import { globMatches } from "../match.js";
+import { headerValue } from "../retry-after.js";
 import { AwsAdaptiveLimiter } from "./adaptive-aws.js";
 
 /** What an attempt that found no token fails as (SPEC 22): classified like `circuit_open`. */
@@ -79,11 +80,6 @@ export interface QuotaIgnored {
 /** A reset further off than this is not believed (SPEC 22: ignored with an event): a day. */
 const FARTHEST_RESET_MS = 86_400_000;
 
-/** A header's value by lower-case name. */
-function header(headers: Record<string, string>, name: string): string | undefined {
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === name && typeof headers[key] === "string") return headers[key];
-  return undefined;
-}
 
 /**
  * A response's remaining quota, or undefined when its headers do not say (absent or garbage:
@@ -91,13 +87,13 @@ function header(headers: Record<string, string>, name: string): string | undefin
  */
 export function readQuota(spec: HeaderSpec, headers: Record<string, string>, nowEpochMs: number): QuotaReading | QuotaIgnored | undefined {
   if (spec.ietf) return readIetf(headers);
-  const remainingText = header(headers, spec.remaining);
+  const remainingText = headerValue(headers, spec.remaining);
   if (remainingText === undefined) return undefined;
   if (!/^\s*\d{1,15}\s*$/.test(remainingText)) return { ignored: spec.remaining, value: remainingText };
   const remaining = Number(remainingText);
   let resetInMs: number | undefined;
   if (spec.reset !== undefined) {
-    const text = header(headers, spec.reset[0]);
+    const text = headerValue(headers, spec.reset[0]);
     if (text !== undefined) {
       const form = spec.reset[1];
       // Anthropic's reset is an RFC 3339 time.
@@ -113,7 +109,7 @@ export function readQuota(spec: HeaderSpec, headers: Record<string, string>, now
 
 /** The IETF httpapi draft's `RateLimit: "default";r=50;t=30` (or the older `limit=100, remaining=50, reset=30`). */
 function readIetf(headers: Record<string, string>): QuotaReading | QuotaIgnored | undefined {
-  const text = header(headers, "ratelimit");
+  const text = headerValue(headers, "ratelimit");
   if (text === undefined) return undefined;
   if (text.length > 1000) return { ignored: "ratelimit", value: text.slice(0, 100) };
   const param = (names: string[]): number | undefined => {
