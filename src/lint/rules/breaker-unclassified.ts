@@ -1,10 +1,9 @@
-import { classify } from "failbook-runtime/engine/classify.js";
 import { circuitOpenError } from "failbook-runtime/engine/policies/breakers.js";
 import type { FindingFix } from "failbook-runtime/model/finding.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
 import type { Loaded } from "../../load/project.js";
 import type { LintRule } from "../rule.js";
-import { breakerGlobs, guardedMentions } from "./tools-mentioned.js";
+import { breakerGlobs, onlyFallbackClassifies } from "./tools-mentioned.js";
 
 /**
  * SPEC 18: an attempt an open breaker stops fails as the adapter error `circuit_open`, and
@@ -24,10 +23,7 @@ circuit_breakers: { payments: { tools: "payments.*", failure_ratio: 0.5, minimum
     const breakers = playbook.value.circuit_breakers ?? {};
     const fallback = registry.value.fallback;
     for (const name of Object.keys(breakers)) {
-      const error = circuitOpenError(name);
-      const tools = guardedMentions(project, breakerGlobs(breakers[name]));
-      const verdicts = (tools.length === 0 ? [undefined] : tools).map((tool) => classify(registry.value, error, tool, playbook.value).verdict);
-      if (verdicts.some((code) => code !== fallback)) continue;
+      if (!onlyFallbackClassifies(project, registry.value, playbook.value, circuitOpenError(name), breakerGlobs(breakers[name]))) continue;
       report({
         message: `breaker '${name}' fails the attempts it stops as the adapter error circuit_open, but no verdict matches it, so an open circuit classifies to the fallback verdict '${fallback}' like an error nobody recognised; add a verdict that matches kind circuit_open, with the action an open circuit should take (fallback to another tool, fail at once, escalate)`,
         doc: playbook.doc,

@@ -1,7 +1,6 @@
-import { classify } from "failbook-runtime/engine/classify.js";
 import { rateLimitedError } from "failbook-runtime/engine/policies/rate-limits.js";
 import type { LintRule } from "../rule.js";
-import { guardedMentions, toolGlobs } from "./tools-mentioned.js";
+import { onlyFallbackClassifies, toolGlobs } from "./tools-mentioned.js";
 
 /**
  * SPEC 22: an attempt that finds its rate limit empty (`when_empty: fail`, or a wait past
@@ -22,10 +21,7 @@ rate_limits: { github: { tools: "github.*", limit: { requests: 5000, per_ms: 360
     const limits = playbook.value.rate_limits ?? {};
     const fallback = registry.value.fallback;
     for (const name of Object.keys(limits)) {
-      const error = rateLimitedError(name);
-      const tools = guardedMentions(project, toolGlobs(limits[name]!.tools));
-      const verdicts = (tools.length === 0 ? [undefined] : tools).map((tool) => classify(registry.value, error, tool, playbook.value).verdict);
-      if (verdicts.some((code) => code !== fallback)) continue;
+      if (!onlyFallbackClassifies(project, registry.value, playbook.value, rateLimitedError(name), toolGlobs(limits[name]!.tools))) continue;
       report({
         message: `rate limit '${name}' fails an attempt that finds it empty as the adapter error rate_limited, but no verdict matches it, so an empty bucket classifies to the fallback verdict '${fallback}' like an error nobody recognised; add a verdict that matches kind rate_limited, with the action an empty bucket should take (fail at once, fall back to another tool, escalate)`,
         doc: playbook.doc,

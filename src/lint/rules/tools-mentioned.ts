@@ -1,8 +1,10 @@
 /** The tools a project mentions, for the rules about what a breaker guards (SPEC 18). */
 import { globMatches } from "failbook-runtime/engine/match.js";
 import { fixtureCalls } from "failbook-runtime/model/fixture.js";
-import type { CircuitBreakerPolicy, ToolGlobs } from "failbook-runtime/model/playbook.js";
-import type { MatchRule } from "failbook-runtime/model/registry.js";
+import { classify } from "failbook-runtime/engine/classify.js";
+import type { AdapterError } from "failbook-runtime/model/fixture.js";
+import type { CircuitBreakerPolicy, Playbook, ToolGlobs } from "failbook-runtime/model/playbook.js";
+import type { MatchRule, Registry } from "failbook-runtime/model/registry.js";
 import type { Project } from "../../load/project.js";
 
 const mentions = new WeakMap<Project, readonly string[]>();
@@ -54,4 +56,14 @@ export function reaches(glob: string, mention: string): boolean {
 /** The literal tool names the project mentions that these globs guard. */
 export function guardedMentions(project: Project, globs: readonly string[]): string[] {
   return mentionedTools(project).filter((tool) => !isGlob(tool) && globs.some((glob) => globMatches(glob, tool)));
+}
+
+/**
+ * Does the error a policy fails its stopped attempts as (an open breaker's `circuit_open`, an
+ * empty rate limit's `rate_limited`) classify only to the fallback verdict, for every literal
+ * tool the globs guard (or any tool, when the project names none)? Then nobody said what it means.
+ */
+export function onlyFallbackClassifies(project: Project, registry: Registry, playbook: Playbook, error: AdapterError, globs: readonly string[]): boolean {
+  const tools = guardedMentions(project, globs);
+  return (tools.length === 0 ? [undefined] : tools).every((tool) => classify(registry, error, tool, playbook).verdict === registry.fallback);
 }
