@@ -177,6 +177,7 @@ const CASES: Case[] = [
   { rule: "change/rate-limit-loosened", what: "a rate limit tightened (a smaller burst, a longer window)", before: rateLimit, after: (p) => void rateLimit(p, { burst: 10, limit: { requests: 5000, per_ms: 7_200_000 } }), fires: false },
   { rule: "change/fleet-scope-dropped", what: "a fleet retry budget turned back to scope: process", before: (p) => void budgets(p, { scope: "fleet" }), after: (p) => void budgets(p), fires: true },
   { rule: "change/fleet-scope-dropped", what: "a fleet rate limit turned back to scope: process", before: (p) => void rateLimit(p, { scope: "fleet" }), after: (p) => void rateLimit(p, { scope: "process" }), fires: true },
+  { rule: "change/fleet-scope-dropped", what: "a fleet circuit breaker turned back to scope: process", before: (p) => void (p.playbook.circuit_breakers = { up: { tools: "payments.*", scope: "fleet", quorum: 0.5 } }), after: (p) => void (p.playbook.circuit_breakers = { up: { tools: "payments.*" } }), fires: true },
   { rule: "change/fleet-scope-dropped", what: "a policy kept fleet-wide, and one made fleet-wide", before: (p) => void (budgets(p, { scope: "fleet" }), rateLimit(p)), after: (p) => void (budgets(p, { scope: "fleet" }), rateLimit(p, { scope: "fleet" })), fires: false },
   {
     rule: "change/outcome-changed",

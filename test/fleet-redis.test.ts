@@ -14,6 +14,8 @@ import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { redisFleetStore } from "failbook-runtime/redis/index.js";
+import type { FleetBreakerReport } from "failbook-runtime/engine/fleet/store.js";
+import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
 import { REPO } from "./helpers/cli.js";
 import { playbook, REGISTRY } from "./helpers/dispatch.js";
 import { redisCommand, skipWithoutRedis, sleep, slowProxy, startRedis, type RedisServer } from "./helpers/redis.js";
@@ -21,8 +23,8 @@ import { redisCommand, skipWithoutRedis, sleep, slowProxy, startRedis, type Redi
 const CHILD = join(REPO, "test/helpers/fleet-child.mjs");
 const BUDGET = { percent: 1, min_concurrency: 4 };
 
-/** A loopback upstream: holds each request `holdMs`, answers 503 while `failing`; counts the retries, and those in flight at once. */
-function upstream(): { server: Server; port: () => number; failing: boolean; holdMs: number; maxRetriesInFlight: number; retries: number; times: number[]; reset(): void } {
+/** A loopback upstream: holds each request `holdMs`, answers 503 while `failing`; counts the retries, and those in flight at once; logs each answer. */
+function upstream(): { server: Server; port: () => number; failing: boolean; holdMs: number; maxRetriesInFlight: number; retries: number; times: number[]; answers: { at: number; ok: boolean }[]; reset(): void } {
   let retriesInFlight = 0;
   const state = {
     server: createServer((req, res) => {
@@ -32,6 +34,7 @@ function upstream(): { server: Server; port: () => number; failing: boolean; hol
       if (retry) state.maxRetriesInFlight = Math.max(state.maxRetriesInFlight, ++retriesInFlight);
       setTimeout(() => {
         if (retry) retriesInFlight--;
+        state.answers.push({ at: Date.now(), ok: !state.failing });
         res.writeHead(state.failing ? 503 : 200).end();
       }, state.holdMs);
     }),
@@ -41,10 +44,12 @@ function upstream(): { server: Server; port: () => number; failing: boolean; hol
     maxRetriesInFlight: 0,
     retries: 0,
     times: [] as number[],
+    answers: [] as { at: number; ok: boolean }[],
     reset() {
       state.maxRetriesInFlight = 0;
       state.retries = 0;
       state.times = [];
+      state.answers = [];
     },
   };
   return state;
@@ -71,8 +76,10 @@ interface FleetRun {
   /** Runs while the processes dispatch, from the moment they start. */
   during?: () => Promise<void>;
   /** The playbook's shared policies, `scope` set on each (default: the retry budget). */
-  policies?: Partial<Pick<Playbook, "retry_budget" | "retry_throttling" | "retry_quota" | "rate_limits">>;
+  policies?: Partial<Pick<Playbook, "retry_budget" | "retry_throttling" | "retry_quota" | "rate_limits" | "circuit_breakers">>;
   maxRetries?: number;
+  /** The prefixes of the event types the processes keep (default fleet_). */
+  record?: string[];
 }
 
 let redis: RedisServer;
@@ -84,12 +91,15 @@ async function runFleet(run: FleetRun, redisPort = redis.port): Promise<ChildSum
   const project = join(dir, `${run.prefix}.json`);
   const policies: Partial<Playbook> = { ...(run.policies ?? { retry_budget: BUDGET }) };
   for (const key of ["retry_budget", "retry_throttling", "retry_quota"] as const) if (policies[key] !== undefined) policies[key] = { ...policies[key], scope: run.scope } as never;
-  if (policies.rate_limits !== undefined) policies.rate_limits = Object.fromEntries(Object.entries(policies.rate_limits).map(([name, limit]) => [name, { ...limit, scope: run.scope }]));
+  for (const key of ["rate_limits", "circuit_breakers"] as const) {
+    if (policies[key] !== undefined) policies[key] = Object.fromEntries(Object.entries(policies[key]).map(([name, policy]) => [name, { ...policy, scope: run.scope }])) as never;
+  }
   const maxRetries = run.maxRetries ?? 5;
-  const book = playbook({ server: { action: "retry_with_backoff", max_retries: maxRetries, backoff_ms: Array(maxRetries).fill(5) } }, { ...policies, fleet: run.fleet ?? { sync_ms: 50, lease_ms: 1000 } });
+  const action = maxRetries === 0 ? { action: "fail" as const } : { action: "retry_with_backoff" as const, max_retries: maxRetries, backoff_ms: Array(maxRetries).fill(5) };
+  const book = playbook({ server: action }, { ...policies, fleet: run.fleet ?? { sync_ms: 50, lease_ms: 1000 } });
   writeFileSync(project, JSON.stringify({ registry: REGISTRY, playbook: book }));
   const children = Array.from({ length: run.processes }, (_, i) => {
-    const settings = { project, redisPort, upstreamPort: up.port(), prefix: run.prefix, instance: `p${i}`, client: i % 2 === 0 ? "ioredis" : "node-redis", durationMs: run.durationMs, concurrency: run.concurrency, gapMs: run.gapMs ?? 0, waitSync: run.waitSync ?? true };
+    const settings = { project, redisPort, upstreamPort: up.port(), prefix: run.prefix, instance: `p${i}`, client: i % 2 === 0 ? "ioredis" : "node-redis", durationMs: run.durationMs, concurrency: run.concurrency, gapMs: run.gapMs ?? 0, waitSync: run.waitSync ?? true, record: run.record };
     const child = spawn(process.execPath, [CHILD, JSON.stringify(settings)], { stdio: ["pipe", "pipe", "inherit"] });
     const lines = createInterface({ input: child.stdout! });
     const ready = new Promise<void>((resolve) => {
@@ -196,6 +206,119 @@ describe.skipIf(skipWithoutRedis("fleet-redis"))("fleet state through Redis (SPE
       expect((await b.sync(report("b", 490))).quota).toEqual({ tokens: 100 });
     } finally {
       io.disconnect();
+      await node.quit();
+    }
+  });
+
+  it("(b) a fleet breaker opens in every process within 2 × sync_ms of the fleet crossing its threshold, and the upstream sees one half-open probe per break", async () => {
+    up.failing = true;
+    up.holdMs = 5;
+    up.reset();
+    const fleet = { sync_ms: 100, lease_ms: 1000 };
+    const breaker = { tools: "up.*", failure_ratio: 0.5, minimum_throughput: 40, sampling_ms: 60_000, break_ms: 500 };
+    let healedAt = 0;
+    const summaries = await runFleet({
+      processes: 8,
+      scope: "fleet",
+      durationMs: 2600,
+      concurrency: 1,
+      gapMs: 10,
+      maxRetries: 0,
+      fleet,
+      policies: { circuit_breakers: { up: breaker } },
+      record: ["breaker_"],
+      prefix: "breaker-fleet",
+      during: async () => {
+        await sleep(1400);
+        up.failing = false;
+        healedAt = Date.now();
+      },
+    });
+    for (const s of summaries) expect(s.code, JSON.stringify(s)).toBe(0);
+    // Every attempt fails until the heal: the fleet crosses its threshold at its 40th answer.
+    const crossedAt = up.answers[breaker.minimum_throughput - 1]!.at;
+    const opened = summaries.map((s) => s.events.find((e) => e.type === "breaker_opened")?.at ?? Infinity);
+    // A process hears of it at its next sync and opens at its next call (10 ms apart, plus the attempt's 5).
+    for (const at of opened) expect(at - crossedAt, JSON.stringify({ crossedAt, opened })).toBeLessThanOrEqual(2 * fleet.sync_ms + 30);
+    // From the moment the last process opened (and its attempts in flight answered) to the first success, every
+    // request is a half-open probe: one per break, each after a whole break.
+    const allOpen = Math.max(...opened) + up.holdMs + 10;
+    const firstOk = up.answers.find((a) => a.ok && a.at >= healedAt)!.at;
+    const probes = up.times.filter((t) => t > allOpen && t <= firstOk);
+    const breaks = Math.max(...summaries.map((s) => s.events.filter((e) => e.type === "breaker_opened").length));
+    expect(probes.length, JSON.stringify({ probes, breaks, allOpen, firstOk })).toBe(breaks);
+    for (let i = 1; i < probes.length; i++) expect(probes[i]! - probes[i - 1]!).toBeGreaterThanOrEqual(breaker.break_ms - 20);
+    expect(breaks).toBeGreaterThanOrEqual(2);
+    // The probe's success closes the breaker everywhere within 2 × sync_ms.
+    for (const s of summaries) {
+      const closed = s.events.filter((e) => e.type === "breaker_closed").at(-1);
+      expect(closed, JSON.stringify(s.events)).toBeDefined();
+      expect(closed!.at - firstOk).toBeLessThanOrEqual(2 * fleet.sync_ms + 30);
+    }
+  }, 30_000);
+
+  it("a fleet breaker's quorum: one sick process cannot open a healthy fleet's breaker; half-open, one process wins the probe's lease, and its result closes the breaker for all", async () => {
+    const io = new Redis({ port: redis.port, host: "127.0.0.1", lazyConnect: true });
+    await io.connect();
+    try {
+      const store = redisFleetStore(io, { prefix: "quorum" });
+      const settings = { ratio: 0.1, minimum: 40, quorum: 0.5, break_ms: 100 };
+      const report = (instance: string, attempts: number, failures: number, more: Partial<FleetBreakerReport> = {}) =>
+        store.sync({ v: 1, instance, lease_ms: 1000, breakers: [{ name: "up", epoch: 0, attempts, failures, open: false, ...settings, ...more }] }).then((t) => t.breakers![0]!);
+      for (let i = 1; i < 8; i++) await report(`p${i}`, 20, 0);
+      // 30 failures in 170 attempts cross 10 %, but one process of eight does not make a quorum of half.
+      expect(await report("p0", 30, 30)).toMatchObject({ state: "closed", attempts: 170, failures: 30, processes: 8, crossing: 1 });
+      // Without a quorum the same sums open it.
+      expect(await report("p0", 30, 30, { quorum: 0 })).toMatchObject({ state: "open", gen: 1, left_ms: 100, break_ms: 100 });
+      await sleep(120);
+      // Half-open: the first process to ask wins the probe's lease (SET NX PX); the others keep short-circuiting.
+      const asks = await Promise.all(["p1", "p2", "p3"].map((p) => report(p, 20, 0, { open: true, probe: "want" })));
+      expect(asks.map((a) => a.state)).toEqual(["half_open", "half_open", "half_open"]);
+      expect(asks.filter((a) => a.probe)).toHaveLength(1);
+      const winner = ["p1", "p2", "p3"][asks.findIndex((a) => a.probe)]!;
+      expect(await io.get("{failbook:quorum}:probe:up")).toBe(winner);
+      expect(await io.pttl("{failbook:quorum}:probe:up")).toBeGreaterThan(0);
+      // Its probe passed: the fleet closes the breaker and its window starts again (epoch 1): counts of epoch 0 are dropped.
+      expect(await report(winner, 20, 0, { open: false, probe: "passed" })).toMatchObject({ state: "closed", epoch: 1, gen: 2, attempts: 0 });
+      expect(await report("p0", 30, 30)).toMatchObject({ state: "closed", epoch: 1, attempts: 0 });
+      expect(await report("p0", 5, 1, { epoch: 1 })).toMatchObject({ state: "closed", attempts: 5, failures: 1 });
+      // A tampered state is ignored (the breaker starts closed again), never an error.
+      await io.hset("{failbook:quorum}:breaker:up", "state", "exploded");
+      expect(await report("p0", 0, 0, { epoch: 1 })).toMatchObject({ state: "closed", epoch: 0 });
+    } finally {
+      io.disconnect();
+    }
+  });
+
+  it("a verdict with evidence: process counts in its process's own view only: its breaker opens there, the fleet's stays closed; an upstream failure opens it everywhere", async () => {
+    const node = createClient({ socket: { port: redis.port, host: "127.0.0.1" } });
+    await node.connect();
+    const registry = { ...REGISTRY, verdicts: [...REGISTRY.verdicts, { code: "bad_key", class: "policy", retryable: false, evidence: "process" as const, match: [{ kind: "auth" }] }] };
+    const book = playbook(
+      { server: { action: "fail" }, bad_key: { action: "fail" } },
+      { fleet: { sync_ms: 20, lease_ms: 1000 }, circuit_breakers: { up: { tools: "up.*", counts: ["transient", "policy"], failure_ratio: 0.5, minimum_throughput: 6, sampling_ms: 60_000, break_ms: 60_000, scope: "fleet" } } },
+    );
+    const opened: string[] = [];
+    const [a, b, c] = ["a", "b", "c"].map((instance) =>
+      createDispatcher({ registry, playbook: book, fleet: { store: redisFleetStore(node, { prefix: "evidence" }), instance }, onEvent: (e) => e.type === "breaker_opened" && opened.push(instance) }),
+    );
+    const failing = (kind: string) => async () => ({ status: "error" as const, error: kind === "auth" ? { kind: "auth" } : { kind: "http", http_status: 503 } });
+    const call = (id: string) => ({ id, tool: "up.get", args: {} });
+    try {
+      for (let i = 0; i < 8; i++) await a!.dispatch(call(`k${i}`), failing("auth"));
+      expect(opened).toEqual(["a"]);
+      await sleep(100);
+      const sent: number[] = [];
+      for (let i = 0; i < 4; i++) await b!.dispatch(call(`b${i}`), async () => (sent.push(i), { status: "ok" as const, value: {} }));
+      expect(sent).toHaveLength(4);
+      expect(opened).toEqual(["a"]);
+      // Upstream failures (in c) are the fleet's evidence: b opens at its first call after a sync.
+      for (let i = 0; i < 8; i++) await c!.dispatch(call(`s${i}`), failing("http"));
+      await sleep(100);
+      await b!.dispatch(call("after"), failing("http"));
+      expect(opened).toEqual(["a", "c", "b"]);
+    } finally {
+      await Promise.all([a!.close(), b!.close(), c!.close()]);
       await node.quit();
     }
   });

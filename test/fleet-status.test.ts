@@ -15,9 +15,10 @@ describe.skipIf(skipWithoutRedis("fleet-status"))("failbook fleet status", () =>
     await io.connect();
     const store = redisFleetStore(io, { prefix: "payments" });
     const rates = (spent: number, want: number) => [{ name: "github", spent, want, capacity: 20, requests: 20, per_ms: 60_000 }];
-    await store.sync({ v: 1, instance: "web-2", lease_ms: 60_000, budget: { calls: 7, retries: 2 }, throttling: { net: 0, max: 10_000 }, quota: { net: 0, max: 500 }, rates: rates(0, 4) });
+    const breaker = { name: "payments", epoch: 0, ratio: 0.5, minimum: 10, quorum: 0, break_ms: 60_000 };
+    await store.sync({ v: 1, instance: "web-2", lease_ms: 60_000, budget: { calls: 7, retries: 2 }, throttling: { net: 0, max: 10_000 }, quota: { net: 0, max: 500 }, rates: rates(0, 4), breakers: [{ ...breaker, attempts: 4, failures: 2, open: false }] });
     await store.sync({ v: 1, instance: "web-1", lease_ms: 60_000, budget: { calls: 5, retries: 1 }, throttling: { net: 0, max: 10_000 }, quota: { net: 0, max: 500 }, rates: rates(0, 6) });
-    await store.sync({ v: 1, instance: "web-1", lease_ms: 60_000, budget: { calls: 5, retries: 1 }, throttling: { net: -2500, max: 10_000 }, quota: { net: -15, max: 500 }, rates: rates(3, 6) });
+    await store.sync({ v: 1, instance: "web-1", lease_ms: 60_000, budget: { calls: 5, retries: 1 }, throttling: { net: -2500, max: 10_000 }, quota: { net: -15, max: 500 }, rates: rates(3, 6), breakers: [{ ...breaker, attempts: 8, failures: 8, open: true }] });
   });
   afterAll(async () => {
     io?.disconnect();
@@ -26,7 +27,7 @@ describe.skipIf(skipWithoutRedis("fleet-status"))("failbook fleet status", () =>
 
   const url = () => `redis://127.0.0.1:${redis.port}`;
 
-  it("shows the processes and their last sync, the budget, the tokens, each rate limit's bucket and leases", () => {
+  it("shows the processes and their last sync, the budget, the tokens, each rate limit's bucket and leases, each breaker", () => {
     const r = failbook(["fleet", "status", "--redis", url(), "--prefix", "payments"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
@@ -41,6 +42,8 @@ describe.skipIf(skipWithoutRedis("fleet-status"))("failbook fleet status", () =>
       "retry quota: 485 tokens",
       // 20 tokens: web-2 leased 4, web-1 6; web-1 spent 3 of its 6, gave back 3 and leased 6 again.
       expect.stringMatching(/^rate limit github: 7(\.\d+)? tokens in the fleet's bucket at its refill N ms ago; leases web-1 6, web-2 4$/),
+      // 10 failures in 12 attempts crossed half: the fleet opened it at web-1's sync.
+      expect.stringMatching(/^breaker payments: open, \d+ ms of its break left; 10 failures in 12 attempts in the fleet's window; 1 of 2 processes see it open$/),
       "",
     ]);
   });
@@ -56,6 +59,7 @@ describe.skipIf(skipWithoutRedis("fleet-status"))("failbook fleet status", () =>
       retry_throttling: { tokens: 7.5 },
       retry_quota: { tokens: 485 },
       rate_limits: [{ name: "github", leases: [{ instance: "web-1", tokens: 6 }, { instance: "web-2", tokens: 4 }] }],
+      breakers: [{ name: "payments", state: "open", attempts: 12, failures: 10, processes_open: 1, probe: null }],
     });
     expect(Math.abs(report.store_ms - Date.now())).toBeLessThan(5000);
   });

@@ -1,6 +1,7 @@
 // One process of a fleet (SPEC 23's tests): a dispatcher on the built failbook-runtime whose
 // scope: fleet policies sync through a real Redis, dispatching calls to a loopback HTTP
-// upstream. Settings come as JSON in argv[2]; it prints "ready" after its first sync, starts
+// upstream. Settings come as JSON in argv[2] (`record`: the prefixes of the event types it
+// keeps, default fleet_); it prints "ready" after its first sync, starts
 // on "go" (stdin), and prints one JSON summary line at the end.
 import { request } from "node:http";
 import { readFileSync } from "node:fs";
@@ -27,7 +28,7 @@ const dispatcher = runtime.createDispatcher({
   registry,
   playbook,
   fleet: { store: redisFleetStore(client, { prefix: o.prefix }), instance: o.instance },
-  onEvent: (e) => e.type.startsWith("fleet_") && events.push({ type: e.type, at: Date.now() }),
+  onEvent: (e) => (o.record ?? ["fleet_"]).some((prefix) => e.type.startsWith(prefix)) && events.push({ type: e.type, at: Date.now() }),
 });
 while (o.waitSync !== false && dispatcher.fleet !== undefined && dispatcher.fleet.syncs === 0) await new Promise((r) => setTimeout(r, 5));
 process.stdout.write("ready\n");

@@ -7,6 +7,8 @@ ruleTester("fleet-sync-too-slow", {
     { name: "the defaults", playbook: base + "fleet: {}\n" },
     { name: "a lease of twice the sync", playbook: base + "fleet: { sync_ms: 500, lease_ms: 1000 }\n" },
     { name: "a fleet rate limit over 4 × sync_ms", playbook: base + "fleet: { sync_ms: 250 }\nrate_limits:\n  gh: { tools: \"gh.*\", limit: { requests: 10, per_ms: 1000 }, scope: fleet }\n" },
+    { name: "a fleet breaker whose window is 4 × sync_ms", playbook: base + "fleet: { sync_ms: 250 }\ncircuit_breakers:\n  up: { tools: \"gh.*\", sampling_ms: 1000, scope: fleet }\n" },
+    { name: "a process breaker with a short window", playbook: base + "fleet: { sync_ms: 250 }\ncircuit_breakers:\n  up: { tools: \"gh.*\", sampling_ms: 100 }\n" },
     { name: "a process rate limit under it", playbook: base + "fleet: { sync_ms: 250 }\nrate_limits:\n  gh: { tools: \"gh.*\", limit: { requests: 1, per_ms: 100 } }\n" },
   ],
   invalid: [
@@ -24,6 +26,11 @@ ruleTester("fleet-sync-too-slow", {
       name: "a fleet rate limit whose per_ms is under 4 × sync_ms",
       playbook: base + "fleet: { sync_ms: 250 }\nrate_limits:\n  gh: { tools: \"gh.*\", limit: { requests: 1, per_ms: 500 }, scope: fleet }\n",
       findings: [{ message: "rate limit gh has scope: fleet and per_ms 500, under 4 × fleet sync_ms 250: its leases would follow the window a quarter of it late; make per_ms at least 1000 (the same rate over a longer window) or sync more often", file: "playbook.yaml", line: 10, column: 54 }],
+    },
+    {
+      name: "a fleet breaker whose sampling_ms is under 4 × sync_ms",
+      playbook: base + "fleet: { sync_ms: 250 }\ncircuit_breakers:\n  up: { tools: \"gh.*\", sampling_ms: 900, scope: fleet }\n",
+      findings: [{ message: "circuit breaker up has scope: fleet and sampling_ms 900, under 4 × fleet sync_ms 250: the fleet's summed window would be mostly other processes' counts a sync old; make sampling_ms at least 1000 or sync more often", file: "playbook.yaml", line: 10, column: 37 }],
     },
   ],
 });

@@ -24,5 +24,10 @@ ruleTester("fleet-without-sync", {
         { message: "rate limit gh has scope: fleet but the playbook has no fleet: block to say how its processes sync; add fleet: { sync_ms: 250, lease_ms: 1000 } or set scope: process", file: "playbook.yaml", line: 10, column: 70 },
       ],
     },
+    {
+      name: "a fleet breaker and no fleet: block",
+      playbook: base + "circuit_breakers:\n  up: { tools: \"gh.*\", scope: fleet, quorum: 0.5 }\n",
+      findings: [{ message: "circuit breaker up has scope: fleet but the playbook has no fleet: block to say how its processes sync; add fleet: { sync_ms: 250, lease_ms: 1000 } or set scope: process", file: "playbook.yaml", line: 8, column: 31 }],
+    },
   ],
 });

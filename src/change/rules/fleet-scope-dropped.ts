@@ -9,7 +9,7 @@ import type { ChangeRule } from "../rule.js";
 export const fleetScopeDropped: ChangeRule = {
   id: "change/fleet-scope-dropped",
   severity: "warning",
-  description: "A policy turned back from scope: fleet to process: every process now spends the whole budget, tokens or rate on its own.",
+  description: "A policy turned back from scope: fleet to process: every process now spends the whole budget, tokens or rate on its own, or opens its breaker on its own counts.",
   example: `# playbooks/playbook.yaml, before
 retry_budget: { percent: 20, min_concurrency: 3, scope: fleet }
 # after
@@ -18,16 +18,15 @@ retry_budget: { percent: 20, min_concurrency: 3 }`,
   check({ baseline, current, report }) {
     const before = baseline.playbook.value;
     const after = current.playbook.value;
-    const scoped: [string[], PolicyScope | undefined, PolicyScope | undefined, boolean][] = [
+    type Scoped = [string[], PolicyScope | undefined, PolicyScope | undefined, boolean];
+    const named = (key: "rate_limits" | "circuit_breakers") =>
+      Object.keys(before[key] ?? {}).map((name): Scoped => [[key, name], before[key]![name]!.scope, after[key]?.[name]?.scope, after[key] !== undefined && Object.hasOwn(after[key], name)]);
+    const scoped: Scoped[] = [
       [["retry_budget"], before.retry_budget?.scope, after.retry_budget?.scope, after.retry_budget !== undefined],
       [["retry_throttling"], before.retry_throttling?.scope, after.retry_throttling?.scope, after.retry_throttling !== undefined],
       [["retry_quota"], before.retry_quota?.scope, after.retry_quota?.scope, after.retry_quota !== undefined],
-      ...Object.keys(before.rate_limits ?? {}).map((name): [string[], PolicyScope | undefined, PolicyScope | undefined, boolean] => [
-        ["rate_limits", name],
-        before.rate_limits![name]!.scope,
-        after.rate_limits?.[name]?.scope,
-        after.rate_limits !== undefined && Object.hasOwn(after.rate_limits, name),
-      ]),
+      ...named("rate_limits"),
+      ...named("circuit_breakers"),
     ];
     for (const [path, was, now, kept] of scoped) {
       // A policy removed is its own rule's finding (budget-, quota-, rate-limit-loosened).

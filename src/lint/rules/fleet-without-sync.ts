@@ -24,13 +24,16 @@ retry_budget: { percent: 20, min_concurrency: 3, scope: fleet }`,
 
 /** Where a playbook sets `scope: fleet`, and what on. */
 type Scoped = { scope?: string } | undefined;
-export function fleetScoped(book: { retry_budget?: Scoped; retry_throttling?: Scoped; retry_quota?: Scoped; rate_limits?: Record<string, Scoped> | undefined }): [(string | number)[], string][] {
+export function fleetScoped(book: { retry_budget?: Scoped; retry_throttling?: Scoped; retry_quota?: Scoped; rate_limits?: Record<string, Scoped> | undefined; circuit_breakers?: Record<string, Scoped> | undefined }): [(string | number)[], string][] {
   const out: [(string | number)[], string][] = [];
   for (const key of ["retry_budget", "retry_throttling", "retry_quota"] as const) {
     if (book[key]?.scope === "fleet") out.push([[key, "scope"], key]);
   }
   for (const [name, limit] of Object.entries(book.rate_limits ?? {})) {
     if (limit?.scope === "fleet") out.push([["rate_limits", name, "scope"], `rate limit ${name}`]);
+  }
+  for (const [name, breaker] of Object.entries(book.circuit_breakers ?? {})) {
+    if (breaker?.scope === "fleet") out.push([["circuit_breakers", name, "scope"], `circuit breaker ${name}`]);
   }
   return out;
 }

@@ -320,7 +320,7 @@ export class DispatchRun implements RunContext {
     this.emit({ type: "failure_classified", verdict: code, attempt: n, action: action?.action ?? null });
     if (admission?.blockedBy === undefined && (this.policies.breakers !== undefined || this.policies.throttle !== undefined || (turn as Turn).tool?.listened === true)) {
       const verdict = verdictByCode(this.o.registry, code);
-      this.answered(admission, turn, { verdictClass: verdict?.class, retryable: verdict?.retryable === true, errorKind: error?.kind }, headersOf(error), isThrottling(verdict?.class, error));
+      this.answered(admission, turn, { verdictClass: verdict?.class, retryable: verdict?.retryable === true, errorKind: error?.kind, processEvidence: verdict?.evidence === "process" }, headersOf(error), isThrottling(verdict?.class, error));
     }
     return { code, action, n, error };
   }

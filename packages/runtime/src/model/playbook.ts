@@ -203,6 +203,10 @@ export interface CircuitBreakerPolicy {
   half_open_probes?: number;
   /** Failure classes that count (default: retryable verdicts and attempt timeouts). */
   counts?: string[];
+  /** This process's breaker (default) or the fleet's (SPEC 23). */
+  scope?: PolicyScope;
+  /** With `scope: fleet`: the share of the processes with attempts in the window that must cross `failure_ratio` on their own counts. */
+  quorum?: number;
 }
 
 /** A rate limit's headers (SPEC 22): a named dialect, or the headers to read. */

@@ -55,6 +55,8 @@ export interface Verdict {
   retryable: boolean;
   side_effect?: SideEffectState;
   boundary?: string;
+  /** What its failure is evidence about (SPEC 23): a `scope: fleet` breaker counts a `process` one only in this process's own view. */
+  evidence?: "upstream" | "process";
   status?: VerdictStatus;
   since?: number;
   adr?: string;

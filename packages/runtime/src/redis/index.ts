@@ -5,7 +5,7 @@
  * when the server answers NOSCRIPT: it caches the script again), on keys under one hash tag,
  * `{failbook:PREFIX}:...`, so Redis Cluster keeps a project's keys in one slot.
  */
-import type { FleetReport, FleetStore, FleetTotals } from "../engine/fleet/store.js";
+import type { FleetBreakerTotals, FleetReport, FleetStore, FleetTotals } from "../engine/fleet/store.js";
 import { SYNC_KEYS, SYNC_SCRIPT } from "./script.js";
 
 export type { FleetStore, FleetReport, FleetTotals } from "../engine/fleet/store.js";
@@ -43,7 +43,7 @@ export function redisFleetStore(client: RedisClientLike, options: RedisFleetStor
   return {
     async sync(report: FleetReport): Promise<FleetTotals> {
       const arg = JSON.stringify(report);
-      const keys = report.rates === undefined ? base : [...base, ...report.rates.map((r) => `${tag}:rate:${r.name}`)];
+      const keys = [...base, ...(report.rates ?? []).map((r) => `${tag}:rate:${r.name}`), ...(report.breakers ?? []).flatMap((b) => [`${tag}:breaker:${b.name}`, `${tag}:probe:${b.name}`])];
       let reply: unknown;
       try {
         reply = await run.evalsha(await sha, keys, arg);
@@ -119,6 +119,9 @@ function totalsOf(reply: unknown): FleetTotals & { ignored: number } {
       tokens: typeof r?.tokens === "number" ? r.tokens : 0,
     }));
   }
+  const breakers = (parsed as { breakers?: unknown }).breakers;
+  // The breaker part checks each answer's shape; a malformed one is ignored there.
+  if (Array.isArray(breakers)) totals.breakers = breakers as FleetBreakerTotals[];
   return totals;
 }
 

@@ -10,8 +10,11 @@
  * counts (a hash: "tokens" -> the fleet's count, "i:" instance -> the sum of that process's
  * changes it last reported), then one key per fleet rate limit in the report's order (a hash:
  * "tokens" and "at", the fleet's bucket and when it was last refilled, store ms; "o:" instance
- * -> "lease:spent", the lease it holds and all it had spent at its last report). ARGV: 1 the
- * report, as JSON.
+ * -> "lease:spent", the lease it holds and all it had spent at its last report), then two keys
+ * per fleet breaker circuit in the report's order: its state (a hash: "state" closed or open,
+ * "epoch", "gen", "opened" and "break", store ms; "o:" instance -> "attempts:failures:open" in
+ * the current epoch) and its half-open probe's lease (a string: the instance holding it, set
+ * NX with a PX of the lease). ARGV: 1 the report, as JSON.
  */
 export const SYNC_KEYS = ["instances", "budget", "throttling", "quota"] as const;
 
@@ -22,9 +25,14 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lease = tonumber(report.lease_ms)
 if lease == nil or lease < 1 then lease = 1000 end
 local ttl = math.floor(lease * 2)
+local probeMs = math.floor(lease)
 local id = tostring(report.instance)
 local leaving = report.leave == true
 local ignored = 0
+local nrates = 0
+if type(report.rates) == 'table' then nrates = #report.rates end
+local nbreakers = 0
+if type(report.breakers) == 'table' then nbreakers = #report.breakers end
 
 if leaving then
   redis.call('ZREM', KEYS[1], id)
@@ -41,7 +49,8 @@ if #gone > 0 then
   redis.call('HDEL', KEYS[4], unpack(gone))
   -- A process gone keeps its lease: the bucket refills it in time.
   for i = 1, #gone do gone[i] = 'o:' .. string.sub(gone[i], 3) end
-  for k = 5, #KEYS do redis.call('HDEL', KEYS[k], unpack(gone)) end
+  for k = 5, 4 + nrates do redis.call('HDEL', KEYS[k], unpack(gone)) end
+  for b = 1, nbreakers do redis.call('HDEL', KEYS[3 + nrates + 2 * b], unpack(gone)) end
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 
@@ -134,6 +143,93 @@ if type(report.rates) == 'table' and #report.rates > 0 then
     rates[i] = lease(KEYS[4 + i], report.rates[i]) or { name = tostring(report.rates[i].name), grant = -1, tokens = 0 }
   end
   out.rates = rates
+end
+
+-- A fleet breaker: the store sums the processes' windows of the current epoch and opens the
+-- breaker for all of them when the sum crosses the threshold and the quorum; half-open, one
+-- process wins the probe's lease; its result closes the breaker (a new epoch: every window
+-- starts again) or opens it again (the break doubled up to max_break_ms).
+local function breaker(key, pkey, r)
+  if type(r) ~= 'table' then return nil end
+  local a, f, ep = tonumber(r.attempts), tonumber(r.failures), tonumber(r.epoch)
+  local ratio, minimum, quorum, brk = tonumber(r.ratio), tonumber(r.minimum), tonumber(r.quorum), tonumber(r.break_ms)
+  local maxbrk = tonumber(r.max_break_ms)
+  if a == nil or f == nil or ep == nil or ratio == nil or minimum == nil or quorum == nil or brk == nil or a < 0 or f < 0 or brk <= 0 then return nil end
+  local h = redis.call('HMGET', key, 'state', 'epoch', 'gen', 'opened', 'break')
+  local state, epoch, gen, opened, cur = h[1], tonumber(h[2]), tonumber(h[3]), tonumber(h[4]), tonumber(h[5])
+  if (state ~= 'closed' and state ~= 'open') or epoch == nil or gen == nil or opened == nil or cur == nil then
+    if redis.call('EXISTS', key) == 1 then ignored = ignored + 1 end
+    redis.call('DEL', key)
+    state, epoch, gen, opened, cur = 'closed', 0, 0, 0, brk
+  end
+  local field = 'o:' .. id
+  local open = 0
+  if r.open == true then open = 1 end
+  if leaving then
+    redis.call('HDEL', key, field)
+  elseif ep == epoch then
+    redis.call('HSET', key, field, string.format('%d:%d:%d', a, f, open))
+  else
+    redis.call('HSET', key, field, string.format('0:0:%d', open))
+  end
+  local sa, sf, parts, cross = 0, 0, 0, 0
+  local all = redis.call('HGETALL', key)
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 2) == 'o:' then
+      local x, y = string.match(all[i + 1], '^(%d+):(%d+):[01]$')
+      if x == nil then
+        ignored = ignored + 1
+      elseif redis.call('ZSCORE', KEYS[1], string.sub(all[i], 3)) then
+        x, y = tonumber(x), tonumber(y)
+        sa, sf = sa + x, sf + y
+        if x > 0 then
+          parts = parts + 1
+          if y > 0 and y >= ratio * x then cross = cross + 1 end
+        end
+      end
+    end
+  end
+  local probe = false
+  if state == 'closed' then
+    if sa >= minimum and sf > 0 and sf >= ratio * sa and cross >= quorum * parts then
+      state, opened, gen, cur = 'open', now, gen + 1, brk
+    end
+  elseif now >= opened + cur then
+    local holder = redis.call('GET', pkey)
+    local mine = holder == false or holder == id
+    if r.probe == 'passed' and mine then
+      state, epoch, gen, cur = 'closed', epoch + 1, gen + 1, brk
+      redis.call('DEL', pkey)
+      local fields = {}
+      for i = 1, #all, 2 do
+        if string.sub(all[i], 1, 2) == 'o:' then fields[#fields + 1] = all[i] end
+      end
+      if #fields > 0 then redis.call('HDEL', key, unpack(fields)) end
+      sa, sf, parts, cross = 0, 0, 0, 0
+    elseif r.probe == 'failed' and mine then
+      if maxbrk ~= nil then cur = math.min(maxbrk, cur * 2) end
+      state, opened, gen = 'open', now, gen + 1
+      redis.call('DEL', pkey)
+    elseif r.probe == 'want' and not leaving then
+      probe = holder == id or redis.call('SET', pkey, id, 'NX', 'PX', probeMs) ~= false
+    end
+  end
+  redis.call('HSET', key, 'state', state, 'epoch', epoch, 'gen', gen, 'opened', opened, 'break', cur)
+  redis.call('PEXPIRE', key, ttl + cur)
+  local shown, left = state, 0
+  if state == 'open' then
+    left = math.max(0, opened + cur - now)
+    if left == 0 then shown = 'half_open' end
+  end
+  return { name = tostring(r.name), state = shown, epoch = epoch, gen = gen, left_ms = left, break_ms = cur, probe = probe,
+    attempts = sa, failures = sf, processes = parts, crossing = cross }
+end
+if nbreakers > 0 then
+  local breakers = {}
+  for b = 1, nbreakers do
+    breakers[b] = breaker(KEYS[3 + nrates + 2 * b], KEYS[4 + nrates + 2 * b], report.breakers[b]) or { name = tostring(report.breakers[b].name), state = 'invalid' }
+  end
+  out.breakers = breakers
 end
 
 out.ignored = ignored

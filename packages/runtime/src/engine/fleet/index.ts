@@ -6,13 +6,14 @@
 import type { Playbook } from "../../model/playbook.js";
 import type { SharedPolicies } from "../policies/index.js";
 import type { RetryQuotaBucket } from "../quota.js";
+import { FleetBreakers } from "./breakers.js";
 import { FleetBudget } from "./budget.js";
 import { FleetRates, LeasedBucket } from "./rate.js";
 import { FleetTokens } from "./tokens.js";
 import type { FleetStore } from "./store.js";
 import { FleetSync, type FleetEvent, type FleetPart, type FleetTimers } from "./sync.js";
 
-export type { FleetStore, FleetReport, FleetTotals } from "./store.js";
+export type { FleetStore, FleetReport, FleetTotals, FleetBreakerReport, FleetBreakerTotals } from "./store.js";
 export { FLEET_DEFAULTS, type FleetEvent, type FleetMode, type FleetStatus, type FleetTimers } from "./sync.js";
 
 /** `createDispatcher`'s `fleet` option. */
@@ -53,6 +54,8 @@ export function startFleet(playbook: Playbook, policies: SharedPolicies, quota: 
     if (lease !== undefined) leases.push(lease);
   }
   if (leases.length > 0) parts.push(new FleetRates(leases));
+  const breakers = new FleetBreakers(now, mode);
+  if (policies.breakers?.linkFleet(breakers.link) === true) parts.push(breakers);
   if (parts.length === 0) return undefined;
   sync = new FleetSync({ store: options.store, settings: playbook.fleet ?? {}, instance: options.instance ?? defaultInstance(), parts, now, emit, timers: options.timers });
   return sync;

@@ -23,6 +23,52 @@ export interface FleetReport {
   quota?: FleetTokenReport;
   /** Each `scope: fleet` rate limit with a `limit:`, in the playbook's order. */
   rates?: FleetRateReport[];
+  /** Each circuit of a `scope: fleet` breaker (one per tool of a `per: tool` one). */
+  breakers?: FleetBreakerReport[];
+}
+
+/**
+ * A fleet breaker's side of a report: this process's counts in its window now (no
+ * `evidence: process` failures), in the fleet's window `epoch` it last heard of (the store
+ * drops counts of an older one: they were made before the fleet last closed the breaker), and
+ * what it asks of the half-open state: the probe's lease (`want`), or the probe's result.
+ */
+export interface FleetBreakerReport {
+  /** The breaker's name, and `/tool` for a `per: tool` breaker's circuit. */
+  name: string;
+  epoch: number;
+  attempts: number;
+  failures: number;
+  /** This process's circuit is open or half-open now. */
+  open: boolean;
+  probe?: "want" | "passed" | "failed";
+  /** The breaker's settings, so the store decides as the playbook says. */
+  ratio: number;
+  minimum: number;
+  quorum: number;
+  break_ms: number;
+  max_break_ms?: number;
+}
+
+/** The fleet's breaker after the store took a report in. */
+export interface FleetBreakerTotals {
+  name: string;
+  state: "closed" | "open" | "half_open";
+  /** The fleet's window: it starts again (epoch + 1) each time the fleet closes the breaker. */
+  epoch: number;
+  /** The fleet's transitions so far: a process hears of each one once. */
+  gen: number;
+  /** Open: what is left of the break, ms (0 once half-open). */
+  left_ms: number;
+  break_ms: number;
+  /** This process holds the half-open probe's lease. */
+  probe: boolean;
+  /** The window summed over the fleet's processes, in this epoch. */
+  attempts: number;
+  failures: number;
+  /** Processes with attempts in the window, and those of them whose own counts cross `failure_ratio`. */
+  processes: number;
+  crossing: number;
 }
 
 /**
@@ -63,6 +109,8 @@ export interface FleetTotals {
   quota?: { tokens: number };
   /** Each reported rate limit, in the report's order: this process's new lease, and the fleet's bucket after it. */
   rates?: { name: string; grant: number; tokens: number }[];
+  /** Each reported breaker, in the report's order. */
+  breakers?: FleetBreakerTotals[];
 }
 
 /**

@@ -9,7 +9,7 @@ import type { BreakerState } from "../../model/fixture.js";
 import type { UnstampedEvent } from "../../model/outcome.js";
 import type { CircuitBreakerPolicy } from "../../model/playbook.js";
 import { globMatches } from "../match.js";
-import { BREAKER_DEFAULTS, Circuit, type CircuitAdmission, type CircuitOutcome, type CircuitTransition } from "./circuit.js";
+import { BREAKER_DEFAULTS, Circuit, type CircuitAdmission, type CircuitFleet, type CircuitOutcome, type CircuitTransition } from "./circuit.js";
 import { ATTEMPT_TIMEOUT } from "./attempt-timeout.js";
 
 /** A failed attempt as a breaker's `counts` sees it. */
@@ -18,7 +18,12 @@ export interface CountedFailure {
   readonly verdictClass: string | undefined;
   readonly retryable: boolean;
   readonly errorKind: string | undefined;
+  /** The verdict is `evidence: process` (SPEC 23): about this process, not the upstream. */
+  readonly processEvidence?: boolean;
 }
+
+/** Links a `scope: fleet` breaker's circuit to the fleet's sync (engine/fleet/breakers.ts); `id` names it in the store. */
+export type FleetLinker = (id: string, circuit: Circuit, policy: CircuitBreakerPolicy) => CircuitFleet;
 
 /** The error of an attempt a breaker did not let through. */
 export const circuitOpenError = (breaker: string) => ({ kind: "circuit_open", message: `circuit ${breaker} is open`, side_effect_state: "none" as const });
@@ -55,6 +60,7 @@ export class CircuitBreakers {
   private readonly guardsByTool = new Map<string, Guard[]>();
   /** The admission of an attempt every guard let through closed, one per guard list: the common case allocates nothing. */
   private readonly allClosed = new WeakMap<readonly Guard[], Admission>();
+  private fleetLinker: FleetLinker | undefined;
 
   constructor(
     policies: Readonly<Record<string, CircuitBreakerPolicy>>,
@@ -73,6 +79,26 @@ export class CircuitBreakers {
         start: state,
       });
     }
+  }
+
+  /**
+   * Link every `scope: fleet` breaker's circuits to the fleet (SPEC 23), those a `per: tool`
+   * breaker makes later included. Returns whether any breaker is the fleet's.
+   */
+  linkFleet(linker: FleetLinker): boolean {
+    this.fleetLinker = linker;
+    let any = false;
+    for (const b of this.breakers) {
+      if (b.policy.scope !== "fleet") continue;
+      any = true;
+      if (b.circuit !== undefined) this.link(b, b.name, b.circuit);
+      else for (const [tool, circuit] of b.circuits) this.link(b, `${b.name}/${tool}`, circuit);
+    }
+    return any;
+  }
+
+  private link(breaker: Breaker, id: string, circuit: Circuit): void {
+    circuit.linkFleet(this.fleetLinker!(id, circuit, breaker.policy), this.origin);
   }
 
   /** A breaker's state at `now`, for a tool when it keeps one per tool (a closed one when that tool has none yet). */
@@ -163,6 +189,7 @@ export class CircuitBreakers {
     if (circuit === undefined) {
       circuit = new Circuit(breaker.policy, this.origin, breaker.start);
       breaker.circuits.set(tool, circuit);
+      if (breaker.policy.scope === "fleet" && this.fleetLinker !== undefined) this.link(breaker, `${breaker.name}/${tool}`, circuit);
     }
     return circuit;
   }
@@ -174,8 +201,8 @@ export class CircuitBreakers {
  */
 export function outcomeFor(policy: CircuitBreakerPolicy, failure: CountedFailure | null): CircuitOutcome {
   if (failure === null) return "success";
-  if (policy.counts !== undefined) return failure.verdictClass !== undefined && policy.counts.includes(failure.verdictClass) ? "failure" : "ignored";
-  return failure.retryable || failure.errorKind === ATTEMPT_TIMEOUT.kind ? "failure" : "ignored";
+  const counted = policy.counts !== undefined ? failure.verdictClass !== undefined && policy.counts.includes(failure.verdictClass) : failure.retryable || failure.errorKind === ATTEMPT_TIMEOUT.kind;
+  return !counted ? "ignored" : failure.processEvidence === true ? "process_failure" : "failure";
 }
 
 function eventOf(t: CircuitTransition, breaker: Breaker, shownTool: string): UnstampedEvent {

@@ -12,8 +12,32 @@ import type { CircuitBreakerPolicy } from "../../model/playbook.js";
 /** Polly v8's defaults: 10 % of at least 100 attempts in 30 s opens it for 5 s. */
 export const BREAKER_DEFAULTS = Object.freeze({ failure_ratio: 0.1, minimum_throughput: 100, sampling_ms: 30_000, break_ms: 5_000, half_open_probes: 1 });
 
-/** What an answered attempt means to a breaker: a success, a failure it counts, or neither. */
-export type CircuitOutcome = "success" | "failure" | "ignored";
+/**
+ * What an answered attempt means to a breaker: a success, a failure it counts, or neither. A
+ * `process_failure` is a counted failure whose verdict is `evidence: process` (SPEC 23): a
+ * fleet breaker counts it in this process's own view only, never in the fleet's.
+ */
+export type CircuitOutcome = "success" | "failure" | "process_failure" | "ignored";
+
+/**
+ * A `scope: fleet` circuit's link to the fleet (engine/fleet/breakers.ts): what the fleet's
+ * last sync says, read without waiting on the store. News it heard at a sync (the fleet opened
+ * the breaker, or closed it after a probe) waits in `news` for the circuit's next admission,
+ * so its transition is an event of the dispatch that meets it.
+ */
+export interface CircuitFleet {
+  /** Does the fleet's summed window, this process's shared counts now included, cross the threshold and the quorum? */
+  crosses(total: number, failures: number): boolean;
+  /** May this process send a half-open probe now: it holds the fleet's probe lease, or the fleet is not deciding. */
+  mayProbe(): boolean;
+  /** The circuit's probes passed (true: it closed), one failed (false: it opened again), or one met a process-evidence failure (undefined). */
+  probed(passed: boolean | undefined): void;
+}
+
+/** What the fleet's last sync told a fleet circuit, taken in at its next admission. */
+export type FleetNews =
+  | { type: "open"; /** the dispatcher's clock when the fleet's break started */ openedAt: number; breakMs: number; failures: number; attempts: number }
+  | { type: "closed" };
 
 export type CircuitTransition = { type: "opened"; failures: number; attempts: number; breakMs: number } | { type: "half_open" } | { type: "closed" };
 
@@ -33,6 +57,10 @@ export class Circuit {
   private readonly ratio: number;
   private readonly minimum: number;
   private readonly probes: number;
+  /** With `scope: fleet`: the link, and the window of the counts the fleet sees (no `evidence: process` failures). */
+  private fleet: CircuitFleet | undefined;
+  private sharedWindow: Window | undefined;
+  private news: FleetNews | undefined;
 
   constructor(
     private readonly policy: CircuitBreakerPolicy,
@@ -44,8 +72,7 @@ export class Circuit {
     this.minimum = policy.minimum_throughput ?? BREAKER_DEFAULTS.minimum_throughput;
     this.probes = policy.half_open_probes ?? BREAKER_DEFAULTS.half_open_probes;
     this.breakMs = policy.break_ms ?? BREAKER_DEFAULTS.break_ms;
-    const samplingMs = policy.sampling_ms ?? BREAKER_DEFAULTS.sampling_ms;
-    this.window = policy.buckets === undefined ? new ExactWindow(samplingMs, policy.sampling_attempts) : new BucketWindow(samplingMs, policy.buckets, origin);
+    this.window = windowOf(policy, origin);
     this.state = start;
     this.openedAt = origin;
     this.closedAt = origin;
@@ -67,11 +94,32 @@ export class Circuit {
 
   /** Closed: `admit` lets an attempt through as an ordinary one, changing nothing and emitting nothing. */
   get closed(): boolean {
-    return this.state === "closed";
+    return this.state === "closed" && this.news === undefined;
+  }
+
+  /** Make this circuit the fleet's (SPEC 23): `fleet` tells it what the fleet's last sync said. */
+  linkFleet(fleet: CircuitFleet, origin: number): void {
+    this.fleet = fleet;
+    this.sharedWindow = windowOf(this.policy, origin);
+  }
+
+  /** The counts the fleet sees at `now`, over the window (called by the sync, off the call path). */
+  sharedAt(now: number): { total: number; failures: number; open: boolean; halfOpen: boolean } {
+    const window = this.sharedWindow ?? this.window;
+    window.settle(now);
+    const state = this.stateAt(now);
+    return { total: window.total, failures: window.failures, open: state !== "closed", halfOpen: state === "half_open" };
+  }
+
+  /** The fleet's news from a sync (`closed` on a closed circuit only empties its windows: the fleet's window restarted). */
+  hear(news: FleetNews): void {
+    if (news.type === "closed" && this.state === "closed" && this.news === undefined) this.clearWindows();
+    else this.news = news;
   }
 
   /** May an attempt go now? `emit` hears the move from open to half-open. */
   admit(now: number, emit: (t: CircuitTransition) => void): CircuitAdmission {
+    if (this.news !== undefined) this.takeNews(now, emit);
     if (this.state === "closed") return "closed";
     if (this.state === "open") {
       if (now - this.openedAt < this.breakMs) return "rejected";
@@ -81,7 +129,25 @@ export class Circuit {
       this.probesPassed = 0;
       emit({ type: "half_open" });
     }
-    return this.probesOut + this.probesPassed < this.probes ? "probe" : "rejected";
+    return this.probesOut + this.probesPassed < this.probes && (this.fleet === undefined || this.fleet.mayProbe()) ? "probe" : "rejected";
+  }
+
+  /** The fleet opened the breaker (aligned to the fleet's break) or closed it after a probe. */
+  private takeNews(now: number, emit: (t: CircuitTransition) => void): void {
+    const news = this.news!;
+    this.news = undefined;
+    if (news.type === "closed") {
+      if (this.state !== "closed") this.close(now, emit);
+      else this.clearWindows();
+      return;
+    }
+    const wasOpen = this.state === "open" && now - this.openedAt < this.breakMs;
+    this.state = "open";
+    this.openedAt = news.openedAt;
+    this.breakMs = news.breakMs;
+    this.probesOut = 0;
+    this.probesPassed = 0;
+    if (!wasOpen) emit({ type: "opened", failures: news.failures, attempts: news.attempts, breakMs: news.breakMs });
   }
 
   /** An admitted probe takes its place (once every breaker guarding the tool admitted the attempt). */
@@ -94,27 +160,43 @@ export class Circuit {
     if (admitted === "probe") {
       if (this.state !== "half_open") return;
       this.probesOut--;
-      if (outcome === "failure") this.open(now, true, emit);
-      else if (outcome === "success" && ++this.probesPassed >= this.probes) {
-        this.state = "closed";
-        this.closedAt = now;
-        this.breakMs = this.policy.break_ms ?? BREAKER_DEFAULTS.break_ms;
-        this.window.clear();
-        emit({ type: "closed" });
+      if (outcome === "failure" || outcome === "process_failure") {
+        this.open(now, true, emit);
+        this.fleet?.probed(outcome === "failure" ? false : undefined);
+      } else if (outcome === "success" && ++this.probesPassed >= this.probes) {
+        this.close(now, emit);
+        this.fleet?.probed(true);
       }
       return;
     }
     // An attempt let through while closed that answers once the circuit has opened moves nothing.
     if (admitted !== "closed" || this.state !== "closed" || outcome === "ignored") return;
-    const failed = outcome === "failure";
+    const failed = outcome !== "success";
     this.window.add(now, failed);
-    if (failed && this.window.total >= this.minimum && this.window.failures >= this.ratio * this.window.total) this.open(now, false, emit);
+    if (this.sharedWindow !== undefined && outcome !== "process_failure") this.sharedWindow.add(now, failed);
+    if (!failed) return;
+    if (this.window.total >= this.minimum && this.window.failures >= this.ratio * this.window.total) this.open(now, false, emit);
+    else if (this.fleet?.crosses(this.sharedWindow!.total, this.sharedWindow!.failures) === true) this.open(now, false, emit, this.sharedWindow);
   }
 
-  private open(now: number, again: boolean, emit: (t: CircuitTransition) => void): void {
+  private close(now: number, emit: (t: CircuitTransition) => void): void {
+    this.state = "closed";
+    this.closedAt = now;
+    this.breakMs = this.policy.break_ms ?? BREAKER_DEFAULTS.break_ms;
+    this.clearWindows();
+    emit({ type: "closed" });
+  }
+
+  private clearWindows(): void {
+    this.window.clear();
+    this.sharedWindow?.clear();
+  }
+
+  private open(now: number, again: boolean, emit: (t: CircuitTransition) => void, window: Window = this.window): void {
     // Reopened by a probe: its probes are what it saw (those that passed, and the one that failed).
-    const failures = again ? 1 : this.window.failures;
-    const attempts = again ? this.probesPassed + 1 : this.window.total;
+    // Opened on the fleet's view: the counts this process saw of it (the fleet's summed window is the store's).
+    const failures = again ? 1 : window.failures;
+    const attempts = again ? this.probesPassed + 1 : window.total;
     if (again && this.policy.max_break_ms !== undefined) this.breakMs = Math.min(this.policy.max_break_ms, this.breakMs * 2);
     this.state = "open";
     this.openedAt = now;
@@ -128,6 +210,13 @@ interface Window {
   readonly failures: number;
   add(now: number, failed: boolean): void;
   clear(): void;
+  /** Let time move on to `now` without adding (a sync reads the window between attempts). */
+  settle(now: number): void;
+}
+
+function windowOf(policy: CircuitBreakerPolicy, origin: number): Window {
+  const samplingMs = policy.sampling_ms ?? BREAKER_DEFAULTS.sampling_ms;
+  return policy.buckets === undefined ? new ExactWindow(samplingMs, policy.sampling_attempts) : new BucketWindow(samplingMs, policy.buckets, origin);
 }
 
 /**
@@ -170,6 +259,10 @@ class ExactWindow implements Window {
     this.head = 0;
     this.total = 0;
     this.failures = 0;
+  }
+
+  settle(now: number): void {
+    this.evictBefore(now - this.samplingMs);
   }
 
   /** Drop the entries at or before `t`: "within the last sampling_ms" keeps those after it. */
@@ -231,6 +324,11 @@ class BucketWindow implements Window {
     this.failuresIn.fill(0);
     this.total = 0;
     this.failures = 0;
+  }
+
+  settle(now: number): void {
+    const index = Math.floor(((now - this.origin) * this.buckets) / this.samplingMs);
+    if (index > this.current) this.rotateTo(index);
   }
 
   /** Empty the buckets that fell out of the window on the way to bucket `index`. */
