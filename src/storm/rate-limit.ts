@@ -13,6 +13,8 @@
  */
 import type { AdapterError, Response } from "failbook-runtime/model/fixture.js";
 import type { RateLimitDialect } from "failbook-runtime/model/playbook.js";
+import { headerSpecOf } from "failbook-runtime/engine/policies/rate-limits.js";
+import type { HintForm } from "failbook-runtime/engine/classifier.js";
 import type { UpstreamRateLimit } from "./model.js";
 
 export class UpstreamLimiter {
@@ -68,25 +70,37 @@ export function refusal(limit: UpstreamRateLimit, resetAt: number, now: number):
   return { kind: "http", http_status: 429, message: "rate limit exceeded", headers };
 }
 
-/** A dialect's quota headers: `remaining` requests left until `resetAt` (ms on the storm's clock, its epoch), as answered at `now`. */
+/**
+ * A dialect's quota headers: `remaining` requests left until `resetAt` (ms on the storm's
+ * clock, its epoch), as answered at `now`. The names and the reset's form are the ones the
+ * runtime reads (`headerSpecOf`), so a storm's upstream and the client agree by construction;
+ * each form is written as the real API writes it (GitHub a Unix time in seconds, OpenAI a Go
+ * duration, Anthropic an RFC 3339 time, the IETF draft its structured fields).
+ */
 export function quotaHeaders(dialect: RateLimitDialect | undefined, limit: UpstreamRateLimit, remaining: number, resetAt: number, now: number): Record<string, string> {
+  if (dialect === undefined) return {};
+  const spec = headerSpecOf(dialect);
   const toGo = Math.max(0, resetAt - now);
-  const seconds = Math.ceil(toGo / 1000);
-  switch (dialect) {
-    case undefined:
-      return {};
-    case "github":
-      return { "x-ratelimit-limit": String(limit.requests), "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": String(Math.ceil(resetAt / 1000)) };
-    case "openai":
-      return { "x-ratelimit-limit-requests": String(limit.requests), "x-ratelimit-remaining-requests": String(remaining), "x-ratelimit-reset-requests": goDuration(toGo) };
-    case "anthropic":
-      return {
-        "anthropic-ratelimit-requests-limit": String(limit.requests),
-        "anthropic-ratelimit-requests-remaining": String(remaining),
-        "anthropic-ratelimit-requests-reset": new Date(Math.ceil(resetAt / 1000) * 1000).toISOString().replace(".000Z", "Z"),
-      };
-    case "ietf":
-      return { "ratelimit-policy": `"default";q=${limit.requests};w=${Math.ceil(limit.per_ms / 1000)}`, ratelimit: `"default";r=${remaining};t=${seconds}` };
+  if (spec.ietf === true) {
+    return { [spec.limit!]: `"default";q=${limit.requests};w=${Math.ceil(limit.per_ms / 1000)}`, [spec.remaining]: `"default";r=${remaining};t=${Math.ceil(toGo / 1000)}` };
+  }
+  const headers: Record<string, string> = {};
+  if (spec.limit !== undefined) headers[spec.limit] = String(limit.requests);
+  headers[spec.remaining] = String(remaining);
+  if (spec.reset !== undefined) headers[spec.reset[0]] = resetValue(spec.reset[1], resetAt, toGo);
+  return headers;
+}
+
+function resetValue(form: HintForm, resetAt: number, toGo: number): string {
+  switch (form) {
+    case "epoch_seconds":
+      return String(Math.ceil(resetAt / 1000));
+    case "epoch_ms":
+      return String(Math.ceil(resetAt));
+    case "duration":
+      return goDuration(toGo);
+    default:
+      return new Date(Math.ceil(resetAt / 1000) * 1000).toISOString().replace(".000Z", "Z");
   }
 }
 
