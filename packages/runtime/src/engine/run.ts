@@ -26,6 +26,7 @@ import { isThrottling, rateLimitedError } from "./policies/rate-limits.js";
 import { redactDeep, type Redactor } from "./redact.js";
 import type { BudgetLedger } from "./retry.js";
 import { Stopped, type DispatchStop } from "./stop.js";
+import { heard, pace, paceHedge, type PacedRun } from "./pacing.js";
 
 /**
  * What a dispatcher works out once per tool: its name as outputs show it, whether the
@@ -138,6 +139,7 @@ export class DispatchRun implements RunContext {
   /** The admission of the attempt awaiting its answer. */
   private pending: Admission | undefined;
   private emitterFn: ((event: UnstampedEvent) => void) | undefined;
+  private pacedRun: PacedRun | undefined;
   /** From the dispatch's first retry to its end: a retry in progress, for the retry budget. */
   retrying = false;
   /** Told of each attempt an open breaker stopped (a recorded dispatch's record keeps it). */
@@ -267,8 +269,9 @@ export class DispatchRun implements RunContext {
       let observed: Failed;
       if (n === 1 && first !== undefined) ({ attempt: sent, failed: observed } = first);
       else {
-        const paced = turn.tool.paced ? this.pace(turn, n) : undefined;
-        sent = (paced instanceof Promise ? await paced : paced) ?? this.send(turn, n);
+        const paced = turn.tool.paced ? pace(this.policies.rateLimits!, this.paced, call.tool) : undefined;
+        const refused = paced instanceof Promise ? await paced : paced;
+        sent = refused === undefined ? this.send(turn, n) : this.rateLimited(turn, n, refused);
         if (sent.blocked !== undefined) observed = sent.blocked;
         else {
           const response = await sent.response!;
@@ -343,8 +346,8 @@ export class DispatchRun implements RunContext {
         this.lastTurn = turn;
         this.stop?.throwIfStopped(false);
         // A hedge never waits for a token: with none, it is not sent (SPEC 22).
-        const limited = turn.tool.paced ? this.paceHedge(turn) : undefined;
-        const admission = limited ?? breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
+        const limited = turn.tool.paced ? paceHedge(this.policies.rateLimits!, this.paced, call.tool) : undefined;
+        const admission = limited !== undefined ? rateLimitedAdmission(limited) : breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
         admissions[i] = admission;
         if (admission?.blockedBy !== undefined) return { status: "error", error: admission.error ?? circuitOpenError(admission.blockedBy) };
         this.attempts++;
@@ -413,62 +416,8 @@ export class DispatchRun implements RunContext {
     };
   }
 
-  /**
-   * Rate limits (SPEC 22): a token of each limit over the tool before attempt `n` is sent.
-   * Undefined: go now (tokens taken). A promise: the attempt waits for its token first. An
-   * Attempt: refused (empty with `when_empty: fail`, or a wait past `max_wait_ms` or the
-   * deadline), failed at once as `rate_limited`, unsent.
-   */
-  private pace(turn: Turn, n: number): Promise<Attempt | undefined> | Attempt | undefined {
-    const limits = this.policies.rateLimits!;
-    const clock = this.o.clock;
-    const tool = turn.call.tool;
-    const decision = limits.pace(tool, clock.now(), this.stop?.deadline);
-    if (decision.kind === "refused") return this.rateLimited(turn, n, decision.limit);
-    const adaptive = limits.adaptiveOf(tool);
-    let behind = false;
-    for (let i = 0; i < adaptive.length; i++) if (!(adaptive[i]!.limiter.active === false)) behind = true;
-    if (decision.waitMs === 0 && !behind) return undefined;
-    return (async () => {
-      if (decision.waitMs > 0) {
-        this.emit({ type: "rate_limit_waited", limit: this.redact(decision.limit!), ms: decision.waitMs });
-        await clock.sleep(decision.waitMs, this.stop?.attemptSignal);
-        this.stop?.throwIfStopped(false);
-      }
-      for (const { name, limiter, fail, maxWaitMs } of adaptive) {
-        if (limiter.tryAcquire()) continue;
-        // Never a wait past max_wait_ms or the deadline (SPEC 22): refused before it starts.
-        const deadline = this.stop?.deadline;
-        const bound = Math.min(maxWaitMs ?? Number.POSITIVE_INFINITY, deadline === undefined ? Number.POSITIVE_INFINITY : deadline - clock.now());
-        if (fail || limiter.nextWait() > bound) return this.rateLimited(turn, n, name);
-        // The AWS SDK's own loop: wait, refill, until a token is there (a wait under 1 ms sleeps 1 ms, as its setTimeout does).
-        const waited = await limiter.acquire(async (ms) => {
-          await clock.sleep(Math.max(1, ms), this.stop?.attemptSignal);
-          this.stop?.throwIfStopped(false);
-        });
-        this.emit({ type: "rate_limit_waited", limit: this.redact(name), ms: Math.round(waited) });
-      }
-      return undefined;
-    })();
-  }
-
-  /** A hedge's token: taken now, or the hedge is not sent (its admission says which limit). */
-  private paceHedge(turn: Turn): Admission | undefined {
-    const limits = this.policies.rateLimits!;
-    const decision = limits.pace(turn.call.tool, this.o.clock.now(), this.stop?.deadline, false);
-    if (decision.kind === "refused") return rateLimitedAdmission(this.rateLimitedEvent(decision.limit));
-    for (const { name, limiter } of limits.adaptiveOf(turn.call.tool)) if (!limiter.tryAcquire()) return rateLimitedAdmission(this.rateLimitedEvent(name));
-    return undefined;
-  }
-
-  private rateLimitedEvent(limit: string): string {
-    this.emit({ type: "rate_limited", limit: this.redact(limit) });
-    return limit;
-  }
-
-  /** An attempt a rate limit did not let through: unsent, failed at once as `rate_limited`. */
+  /** An attempt a rate limit did not let through (`pace` said which, with its event): unsent, failed at once as `rate_limited`. */
   private rateLimited(turn: Turn, n: number, limit: string): Attempt {
-    this.rateLimitedEvent(limit);
     const admission = rateLimitedAdmission(limit);
     return { turn, n, before: this.o.clock.now(), admission, response: undefined, blocked: this.shortCircuited(n, turn, admission.error!) };
   }
@@ -504,6 +453,19 @@ export class DispatchRun implements RunContext {
     this.pending = undefined;
   }
 
+  /** The run as its rate limits see it (engine/pacing.ts), made when one first needs it. */
+  private get paced(): PacedRun {
+    const run = this;
+    return (this.pacedRun ??= {
+      clock: this.o.clock,
+      get stop() {
+        return run.stop;
+      },
+      redact: this.redact,
+      emit: this.emitter,
+    });
+  }
+
   /** The run's events as breakers emit them, made when a breaker first needs it. */
   private get emitter(): (event: UnstampedEvent) => void {
     return (this.emitterFn ??= (event) => this.emit(event));
@@ -520,20 +482,12 @@ export class DispatchRun implements RunContext {
 
   /** An attempt answered: the breakers guarding its tool and retry throttling hear how (`failure` null: it did not fail). */
   private answered(admission: Admission | undefined, turn: CallTurn, failure: CountedFailure | null, headers?: Record<string, string>, throttling = false): void {
-    if ((turn as Turn).tool?.listened === true && admission?.blockedBy === undefined) this.heard(turn.call.tool, headers, throttling);
+    if ((turn as Turn).tool?.listened === true && admission?.blockedBy === undefined) heard(this.policies.rateLimits!, this.paced, turn.call.tool, headers, throttling);
     if (admission !== undefined && admission.blockedBy === undefined) this.policies.breakers!.record(admission, turn.shown.tool, this.o.clock.now(), failure, this.emitter);
     const throttle = this.policies.throttle;
     if (throttle === undefined) return;
     if (failure === null) throttle.succeeded();
     else if (failure.retryable) throttle.failed();
-  }
-
-  /** The rate limits over a tool hear an answer: its quota headers, whether it was throttled (SPEC 22). */
-  private heard(tool: string, headers: Record<string, string> | undefined, throttling: boolean): void {
-    const clock = this.o.clock;
-    this.policies.rateLimits!.answered(tool, headers, throttling, clock.now(), clock.epochMs?.() ?? clock.now(), (limit, header, value) =>
-      this.emit({ type: "rate_limit_header_ignored", limit: this.redact(limit), header: this.redact(header), value: this.redact(value) }),
-    );
   }
 
   /** An attempt an open breaker (or an empty rate limit) did not let through: an `attempt` event, not sent and not counted. */
