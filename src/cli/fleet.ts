@@ -36,8 +36,8 @@ replaces the last (the screen is cleared and redrawn). Into a pipe or a file, as
 --format json one object a line. A reading that fails once the watch has started (Redis
 restarting) is shown as one line in its place, and the next second tries again.
 
-Exit status: 0 shown (an empty fleet too; --watch stopped by Ctrl-C); 2 no --redis, a URL that does not parse, or a
-Redis that does not answer within 5 s or refuses the command.
+Exit status: 0 shown (an empty fleet too, and --watch stopped by Ctrl-C); 2 no --redis, a
+URL that does not parse, or a Redis that does not answer within 5 s or refuses the command.
 
 Examples:
   failbook fleet status --redis redis://localhost:6379 --prefix payments
