@@ -5,7 +5,11 @@
 // second against its limit and the fleet's stated bound.
 //
 //   node examples/fleet-shared-limit/run.mjs --redis redis://127.0.0.1:6380 [--processes 8]
-//     [--seconds 4] [--concurrency 4] [--scope fleet|process] [--prefix geocoder] [--json]
+//     [--seconds 4] [--concurrency 4] [--scope fleet|process] [--outage FROM-TO]
+//     [--prefix geocoder] [--json]
+//
+// --outage 2-4: the API answers 503 from the start of second 2 to the end of second 4, and the
+// geo breaker opens (in each process, on its own counts, until breakers take scope: fleet).
 import { fork } from "node:child_process";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
@@ -21,6 +25,7 @@ try {
       seconds: { type: "string", default: "4" },
       concurrency: { type: "string", default: "4" },
       scope: { type: "string", default: "fleet" },
+      outage: { type: "string" },
       prefix: { type: "string", default: "geocoder" },
       json: { type: "boolean", default: false },
     },
@@ -33,6 +38,8 @@ const seconds = count("--seconds", flags.seconds, 600);
 const concurrency = count("--concurrency", flags.concurrency, 100);
 if (flags.redis === undefined) fail("--redis is required: the Redis the processes share, e.g. --redis redis://127.0.0.1:6380");
 if (!["fleet", "process"].includes(flags.scope)) fail(`--scope is fleet or process, not '${flags.scope}'`);
+const outage = flags.outage === undefined ? undefined : /^(\d+)-(\d+)$/.exec(flags.outage)?.slice(1).map(Number);
+if (outage !== undefined && !(outage.length === 2 && outage[0] >= 1 && outage[0] <= outage[1])) fail(`--outage takes FROM-TO, the seconds the API answers 503 (e.g. 2-4), not '${flags.outage}'`);
 
 // The project as the playbook says it (scope: fleet), or with every policy's scope: process, to compare.
 const { loadProject } = await import(new URL("../../dist/index.js", import.meta.url).href);
@@ -53,8 +60,13 @@ const api = createServer((req, res) => {
   const now = Date.now();
   times.push(now);
   const index = Math.floor((now - start) / API_LIMIT.per_ms);
-  const w = (windows[index] ??= { sent: 0, ok: 0, throttled: 0 });
+  const w = (windows[index] ??= { sent: 0, ok: 0, throttled: 0, unavailable: 0 });
   w.sent++;
+  if (outage !== undefined && index + 1 >= outage[0] && index + 1 <= outage[1]) {
+    w.unavailable++;
+    res.writeHead(503, { "content-type": "application/json" }).end('{"error":"unavailable"}');
+    return;
+  }
   if (w.ok >= API_LIMIT.requests) {
     w.throttled++;
     const retryAfter = Math.ceil((start + (index + 1) * API_LIMIT.per_ms - now) / 1000);
@@ -95,7 +107,7 @@ const outcomes = {};
 for (const summary of await Promise.all(children.map((c) => c.summary))) for (const [k, n] of Object.entries(summary)) outcomes[k] = (outcomes[k] ?? 0) + n;
 api.close();
 
-const full = windows.slice(0, seconds).map((w) => w ?? { sent: 0, ok: 0, throttled: 0 });
+const full = Array.from({ length: seconds }, (_, i) => windows[i] ?? { sent: 0, ok: 0, throttled: 0, unavailable: 0 });
 const result = { processes, scope: flags.scope, seconds, api_limit: API_LIMIT.requests, bound, busiest: busiestWindow(times, API_LIMIT.per_ms), windows: full, outcomes, events };
 if (flags.json) process.stdout.write(JSON.stringify(result) + "\n");
 else process.stdout.write(report(result));
@@ -103,8 +115,8 @@ else process.stdout.write(report(result));
 function report(r) {
   const lines = [
     `${r.processes} processes, scope: ${r.scope}, ${r.seconds} s; rate limit geo ${limit.requests} a second (burst ${burst}); the API allows ${r.api_limit} a second`,
-    "second  sent   ok  429",
-    ...r.windows.map((w, i) => `${String(i + 1).padStart(6)}  ${String(w.sent).padStart(4)} ${String(w.ok).padStart(4)} ${String(w.throttled).padStart(4)}`),
+    "second  sent   ok  429  503",
+    ...r.windows.map((w, i) => `${String(i + 1).padStart(6)}  ${[w.sent, w.ok, w.throttled, w.unavailable].map((n) => String(n).padStart(4)).join(" ")}`),
     `busiest second (any ${API_LIMIT.per_ms} ms): ${r.busiest} requests; the API's limit ${r.api_limit}, the fleet's stated bound ${r.bound} (docs/fleet.md)`,
     `calls: ${Object.entries(r.outcomes).sort().map(([k, n]) => `${n} ${k}`).join(", ")}`,
   ];
