@@ -47,6 +47,24 @@ describe("a token bucket", () => {
     expect(result.events.find((e) => e.type === "rate_limit_waited")).toMatchObject({ ms: 900 });
   });
 
+  it("an attempt an open breaker refuses takes no token: the bucket is whole when the breaker lets calls through again", async () => {
+    const clock = new VirtualClock();
+    const pb = playbook(
+      { server: { action: "fail" }, unknown: { action: "fail" } },
+      { rate_limits: { api: { tools: "payments.*", limit: { requests: 2, per_ms: 60_000 }, when_empty: "fail" } }, circuit_breakers: { b: { tools: "payments.*", break_ms: 1000 } } },
+    );
+    const d = createDispatcher({ registry, playbook: pb, clock, random: seededRandom(1), state: { breakers: { b: "open" } } });
+    for (let i = 0; i < 5; i++) {
+      const refused = await d.dispatch(CALL, () => ok());
+      expect(refused.outcome.kind).toBe("failed");
+      expect(types(refused.events)).not.toContain("rate_limited");
+    }
+    clock.advance(1000);
+    const sent: number[] = [];
+    for (let i = 0; i < 2; i++) expect((await d.dispatch(CALL, () => (sent.push(i), ok()))).outcome.kind).toBe("succeeded");
+    expect(sent).toEqual([0, 1]);
+  });
+
   it("when_empty: fail sends nothing: the attempt fails at once as rate_limited, classified by the registry", async () => {
     const { d } = dispatcherWith({ tools: "payments.*", limit: { requests: 1, per_ms: 60_000 }, when_empty: "fail" });
     await d.dispatch(CALL, () => ok());

@@ -128,6 +128,25 @@ async function dispatchOverhead() {
     clock: runtime.virtualClock(),
     random: runtime.seededRandom(0),
   });
+  // SPEC 23: a retry budget and a rate limit whose bucket never runs dry, with scope: process, and
+  // the same with scope: fleet synced through an in-process stand-in store that answers at once
+  // and grants a lease that never runs out; its timers never fire, so the one sync is the first
+  // (before the timed loop): what is timed is the dispatch's cost in fleet mode, not the sync's.
+  const shared = (scope) => ({
+    ...playbook,
+    fleet: { sync_ms: 250, lease_ms: 1000 },
+    retry_budget: { percent: 20, min_concurrency: 3, scope },
+    rate_limits: { crm: { tools: "crm.*", limit: { requests: 1000000000, per_ms: 1 }, scope } },
+  });
+  const standInStore = {
+    sync: async (report) => ({ now_ms: 0, instances: 1, budget: report.budget, rates: report.rates?.map((r) => ({ name: r.name, grant: 1e12, tokens: 1e12 })) }),
+    time: async () => 0,
+  };
+  const stillTimers = { every: () => ({ stop() {} }), after: () => ({ restart() {}, stop() {} }) };
+  const fleetProcess = runtime.createDispatcher({ registry, playbook: shared("process"), clock: runtime.virtualClock(), random: runtime.seededRandom(0) });
+  const fleet = runtime.createDispatcher({ registry, playbook: shared("fleet"), clock: runtime.virtualClock(), random: runtime.seededRandom(0), fleet: { store: standInStore, instance: "bench", timers: stillTimers } });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (fleet.fleet?.mode !== "fleet" || fleet.fleet.syncs !== 1) throw new Error(`the fleet dispatcher did not sync with its stand-in store: ${JSON.stringify(fleet.fleet)}`);
   // SPEC 24: the same dispatcher with an OpenTelemetry MeterProvider registered (the SDK's, with
   // a reader that never exports in the timed loop): what recording the metrics adds.
   const { metrics } = await import("@opentelemetry/api");
@@ -151,6 +170,8 @@ async function dispatchOverhead() {
     retried: () => dispatcher.dispatch(call, failsOnce),
     policies: () => guarded.dispatch(ownKeyCall, succeeds),
     paced: () => paced.dispatch(ownKeyCall, succeeds),
+    fleetProcess: () => fleetProcess.dispatch(ownKeyCall, succeeds),
+    fleet: () => fleet.dispatch(ownKeyCall, succeeds),
     metered: () => metered.dispatch(ownKeyCall, succeeds),
     cockatiel: () => cockatiel.execute(succeeds),
   };
@@ -209,6 +230,8 @@ async function dispatchOverhead() {
     policiesAdded: delta("policies", "ownKey"),
     // SPEC 22: what taking a token of a non-empty bucket adds (≤ 0.1 µs).
     pacedAdded: delta("paced", "ownKey"),
+    // SPEC 23: what scope: fleet on the budget and the rate limit adds over scope: process (≤ 0.1 µs).
+    fleetAdded: delta("fleet", "fleetProcess"),
     // SPEC 24: what a registered MeterProvider adds (≤ 0.3 µs).
     meteredAdded: delta("metered", "ownKey"),
     // What hashing a key that does not start with 12 hex digits into its trace id adds.

@@ -66,6 +66,11 @@ export class Io {
     this.stdout.write(this.printable(text));
   }
 
+  /** A terminal control sequence of failbook's own (a redraw's clear), written as is: never text from input. */
+  control(sequence: string): void {
+    this.stdout.write(sequence);
+  }
+
   err(text: string): void {
     this.stderr.write(this.printable(text));
   }

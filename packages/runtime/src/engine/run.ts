@@ -269,7 +269,8 @@ export class DispatchRun implements RunContext {
       let observed: Failed;
       if (n === 1 && first !== undefined) ({ attempt: sent, failed: observed } = first);
       else {
-        const paced = turn.tool.paced ? pace(this.policies.rateLimits!, this.paced, call.tool) : undefined;
+        // An attempt an open breaker will refuse takes no token: it is never sent (SPEC 22).
+        const paced = turn.tool.paced && this.policies.breakers?.refuses(call.tool, this.o.clock.now()) !== true ? pace(this.policies.rateLimits!, this.paced, call.tool) : undefined;
         const refused = paced instanceof Promise ? await paced : paced;
         sent = refused === undefined ? this.send(turn, n) : this.rateLimited(turn, n, refused);
         if (sent.blocked !== undefined) observed = sent.blocked;
@@ -346,7 +347,7 @@ export class DispatchRun implements RunContext {
         this.lastTurn = turn;
         this.stop?.throwIfStopped(false);
         // A hedge never waits for a token: with none, it is not sent (SPEC 22).
-        const limited = turn.tool.paced ? paceHedge(this.policies.rateLimits!, this.paced, call.tool) : undefined;
+        const limited = turn.tool.paced && breakers?.refuses(call.tool, this.o.clock.now()) !== true ? paceHedge(this.policies.rateLimits!, this.paced, call.tool) : undefined;
         const admission = limited !== undefined ? rateLimitedAdmission(limited) : breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
         admissions[i] = admission;
         if (admission?.blockedBy !== undefined) return { status: "error", error: admission.error ?? circuitOpenError(admission.blockedBy) };

@@ -139,6 +139,13 @@ export class CircuitBreakers {
     return { blockedBy: undefined, guards, admitted };
   }
 
+  /** Would `admit` refuse an attempt to `tool` now (some breaker guarding it open)? Changes nothing, emits nothing. */
+  refuses(tool: string, now: number): boolean {
+    const guards = this.guardsOf(tool);
+    for (let i = 0; i < guards.length; i++) if (guards[i].circuit.refuses(now)) return true;
+    return false;
+  }
+
   /**
    * What `admit` would say to an attempt to `tool` now when every breaker guarding it is
    * closed (or none guards it): then admitting moves no breaker and emits nothing, so a

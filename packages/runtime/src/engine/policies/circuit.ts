@@ -117,6 +117,14 @@ export class Circuit {
     else this.news = news;
   }
 
+  /** Would `admit` refuse an attempt now? Changes nothing: a rate limit asks before it spends a token on an attempt that will not be sent. */
+  refuses(now: number): boolean {
+    if (this.news !== undefined || this.state === "closed") return false;
+    if (this.state === "open" && now - this.openedAt < this.breakMs) return true;
+    const probesTaken = this.state === "open" ? 0 : this.probesOut + this.probesPassed;
+    return probesTaken >= this.probes || (this.fleet !== undefined && !this.fleet.mayProbe());
+  }
+
   /** May an attempt go now? `emit` hears the move from open to half-open. */
   admit(now: number, emit: (t: CircuitTransition) => void): CircuitAdmission {
     if (this.news !== undefined) this.takeNews(now, emit);
