@@ -714,19 +714,13 @@ let lastTraceId: string | undefined;
 export function checkedTraceId(id: unknown): string {
   // The calls of one trace bring the same id (an agent's run, a request's tool calls): it is checked once.
   if (id === lastTraceId) return id as string;
-  let zero = true;
-  if (typeof id === "string" && id.length === 32) {
-    let i = 0;
-    for (; i < 32; i++) {
-      const c = id.charCodeAt(i);
-      if (c === 0x30) continue;
-      if ((c > 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) zero = false;
-      else break;
-    }
-    if (i === 32 && !zero) return (lastTraceId = id);
-  }
+  // One compiled pattern reads the 32 characters faster than a loop of charCodeAt (the bench's ownKeyFreshTrace row).
+  if (typeof id === "string" && W3C_TRACE_ID.test(id) && id !== ZERO_TRACE_ID) return (lastTraceId = id);
   throw new TypeError("failbook: DispatchOptions.traceId must be a W3C trace-id: 32 lower-case hex digits, not all zero (an OpenTelemetry span's spanContext().traceId)");
 }
+
+const W3C_TRACE_ID = /^[0-9a-f]{32}$/;
+const ZERO_TRACE_ID = "0".repeat(32);
 
 /**
  * What the dispatcher throws for an answer that is no response: what kind of value it was,
