@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
 import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
+import type { FleetStore, FleetTimers } from "failbook-runtime/engine/fleet/index.js";
 import type { Response } from "failbook-runtime/model/fixture.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { CALL, err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
@@ -31,6 +32,7 @@ function fakeProvider(broken = false) {
     createHistogram: instrument,
     createCounter: instrument,
     createObservableGauge: instrument,
+    createObservableCounter: instrument,
     addBatchObservableCallback: (cb: (typeof callbacks)[number]) => void callbacks.push(cb),
   };
   const provider = { getMeter: (name: string) => (meters.push(name), meter) };
@@ -67,7 +69,10 @@ describe("metrics (SPEC 24)", () => {
     expect(fake.recorded).toEqual([]);
     await counted.dispatch(CALL, () => ok());
     expect(fake.meters).toEqual(["failbook"]);
-    expect(fake.recorded.map((r) => r.instrument)).toEqual(["failbook.dispatch.duration", "failbook.attempts"]);
+    // Only the duration is handed over per dispatch; the attempt is a number the reader collects.
+    expect(fake.recorded.map((r) => r.instrument)).toEqual(["failbook.dispatch.duration"]);
+    fake.collect();
+    expect(fake.recorded.filter((r) => r.instrument === "failbook.attempts")).toEqual([{ instrument: "failbook.attempts", value: 1, attributes: { "failbook.attempt.kind": "first" } }]);
   });
 
   it("records a failing dispatch from its events: duration with error.type, attempts by kind and verdict, refusals, transitions, escalations", async () => {
@@ -77,15 +82,15 @@ describe("metrics (SPEC 24)", () => {
     await dispatcher.dispatch(CALL, replay(clock, [e503(10), e503(10), ok(10)]));
     expect(fake.recorded).toEqual([
       { instrument: "failbook.dispatch.duration", value: 0.22, attributes: { "failbook.tool": "payments.refund", "failbook.outcome": "escalated", "error.type": "unknown" } },
+    ]);
+    fake.recorded.length = 0;
+    fake.collect();
+    expect(fake.recorded).toEqual([
       { instrument: "failbook.attempts", value: 1, attributes: { "failbook.attempt.kind": "first", "error.type": "server" } },
       { instrument: "failbook.attempts", value: 1, attributes: { "failbook.attempt.kind": "retry", "error.type": "server" } },
       { instrument: "failbook.retries.refused", value: 1, attributes: { "failbook.refused_by": "breaker" } },
       { instrument: "failbook.breaker.transitions", value: 1, attributes: { "failbook.breaker": "payments", "failbook.breaker.state": "open" } },
       { instrument: "failbook.escalations", value: 1, attributes: { "failbook.queue": "oncall" } },
-    ]);
-    fake.recorded.length = 0;
-    fake.collect();
-    expect(fake.recorded).toEqual([
       { instrument: "failbook.breaker.state", value: 2, attributes: { "failbook.breaker": "payments" } },
       { instrument: "failbook.retry_budget.remaining", value: 3, attributes: {} },
       { instrument: "failbook.retry_throttling.tokens", value: 8, attributes: {} },
@@ -108,6 +113,7 @@ describe("metrics (SPEC 24)", () => {
       metrics.setGlobalMeterProvider(fake.provider as never);
       const { clock, dispatcher } = dispatcherOn(playbook({ server: retry(name === "max_attempts" ? 1 : 3, [100])}, extra));
       await dispatcher.dispatch(CALL, replay(clock, responses));
+      fake.collect();
       expect(fake.recorded.filter((r) => r.instrument === "failbook.retries.refused").map((r) => r.attributes["failbook.refused_by"]), name).toEqual([by]);
     }
   });
@@ -129,4 +135,53 @@ describe("metrics (SPEC 24)", () => {
       process.off("warning", onWarning);
     }
   });
+
+  it("times each fleet sync (failbook.fleet.sync.duration, error.type on a failed one) and says whether the store is available, as the snapshot's fleet part does", async () => {
+    const fake = fakeProvider();
+    metrics.setGlobalMeterProvider(fake.provider as never);
+    const clock = new VirtualClock();
+    let down = false;
+    // A stand-in store: each sync takes 20 ms on the dispatcher's clock; down, it fails as a Redis client would.
+    const store: FleetStore = {
+      async sync() {
+        clock.advance(20);
+        if (down) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6379"), { name: "ConnectionTimeoutError" });
+        return { now_ms: 0, instances: 3, budget: { calls: 0, retries: 0 } };
+      },
+      time: async () => 0,
+    };
+    const timers = manualTimers();
+    const pb = playbook({}, { retry_budget: { percent: 20, min_concurrency: 3, scope: "fleet" }, fleet: { sync_ms: 250, lease_ms: 1000 } });
+    const dispatcher = createDispatcher({ registry: REGISTRY, playbook: pb, clock, fleet: { store, instance: "web-1", timers: timers.timers } });
+    await settle();
+    expect(dispatcher.snapshot().fleet).toEqual({ instance: "web-1", mode: "fleet", available: true, syncs: 1, failures: 0, last_sync_ms: 20, instances: 3 });
+    fake.collect();
+    down = true;
+    timers.tick();
+    await settle();
+    timers.leaseEnds();
+    expect(dispatcher.snapshot().fleet).toEqual({ instance: "web-1", mode: "alone", available: false, syncs: 1, failures: 1, last_sync_ms: 20, instances: 3 });
+    fake.collect();
+    const fleetSeries = fake.recorded.filter((r) => r.instrument.startsWith("failbook.fleet."));
+    expect(fleetSeries).toEqual([
+      { instrument: "failbook.fleet.sync.duration", value: 0.02, attributes: {} },
+      { instrument: "failbook.fleet.store.available", value: 1, attributes: {} },
+      { instrument: "failbook.fleet.sync.duration", value: 0.02, attributes: { "error.type": "ConnectionTimeoutError" } },
+      { instrument: "failbook.fleet.store.available", value: 0, attributes: {} },
+    ]);
+    await dispatcher.close();
+  });
 });
+
+/** Fleet timers a test fires by hand: the sync's tick and the end of its lease. */
+function manualTimers() {
+  let tick = () => {};
+  let leaseEnds = () => {};
+  const timers: FleetTimers = {
+    every: (_ms, fire) => ((tick = fire), { stop: () => {} }),
+    after: (_ms, fire) => ((leaseEnds = fire), { restart: () => {}, stop: () => {} }),
+  };
+  return { timers, tick: () => tick(), leaseEnds: () => leaseEnds() };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -216,14 +216,10 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       await options.effects?.deadLetter?.(clean);
       return clean;
     },
-    snapshot: () => snapshotOf(policies, quota, options.clock.now(), shown),
+    snapshot: () => snapshotOf(policies, quota, fleet, options.clock.now(), shown),
   };
-  // SPEC 24: with a MeterProvider registered, each finished dispatch is counted from its events; without one, dispatch stays as it is.
-  const metrics = dispatchMetrics(dispatcher.snapshot, warnOnce("failbook: a metric could not be recorded (the dispatch went on)"));
-  if (metrics !== undefined) {
-    const dispatch = dispatcher.dispatch;
-    dispatcher.dispatch = (call, attempt, dispatchOptions) => dispatch(call, attempt, dispatchOptions).then(metrics.observe);
-  }
+  // SPEC 24: with a MeterProvider registered, each finished dispatch is counted from its events (`finished`); without one, nothing is.
+  const metrics = dispatchMetrics(dispatcher.snapshot, warnOnce("failbook: a metric could not be recorded (the dispatch went on)"), fleet);
 
   /**
    * The common call (no hedge, no attempt timeout, every breaker guarding it closed, neither
@@ -254,7 +250,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     }
     if (done !== undefined) {
       budget?.callEnded(false);
-      return done;
+      return metrics === undefined ? done : metrics.observe(done);
     }
     const run = new DispatchRun(shared, dispatchOptions.ledger, runId, undefined, before);
     run.traceId = trace;
@@ -269,7 +265,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     }
     const result = run.finish(end);
     if (options.effects !== undefined) await run.applyEffects(result.outcome);
-    return result;
+    return metrics === undefined ? result : metrics.observe(result);
   }
 
   /** Any other call: the run sends every attempt, the first too. */
@@ -309,7 +305,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     const result = run.finish(end);
     if (options.effects !== undefined) await run.applyEffects(result.outcome);
     if (recording !== undefined) await writeRecord(dispatchOptions.record!, () => recording.finish(call, dispatchOptions.runId, result.outcome, shown));
-    return result;
+    return metrics === undefined ? result : metrics.observe(result);
   }
 
   /** A record sink never changes a dispatch's fate (SPEC 21): what goes wrong writing it goes to `onRecordError`. */
