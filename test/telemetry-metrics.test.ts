@@ -136,6 +136,29 @@ describe("metrics (SPEC 24)", () => {
     }
   });
 
+  it("never fails a dispatch when the exporter throws at each export or the meter cannot be made (the real SDK)", async () => {
+    const { MeterProvider, PeriodicExportingMetricReader } = await import("@opentelemetry/sdk-metrics");
+    const without = dispatcherOn();
+    const expected = await without.dispatcher.dispatch(CALL, replay(without.clock, [e503(10), ok(10)]));
+    let exports = 0;
+    const exporter = { export: () => { exports++; throw new Error("collector unreachable"); }, forceFlush: async () => {}, shutdown: async () => {} };
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+    const provider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(provider);
+    const exported = dispatcherOn();
+    for (let i = 0; i < 3; i++) {
+      const { clock, dispatcher } = i === 0 ? exported : dispatcherOn();
+      expect(await dispatcher.dispatch(CALL, replay(clock, [e503(10), ok(10)]))).toEqual(expected);
+      await reader.forceFlush().catch(() => {});
+    }
+    expect(exports).toBe(3);
+    await provider.shutdown().catch(() => {});
+    metrics.disable();
+    metrics.setGlobalMeterProvider({ getMeter: () => { throw new Error("no meter"); } } as never);
+    const { clock, dispatcher } = dispatcherOn();
+    expect(await dispatcher.dispatch(CALL, replay(clock, [e503(10), ok(10)]))).toEqual(expected);
+  });
+
   it("times each fleet sync (failbook.fleet.sync.duration, error.type on a failed one) and says whether the store is available, as the snapshot's fleet part does", async () => {
     const fake = fakeProvider();
     metrics.setGlobalMeterProvider(fake.provider as never);
