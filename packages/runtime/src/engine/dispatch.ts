@@ -26,6 +26,7 @@ import { DispatchStop, Stopped } from "./stop.js";
 import { startFleet, type FleetEvent, type FleetOptions, type FleetStatus } from "./fleet/index.js";
 import { snapshotOf, type DispatcherSnapshot } from "../telemetry/snapshot.js";
 import { dispatchMetrics } from "../telemetry/metrics.js";
+import { attemptTracing } from "../telemetry/spans.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -220,6 +221,12 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   };
   // SPEC 24: with a MeterProvider registered, each finished dispatch is counted from its events (`finished`); without one, nothing is.
   const metrics = dispatchMetrics(dispatcher.snapshot, warnOnce("failbook: a metric could not be recorded (the dispatch went on)"), fleet);
+  // With a TracerProvider registered, each attempt is a span; without one, dispatch stays as it is.
+  const tracing = attemptTracing(shown, warnOnce("failbook: an attempt span could not be recorded (the dispatch went on)"));
+  if (tracing !== undefined) {
+    const dispatch = dispatcher.dispatch;
+    dispatcher.dispatch = (call, attempt, dispatchOptions) => tracing.traced(attempt, (traced) => dispatch(call, traced, dispatchOptions));
+  }
 
   /**
    * The common call (no hedge, no attempt timeout, every breaker guarding it closed, neither

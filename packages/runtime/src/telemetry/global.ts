@@ -16,3 +16,9 @@ export function registered(type: keyof Registrations): unknown {
 
 /** The semantic conventions' `error.type` when nothing more specific is known. */
 export const OTHER_ERROR = "_OTHER";
+
+/** An exception's `error.type`: its class name (`ConnectionTimeoutError`, `TypeError`) when it is a plain identifier, else `_OTHER`; never its message. */
+export function errorTypeOf(error: unknown): string {
+  const name = error instanceof Error ? error.name : undefined;
+  return name !== undefined && /^[A-Za-z][A-Za-z0-9_.]{0,63}$/.test(name) ? name : OTHER_ERROR;
+}

@@ -7,7 +7,7 @@
  */
 import type { FleetSettings } from "../../model/playbook.js";
 import type { FleetReport, FleetStore, FleetTotals } from "./store.js";
-import { OTHER_ERROR } from "../../telemetry/global.js";
+import { errorTypeOf } from "../../telemetry/global.js";
 
 export const FLEET_DEFAULTS = Object.freeze({ sync_ms: 250, lease_ms: 1000, on_store_down: "local" as const });
 
@@ -196,12 +196,6 @@ export class FleetSync implements FleetStatus {
     if (this.lastError !== undefined) event.error = this.lastError;
     this.o.emit(event);
   }
-}
-
-/** A failed sync's `error.type`: the error's class name (`ConnectionTimeoutError`, `ReplyError`), else `_OTHER`; never its message. */
-function errorTypeOf(error: unknown): string {
-  const name = error instanceof Error ? error.name : undefined;
-  return name !== undefined && /^[A-Za-z][A-Za-z0-9_.]{0,63}$/.test(name) ? name : OTHER_ERROR;
 }
 
 /** Whether `promise` settled within `ms` (a referenced timer: close() is awaited, and must not leave a top-level await hanging). */
