@@ -4,6 +4,7 @@
  * a recording fake registered through the real API; test/telemetry-prometheus.test.ts runs the
  * real SDK and the Prometheus exporter end to end.
  */
+import { readFileSync } from "node:fs";
 import { metrics } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
@@ -20,7 +21,9 @@ type Recorded = { instrument: string; value: number; attributes: Record<string, 
 function fakeProvider(broken = false) {
   const recorded: Recorded[] = [];
   const meters: string[] = [];
+  const created: string[] = [];
   const instrument = (name: string) => {
+    created.push(name);
     const write = (value: number, attributes: Record<string, string> = {}) => {
       if (broken) throw new Error("exporter down");
       recorded.push({ instrument: name, value, attributes: { ...attributes } });
@@ -39,7 +42,7 @@ function fakeProvider(broken = false) {
   const collect = () => {
     for (const cb of callbacks) cb({ observe: (o, value, attributes = {}) => recorded.push({ instrument: o.name, value, attributes: { ...attributes } }) });
   };
-  return { provider, recorded, meters, collect };
+  return { provider, recorded, meters, created, collect };
 }
 
 const POLICIES: Partial<Playbook> = {
@@ -157,6 +160,22 @@ describe("metrics (SPEC 24)", () => {
     metrics.setGlobalMeterProvider({ getMeter: () => { throw new Error("no meter"); } } as never);
     const { clock, dispatcher } = dispatcherOn();
     expect(await dispatcher.dispatch(CALL, replay(clock, [e503(10), ok(10)]))).toEqual(expected);
+  });
+
+  it("documents every metric it makes in docs/telemetry.md: in the metrics table and in the Polly, resilience4j and Envoy mapping", () => {
+    const fake = fakeProvider();
+    metrics.setGlobalMeterProvider(fake.provider as never);
+    dispatcherOn();
+    const doc = readFileSync(new URL("../docs/telemetry.md", import.meta.url), "utf8");
+    const section = (heading: string) => doc.slice(doc.indexOf(heading), doc.indexOf("\n## ", doc.indexOf(heading) + 1));
+    const firstColumn = (text: string) => new Set(text.split("\n").filter((l) => l.startsWith("| `")).flatMap((l) => [...l.split(" | ")[0]!.matchAll(/`(failbook\.[a-z_.]+)[`{]/g)].map((m) => m[1])));
+    expect(fake.created.length).toBe(13);
+    const table = firstColumn(section("## Metrics"));
+    const mapping = firstColumn(section("## Coming from Polly"));
+    for (const name of fake.created) {
+      expect(table, name).toContain(name);
+      expect(mapping, name).toContain(name);
+    }
   });
 
   it("times each fleet sync (failbook.fleet.sync.duration, error.type on a failed one) and says whether the store is available, as the snapshot's fleet part does", async () => {
