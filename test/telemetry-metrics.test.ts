@@ -121,6 +121,19 @@ describe("metrics (SPEC 24)", () => {
     }
   });
 
+  it("gives each attempt its own verdict when a fallback numbers its attempts from 1 again", async () => {
+    const fake = fakeProvider();
+    metrics.setGlobalMeterProvider(fake.provider as never);
+    const { clock, dispatcher } = dispatcherOn(playbook({ server: retry(2, [100]), conflict: { action: "fallback", tool: "payments.refund_v2" } }));
+    await dispatcher.dispatch(CALL, replay(clock, [err("conflict", {}, 5)], [e503(5), ok(5)]));
+    fake.collect();
+    expect(fake.recorded.filter((r) => r.instrument === "failbook.attempts").map((r) => [r.attributes["failbook.attempt.kind"], r.attributes["error.type"], r.value])).toEqual([
+      ["first", "conflict", 1],
+      ["first", "server", 1],
+      ["retry", undefined, 1],
+    ]);
+  });
+
   it("never fails a dispatch when an instrument throws: the outcome is the one without metrics, with one warning", async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.message);

@@ -94,8 +94,8 @@ function refusalOf(event: DispatchEvent): RefusedBy | undefined {
  */
 export function countEvents(events: readonly DispatchEvent[]): DispatchCounts {
   const counts: DispatchCounts = { attempts: [], refused: [], transitions: [], escalations: [], deadLetters: [] };
-  const verdicts = new Map<string, string>();
-  for (const e of events) if (e.type === "failure_classified") verdicts.set(`${e.call ?? ""}\n${e.attempt}`, e.verdict);
+  // A failed attempt waits for the `failure_classified` that follows it (a fallback numbers its attempts from 1 again).
+  const unclassified = new Map<string, DispatchCounts["attempts"][number]>();
   let probe = false;
   let rateLimited = false;
   for (const e of events) {
@@ -104,11 +104,20 @@ export function countEvents(events: readonly DispatchEvent[]): DispatchCounts {
         if (e.short_circuited === true) counts.refused.push(rateLimited ? "rate_limit" : "breaker");
         else {
           const kind: AttemptKind = e.hedge === true ? "hedge" : probe ? "probe" : e.n === 1 ? "first" : "retry";
-          counts.attempts.push({ kind, errorType: e.status === "error" ? (verdicts.get(`${e.call ?? ""}\n${e.n}`) ?? OTHER_ERROR) : undefined });
+          const attempt = { kind, errorType: e.status === "error" ? OTHER_ERROR : undefined };
+          counts.attempts.push(attempt);
+          if (e.status === "error") unclassified.set(`${e.call ?? ""}\n${e.n}`, attempt);
         }
         probe = false;
         rateLimited = false;
         break;
+      case "failure_classified": {
+        const key = `${e.call ?? ""}\n${e.attempt}`;
+        const attempt = unclassified.get(key);
+        if (attempt !== undefined) attempt.errorType = e.verdict;
+        unclassified.delete(key);
+        break;
+      }
       case "rate_limited":
         rateLimited = true;
         break;
