@@ -52,6 +52,8 @@ export function registeredMeterProvider(): MeterProviderLike | undefined {
 
 /** Semantic conventions' advice for durations in seconds (`http.server.request.duration`'s buckets). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+/** A fleet sync is one round trip to a store nearby: from half a millisecond to its `sync_ms` (at most a second or so). */
+const SYNC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** `failbook.breaker.state`'s values (SPEC 24), resilience4j's order. */
 export const BREAKER_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
@@ -269,7 +271,7 @@ function createInstruments(meter: Meter, tallies: Tallies, snapshot: () => Dispa
   );
   return {
     duration: meter.createHistogram("failbook.dispatch.duration", { description: "How long a dispatch took, retries and waits included", unit: "s", advice: { explicitBucketBoundaries: DURATION_BUCKETS } }),
-    syncDuration: meter.createHistogram("failbook.fleet.sync.duration", { description: "How long a sync with the fleet's store took (one round trip)", unit: "s", advice: { explicitBucketBoundaries: DURATION_BUCKETS } }),
+    syncDuration: meter.createHistogram("failbook.fleet.sync.duration", { description: "How long a sync with the fleet's store took (one round trip)", unit: "s", advice: { explicitBucketBoundaries: SYNC_BUCKETS } }),
   };
 }
 
