@@ -10,10 +10,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
 import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
-import type { FleetStore, FleetTimers } from "failbook-runtime/engine/fleet/index.js";
+import type { FleetStore } from "failbook-runtime/engine/fleet/index.js";
 import type { Response } from "failbook-runtime/model/fixture.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
-import { CALL, err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
+import { CALL, err, manualFleetTimers, ok, playbook, REGISTRY, replay, retry, settle } from "./helpers/dispatch.js";
 
 type Recorded = { instrument: string; value: number; attributes: Record<string, string> };
 
@@ -205,7 +205,7 @@ describe("metrics (SPEC 24)", () => {
       },
       time: async () => 0,
     };
-    const timers = manualTimers();
+    const timers = manualFleetTimers();
     const pb = playbook({}, { retry_budget: { percent: 20, min_concurrency: 3, scope: "fleet" }, fleet: { sync_ms: 250, lease_ms: 1000 } });
     const dispatcher = createDispatcher({ registry: REGISTRY, playbook: pb, clock, fleet: { store, instance: "web-1", timers: timers.timers } });
     await settle();
@@ -227,16 +227,3 @@ describe("metrics (SPEC 24)", () => {
     await dispatcher.close();
   });
 });
-
-/** Fleet timers a test fires by hand: the sync's tick and the end of its lease. */
-function manualTimers() {
-  let tick = () => {};
-  let leaseEnds = () => {};
-  const timers: FleetTimers = {
-    every: (_ms, fire) => ((tick = fire), { stop: () => {} }),
-    after: (_ms, fire) => ((leaseEnds = fire), { restart: () => {}, stop: () => {} }),
-  };
-  return { timers, tick: () => tick(), leaseEnds: () => leaseEnds() };
-}
-
-const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -10,7 +10,7 @@ import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { Call, Response } from "failbook-runtime/model/fixture.js";
 import type { DispatchEvent } from "failbook-runtime/model/outcome.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
-import { err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
+import { err, manualFleetTimers, ok, playbook, REGISTRY, replay, retry, settle } from "./helpers/dispatch.js";
 import { prometheusPipeline, seriesKey, type Scraper } from "./helpers/prometheus.js";
 import { generateAlerts } from "../src/codegen/alerts.js";
 
@@ -157,5 +157,19 @@ describe("metrics scraped from the OpenTelemetry Prometheus exporter (SPEC 24)",
     expect([...metricsUsed].sort()).toEqual(["failbook_attempts_total", "failbook_breaker_state", "failbook_dispatch_duration_count", "failbook_escalations_total", "failbook_retries_refused_total"]);
     for (const name of metricsUsed) expect(exposed, name).toContain(name);
     for (const label of labelsUsed) expect(labels, label).toContain(label);
+  });
+
+  // Last: a second dispatcher on the same meter adds its own gauges to every scrape after it.
+  it("names the fleet's metrics as `gen alerts` uses them: failbook_fleet_store_available, failbook_fleet_sync_duration", async () => {
+    const fleetBook = playbook({}, { retry_budget: { percent: 20, min_concurrency: 3, scope: "fleet" }, fleet: { sync_ms: 250, lease_ms: 1000 } });
+    const store = { sync: async () => ({ now_ms: 0, instances: 2, budget: { calls: 0, retries: 0 } }), time: async () => 0 };
+    const fleeted = createDispatcher({ registry, playbook: fleetBook, clock: new VirtualClock(), fleet: { store, instance: "web-1", timers: manualFleetTimers().timers } });
+    await settle();
+    const series = await scraper.series();
+    expect(series.get(k("failbook_fleet_store_available"))).toBe(1);
+    expect(series.get(k("failbook_fleet_sync_duration_count"))).toBe(1);
+    const alert = generateAlerts({ registry, playbook: fleetBook }).groups[1]!.rules.find((r) => "alert" in r && r.alert === "FailbookFleetStoreUnavailable");
+    expect(alert?.expr).toContain("failbook_fleet_store_available");
+    await fleeted.close();
   });
 });
