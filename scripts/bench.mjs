@@ -285,6 +285,8 @@ for (const [label, key, limit] of [
   rows.push({ row: "`dispatch()` own key, added by `scope: fleet` on a retry budget and a rate limit, over `scope: process` (SPEC 23)", value: fleetAdded?.us ?? null, figure: fleetAdded ? signed(fleetAdded.us) : failed(), target: "≤ 0.1 µs", pass: fleetAdded !== undefined && fleetAdded.us <= 0.1, cpuUs: fleetAdded?.cpuUs });
   const metered = r?.meteredAdded;
   rows.push({ row: "`dispatch()` own key, added by a registered OpenTelemetry MeterProvider (SPEC 24)", value: metered?.us ?? null, figure: metered ? signed(metered.us) : failed(), target: "≤ 0.3 µs", pass: metered !== undefined && metered.us <= 0.3, cpuUs: metered?.cpuUs });
+  const unmetered = r?.unmeteredAdded;
+  rows.push({ row: "`dispatch()` own key, `@opentelemetry/api` loaded and no MeterProvider (SPEC 24)", value: unmetered?.us ?? null, figure: unmetered ? signed(unmetered.us) : failed(), target: "≤ 0.02 µs (nothing measurable)", pass: unmetered !== undefined && unmetered.us <= 0.02, cpuUs: unmetered?.cpuUs });
   const added = r?.policiesAdded;
   rows.push({ row: "`dispatch()` own key, added by a closed breaker and a retry budget", value: added?.us ?? null, figure: added ? fmtUs(added.us) : failed(), target: "≤ 0.2 µs", pass: added !== undefined && added.us <= 0.2, cpuUs: added?.cpuUs });
 }

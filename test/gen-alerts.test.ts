@@ -4,7 +4,7 @@
  * scripted series. test/telemetry-prometheus.test.ts holds their metric names to the exporter.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
@@ -21,6 +21,16 @@ interface Rules {
 }
 
 const run = (args: string[], cwd: string) => spawnSync(promtool!, args, { cwd, encoding: "utf8" });
+
+/** examples/payments-breaker with its retry budget shared by the fleet, under `fleet`. */
+function fleetProject(fleet: string): string {
+  const dir = tempProject({});
+  cpSync(join(REPO, "examples/payments-breaker"), dir, { recursive: true });
+  const playbook = join(dir, "playbook.yaml");
+  const text = readFileSync(playbook, "utf8").replace("retry_budget: { percent: 20, min_concurrency: 3 }", `retry_budget: { percent: 20, min_concurrency: 3, scope: fleet }\n${fleet}`);
+  writeFileSync(playbook, text);
+  return dir;
+}
 
 describe("failbook gen alerts", () => {
   it("prints the rules without --out, writes them with --out, and --check finds them up to date", () => {
@@ -54,7 +64,24 @@ describe("failbook gen alerts", () => {
 
   it("shows what it writes in --help", () => {
     const help = failbook(["gen", "alerts", "--help"]).stdout;
-    for (const word of ["FailbookBreakerOpen", "FailbookRetriesRefused", "FailbookFallbackVerdict", "FailbookEscalations", "--out <file>", "promtool check rules"]) expect(help).toContain(word);
+    for (const word of ["FailbookBreakerOpen", "FailbookRetriesRefused", "FailbookFallbackVerdict", "FailbookEscalations", "FailbookFleetStoreUnavailable", "--out <file>", "promtool check rules"]) expect(help).toContain(word);
+  });
+
+  it("alerts on the fleet's store when a policy has scope: fleet: a process not synced for twice lease_ms, at least a minute", () => {
+    const dir = fleetProject("fleet: { sync_ms: 250, lease_ms: 45000, on_store_down: closed }");
+    const rules = load(failbook(["--config", dir, "gen", "alerts"]).stdout) as Rules;
+    const fleet = rules.groups[1].rules.filter((r) => r.alert === "FailbookFleetStoreUnavailable");
+    expect(fleet.map((r) => [r.expr, (r as { for?: string }).for, r.labels])).toEqual([["min by (job, instance) (failbook_fleet_store_available) == 0", "1m30s", { severity: "warning" }]]);
+    expect(fleet[0].annotations!.description).toContain("on_store_down: closed");
+    const short = load(failbook(["--config", fleetProject("fleet: { sync_ms: 250, lease_ms: 1000 }"), "gen", "alerts"]).stdout) as Rules;
+    expect(short.groups[1].rules.filter((r) => r.alert === "FailbookFleetStoreUnavailable").map((r) => (r as { for?: string }).for)).toEqual(["1m"]);
+    // Without a scope: fleet policy, no such alert.
+    const plain = load(failbook(["--config", "examples/payments-breaker", "gen", "alerts"]).stdout) as Rules;
+    expect(plain.groups[1].rules.some((r) => r.alert === "FailbookFleetStoreUnavailable")).toBe(false);
+    if (promtool !== undefined) {
+      expect(failbook(["--config", dir, "gen", "alerts", "--out", join(dir, "rules.yml")]).code).toBe(0);
+      expect(run(["check", "rules", "rules.yml"], dir).status).toBe(0);
+    }
   });
 
   it.skipIf(promtool === undefined).each(PROJECTS)("writes rules `promtool check rules` accepts for %s", (project) => {

@@ -4,14 +4,16 @@
  * a recording fake registered through the real API; test/telemetry-prometheus.test.ts runs the
  * real SDK and the Prometheus exporter end to end.
  */
+import { readFileSync } from "node:fs";
 import { metrics } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
 import { createDispatcher } from "failbook-runtime/engine/dispatch.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
+import type { FleetStore } from "failbook-runtime/engine/fleet/index.js";
 import type { Response } from "failbook-runtime/model/fixture.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
-import { CALL, err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
+import { CALL, err, manualFleetTimers, ok, playbook, REGISTRY, replay, retry, settle } from "./helpers/dispatch.js";
 
 type Recorded = { instrument: string; value: number; attributes: Record<string, string> };
 
@@ -19,7 +21,9 @@ type Recorded = { instrument: string; value: number; attributes: Record<string, 
 function fakeProvider(broken = false) {
   const recorded: Recorded[] = [];
   const meters: string[] = [];
+  const created: string[] = [];
   const instrument = (name: string) => {
+    created.push(name);
     const write = (value: number, attributes: Record<string, string> = {}) => {
       if (broken) throw new Error("exporter down");
       recorded.push({ instrument: name, value, attributes: { ...attributes } });
@@ -31,13 +35,14 @@ function fakeProvider(broken = false) {
     createHistogram: instrument,
     createCounter: instrument,
     createObservableGauge: instrument,
+    createObservableCounter: instrument,
     addBatchObservableCallback: (cb: (typeof callbacks)[number]) => void callbacks.push(cb),
   };
   const provider = { getMeter: (name: string) => (meters.push(name), meter) };
   const collect = () => {
     for (const cb of callbacks) cb({ observe: (o, value, attributes = {}) => recorded.push({ instrument: o.name, value, attributes: { ...attributes } }) });
   };
-  return { provider, recorded, meters, collect };
+  return { provider, recorded, meters, created, collect };
 }
 
 const POLICIES: Partial<Playbook> = {
@@ -67,7 +72,10 @@ describe("metrics (SPEC 24)", () => {
     expect(fake.recorded).toEqual([]);
     await counted.dispatch(CALL, () => ok());
     expect(fake.meters).toEqual(["failbook"]);
-    expect(fake.recorded.map((r) => r.instrument)).toEqual(["failbook.dispatch.duration", "failbook.attempts"]);
+    // Only the duration is handed over per dispatch; the attempt is a number the reader collects.
+    expect(fake.recorded.map((r) => r.instrument)).toEqual(["failbook.dispatch.duration"]);
+    fake.collect();
+    expect(fake.recorded.filter((r) => r.instrument === "failbook.attempts")).toEqual([{ instrument: "failbook.attempts", value: 1, attributes: { "failbook.attempt.kind": "first" } }]);
   });
 
   it("records a failing dispatch from its events: duration with error.type, attempts by kind and verdict, refusals, transitions, escalations", async () => {
@@ -77,15 +85,15 @@ describe("metrics (SPEC 24)", () => {
     await dispatcher.dispatch(CALL, replay(clock, [e503(10), e503(10), ok(10)]));
     expect(fake.recorded).toEqual([
       { instrument: "failbook.dispatch.duration", value: 0.22, attributes: { "failbook.tool": "payments.refund", "failbook.outcome": "escalated", "error.type": "unknown" } },
+    ]);
+    fake.recorded.length = 0;
+    fake.collect();
+    expect(fake.recorded).toEqual([
       { instrument: "failbook.attempts", value: 1, attributes: { "failbook.attempt.kind": "first", "error.type": "server" } },
       { instrument: "failbook.attempts", value: 1, attributes: { "failbook.attempt.kind": "retry", "error.type": "server" } },
       { instrument: "failbook.retries.refused", value: 1, attributes: { "failbook.refused_by": "breaker" } },
       { instrument: "failbook.breaker.transitions", value: 1, attributes: { "failbook.breaker": "payments", "failbook.breaker.state": "open" } },
       { instrument: "failbook.escalations", value: 1, attributes: { "failbook.queue": "oncall" } },
-    ]);
-    fake.recorded.length = 0;
-    fake.collect();
-    expect(fake.recorded).toEqual([
       { instrument: "failbook.breaker.state", value: 2, attributes: { "failbook.breaker": "payments" } },
       { instrument: "failbook.retry_budget.remaining", value: 3, attributes: {} },
       { instrument: "failbook.retry_throttling.tokens", value: 8, attributes: {} },
@@ -108,8 +116,22 @@ describe("metrics (SPEC 24)", () => {
       metrics.setGlobalMeterProvider(fake.provider as never);
       const { clock, dispatcher } = dispatcherOn(playbook({ server: retry(name === "max_attempts" ? 1 : 3, [100])}, extra));
       await dispatcher.dispatch(CALL, replay(clock, responses));
+      fake.collect();
       expect(fake.recorded.filter((r) => r.instrument === "failbook.retries.refused").map((r) => r.attributes["failbook.refused_by"]), name).toEqual([by]);
     }
+  });
+
+  it("gives each attempt its own verdict when a fallback numbers its attempts from 1 again", async () => {
+    const fake = fakeProvider();
+    metrics.setGlobalMeterProvider(fake.provider as never);
+    const { clock, dispatcher } = dispatcherOn(playbook({ server: retry(2, [100]), conflict: { action: "fallback", tool: "payments.refund_v2" } }));
+    await dispatcher.dispatch(CALL, replay(clock, [err("conflict", {}, 5)], [e503(5), ok(5)]));
+    fake.collect();
+    expect(fake.recorded.filter((r) => r.instrument === "failbook.attempts").map((r) => [r.attributes["failbook.attempt.kind"], r.attributes["error.type"], r.value])).toEqual([
+      ["first", "conflict", 1],
+      ["first", "server", 1],
+      ["retry", undefined, 1],
+    ]);
   });
 
   it("never fails a dispatch when an instrument throws: the outcome is the one without metrics, with one warning", async () => {
@@ -128,5 +150,80 @@ describe("metrics (SPEC 24)", () => {
     } finally {
       process.off("warning", onWarning);
     }
+  });
+
+  it("never fails a dispatch when the exporter throws at each export or the meter cannot be made (the real SDK)", async () => {
+    const { MeterProvider, PeriodicExportingMetricReader } = await import("@opentelemetry/sdk-metrics");
+    const without = dispatcherOn();
+    const expected = await without.dispatcher.dispatch(CALL, replay(without.clock, [e503(10), ok(10)]));
+    let exports = 0;
+    const exporter = { export: () => { exports++; throw new Error("collector unreachable"); }, forceFlush: async () => {}, shutdown: async () => {} };
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+    const provider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(provider);
+    const exported = dispatcherOn();
+    for (let i = 0; i < 3; i++) {
+      const { clock, dispatcher } = i === 0 ? exported : dispatcherOn();
+      expect(await dispatcher.dispatch(CALL, replay(clock, [e503(10), ok(10)]))).toEqual(expected);
+      await reader.forceFlush().catch(() => {});
+    }
+    expect(exports).toBe(3);
+    await provider.shutdown().catch(() => {});
+    metrics.disable();
+    metrics.setGlobalMeterProvider({ getMeter: () => { throw new Error("no meter"); } } as never);
+    const { clock, dispatcher } = dispatcherOn();
+    expect(await dispatcher.dispatch(CALL, replay(clock, [e503(10), ok(10)]))).toEqual(expected);
+  });
+
+  it("documents every metric it makes in docs/telemetry.md: in the metrics table and in the Polly, resilience4j and Envoy mapping", () => {
+    const fake = fakeProvider();
+    metrics.setGlobalMeterProvider(fake.provider as never);
+    dispatcherOn();
+    const doc = readFileSync(new URL("../docs/telemetry.md", import.meta.url), "utf8");
+    const section = (heading: string) => doc.slice(doc.indexOf(heading), doc.indexOf("\n## ", doc.indexOf(heading) + 1));
+    const firstColumn = (text: string) => new Set(text.split("\n").filter((l) => l.startsWith("| `")).flatMap((l) => [...l.split(" | ")[0]!.matchAll(/`(failbook\.[a-z_.]+)[`{]/g)].map((m) => m[1])));
+    expect(fake.created.length).toBe(13);
+    const table = firstColumn(section("## Metrics"));
+    const mapping = firstColumn(section("## Coming from Polly"));
+    for (const name of fake.created) {
+      expect(table, name).toContain(name);
+      expect(mapping, name).toContain(name);
+    }
+  });
+
+  it("times each fleet sync (failbook.fleet.sync.duration, error.type on a failed one) and says whether the store is available, as the snapshot's fleet part does", async () => {
+    const fake = fakeProvider();
+    metrics.setGlobalMeterProvider(fake.provider as never);
+    const clock = new VirtualClock();
+    let down = false;
+    // A stand-in store: each sync takes 20 ms on the dispatcher's clock; down, it fails as a Redis client would.
+    const store: FleetStore = {
+      async sync() {
+        clock.advance(20);
+        if (down) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6379"), { name: "ConnectionTimeoutError" });
+        return { now_ms: 0, instances: 3, budget: { calls: 0, retries: 0 } };
+      },
+      time: async () => 0,
+    };
+    const timers = manualFleetTimers();
+    const pb = playbook({}, { retry_budget: { percent: 20, min_concurrency: 3, scope: "fleet" }, fleet: { sync_ms: 250, lease_ms: 1000 } });
+    const dispatcher = createDispatcher({ registry: REGISTRY, playbook: pb, clock, fleet: { store, instance: "web-1", timers: timers.timers } });
+    await settle();
+    expect(dispatcher.snapshot().fleet).toEqual({ instance: "web-1", mode: "fleet", available: true, syncs: 1, failures: 0, last_sync_ms: 20, instances: 3 });
+    fake.collect();
+    down = true;
+    timers.tick();
+    await settle();
+    timers.leaseEnds();
+    expect(dispatcher.snapshot().fleet).toEqual({ instance: "web-1", mode: "alone", available: false, syncs: 1, failures: 1, last_sync_ms: 20, instances: 3 });
+    fake.collect();
+    const fleetSeries = fake.recorded.filter((r) => r.instrument.startsWith("failbook.fleet."));
+    expect(fleetSeries).toEqual([
+      { instrument: "failbook.fleet.sync.duration", value: 0.02, attributes: {} },
+      { instrument: "failbook.fleet.store.available", value: 1, attributes: {} },
+      { instrument: "failbook.fleet.sync.duration", value: 0.02, attributes: { "error.type": "ConnectionTimeoutError" } },
+      { instrument: "failbook.fleet.store.available", value: 0, attributes: {} },
+    ]);
+    await dispatcher.close();
   });
 });

@@ -10,7 +10,7 @@ import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { Call, Response } from "failbook-runtime/model/fixture.js";
 import type { DispatchEvent } from "failbook-runtime/model/outcome.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
-import { err, ok, playbook, REGISTRY, replay, retry } from "./helpers/dispatch.js";
+import { err, manualFleetTimers, ok, playbook, REGISTRY, replay, retry, settle } from "./helpers/dispatch.js";
 import { prometheusPipeline, seriesKey, type Scraper } from "./helpers/prometheus.js";
 import { generateAlerts } from "../src/codegen/alerts.js";
 
@@ -27,7 +27,10 @@ const pb = playbook(
     rate_limits: { api: { tools: "payments.*", limit: { requests: 100, per_ms: 1000 } } },
   },
 );
+/** A tool that is no valid label value either: a backslash, quotes, a newline and a lone surrogate (not UTF-8). */
+const ODD_TOOL = 'crm\\odd "tool"\nnext\uD800';
 const crm: Call = { id: "c", tool: "crm.lookup", args: {} };
+const odd: Call = { id: "o", tool: ODD_TOOL, args: {} };
 const pay: Call = { id: "p", tool: "payments.refund", args: {} };
 const e503 = (ms: number): Response => err("upstream", { http_status: 503 }, ms);
 
@@ -41,12 +44,13 @@ const SCRIPT: [Call, Response[], number][] = [
   [crm, [err("odd", {}, 5)], 0], //                          F: first ODD, escalated to oncall            5 ms
   [pay, [e503(10), e503(10), ok(10)], 0], //                 G: first server, retry server (the breaker opens), the next retry short-circuited: escalated to oncall, 220 ms
   [pay, [ok(10)], 1000], //                                  H: the break is over: half-open, the probe ok, closed
+  [odd, [ok(10)], 0], //                                     I: first ok, on ODD_TOOL                     succeeded 10 ms
 ];
 
 const k = seriesKey;
 /** The run's events, counted by hand from the script above. */
 const EXPECTED: [string, number][] = [
-  [k("failbook_attempts_total", { failbook_attempt_kind: "first" }), 1], // A
+  [k("failbook_attempts_total", { failbook_attempt_kind: "first" }), 2], // A, I
   [k("failbook_attempts_total", { failbook_attempt_kind: "retry" }), 1], // B
   [k("failbook_attempts_total", { failbook_attempt_kind: "first", error_type: "server" }), 2], // B, G
   [k("failbook_attempts_total", { failbook_attempt_kind: "retry", error_type: "server" }), 1], // G
@@ -65,10 +69,10 @@ const EXPECTED: [string, number][] = [
   [k("failbook_escalations_total", { failbook_queue: "security" }), 1], // E
   [k("failbook_escalations_total", { failbook_queue: "oncall" }), 2], // F, G
   [k("failbook_dead_letters_total", { failbook_queue: "dlq" }), 1], // D
-  // Tokens: throttling 10, less 1 for each retryable failure (B, C, C, G, G), plus 0.5 for each answer that did not fail after them (B, H).
-  [k("failbook_retry_throttling_tokens"), 6],
-  // The quota: 100; B's retry (5) refunded when it recovered; C's retry and G's two retries (15) kept; H's success refunds 1.
-  [k("failbook_retry_quota_tokens"), 86],
+  // Tokens: throttling 10, less 1 for each retryable failure (B, C, C, G, G), plus 0.5 for each answer that did not fail after them (B, H, I).
+  [k("failbook_retry_throttling_tokens"), 6.5],
+  // The quota: 100; B's retry (5) refunded when it recovered; C's retry and G's two retries (15) kept; H's and I's successes refund 1 each.
+  [k("failbook_retry_quota_tokens"), 87],
   [k("failbook_retry_budget_remaining"), 3],
   [k("failbook_rate_limit_tokens", { failbook_rate_limit: "api" }), 100], // refilled over H's wait
 ];
@@ -82,6 +86,8 @@ const DURATIONS: [Record<string, string>, number][] = [
   [{ failbook_tool: "crm.lookup", failbook_outcome: "escalated", error_type: ODD }, 0.005],
   [{ failbook_tool: "payments.refund", failbook_outcome: "escalated", error_type: "unknown" }, 0.22],
   [{ failbook_tool: "payments.refund", failbook_outcome: "succeeded" }, 0.01],
+  // The lone surrogate reaches the scrape as U+FFFD (the exposition is UTF-8).
+  [{ failbook_tool: ODD_TOOL.replace("\uD800", "\uFFFD"), failbook_outcome: "succeeded" }, 0.01],
 ];
 
 describe("metrics scraped from the OpenTelemetry Prometheus exporter (SPEC 24)", () => {
@@ -109,6 +115,7 @@ describe("metrics scraped from the OpenTelemetry Prometheus exporter (SPEC 24)",
       "attempt1 failure_classified escalated",
       "attempt1 failure_classified retry_scheduled attempt2 failure_classified breaker_opened retry_scheduled attempt3x failure_classified escalated",
       "breaker_half_open attempt1 breaker_closed",
+      "attempt1",
     ]);
   });
 
@@ -129,10 +136,14 @@ describe("metrics scraped from the OpenTelemetry Prometheus exporter (SPEC 24)",
     expect(series.get(k("failbook_dispatch_duration_bucket", { ...recovered, le: "0.25" }))).toBe(1);
   });
 
-  it("escapes a verdict code with quotes and a newline: the exposition stays one well-formed line per sample", async () => {
+  it("escapes a verdict code and a tool with quotes, a backslash, a newline or a lone surrogate: the exposition stays one well-formed line per sample", async () => {
     const text = await scraper.text();
     expect(text).toContain(String.raw`error_type="odd \"code\"\nline"`);
+    expect(text).toContain(String.raw`failbook_tool="crm\\odd \"tool\"\nnext` + "\uFFFD\"");
     expect(text.split("\n").filter((l) => l.includes("odd")).every((l) => l.startsWith("failbook_"))).toBe(true);
+    // Every line parses (series() throws on one that does not), and no series was lost to the odd ones.
+    const oddTool = { failbook_tool: ODD_TOOL.replace("\uD800", "\uFFFD"), failbook_outcome: "succeeded" };
+    expect((await scraper.series()).get(k("failbook_dispatch_duration_count", oddTool))).toBe(1);
   });
 
   it("writes every metric and label `failbook gen alerts` uses: the rules name what the exporter really exposes", async () => {
@@ -146,5 +157,19 @@ describe("metrics scraped from the OpenTelemetry Prometheus exporter (SPEC 24)",
     expect([...metricsUsed].sort()).toEqual(["failbook_attempts_total", "failbook_breaker_state", "failbook_dispatch_duration_count", "failbook_escalations_total", "failbook_retries_refused_total"]);
     for (const name of metricsUsed) expect(exposed, name).toContain(name);
     for (const label of labelsUsed) expect(labels, label).toContain(label);
+  });
+
+  // Last: a second dispatcher on the same meter adds its own gauges to every scrape after it.
+  it("names the fleet's metrics as `gen alerts` uses them: failbook_fleet_store_available, failbook_fleet_sync_duration", async () => {
+    const fleetBook = playbook({}, { retry_budget: { percent: 20, min_concurrency: 3, scope: "fleet" }, fleet: { sync_ms: 250, lease_ms: 1000 } });
+    const store = { sync: async () => ({ now_ms: 0, instances: 2, budget: { calls: 0, retries: 0 } }), time: async () => 0 };
+    const fleeted = createDispatcher({ registry, playbook: fleetBook, clock: new VirtualClock(), fleet: { store, instance: "web-1", timers: manualFleetTimers().timers } });
+    await settle();
+    const series = await scraper.series();
+    expect(series.get(k("failbook_fleet_store_available"))).toBe(1);
+    expect(series.get(k("failbook_fleet_sync_duration_count"))).toBe(1);
+    const alert = generateAlerts({ registry, playbook: fleetBook }).groups[1]!.rules.find((r) => "alert" in r && r.alert === "FailbookFleetStoreUnavailable");
+    expect(alert?.expr).toContain("failbook_fleet_store_available");
+    await fleeted.close();
   });
 });

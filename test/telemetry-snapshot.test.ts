@@ -47,6 +47,7 @@ describe("dispatcher.snapshot()", () => {
         { name: "api", tokens: 10, capacity: 10 },
         { name: "s3", tokens: null, capacity: null, adaptive: { active: false, tokens: 0, fill_rate: 0.5, capacity: 1 } },
       ],
+      fleet: null,
     });
   });
 
@@ -96,6 +97,6 @@ describe("dispatcher.snapshot()", () => {
 
   it("is empty for a playbook without shared policies", () => {
     const dispatcher = createDispatcher({ registry: REGISTRY, playbook: playbook({}), clock: new VirtualClock() });
-    expect(dispatcher.snapshot()).toEqual({ at_ms: 0, breakers: [], retry_budget: null, retry_throttling: null, retry_quota: null, rate_limits: [] });
+    expect(dispatcher.snapshot()).toEqual({ at_ms: 0, breakers: [], retry_budget: null, retry_throttling: null, retry_quota: null, rate_limits: [], fleet: null });
   });
 });

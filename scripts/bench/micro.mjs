@@ -155,6 +155,8 @@ async function dispatchOverhead() {
   metrics.setGlobalMeterProvider(meterProvider);
   const metered = runtime.createDispatcher({ registry, playbook, clock: runtime.virtualClock(), random: runtime.seededRandom(0) });
   metrics.disable();
+  // The API loaded but no MeterProvider registered (made after `disable()`): what the metrics cost a service that has none.
+  const unmetered = runtime.createDispatcher({ registry, playbook, clock: runtime.virtualClock(), random: runtime.seededRandom(0) });
   // cockatiel's retry policy, made once as a service makes it, on the same attempt.
   const { retry, handleAll, ExponentialBackoff } = await import("cockatiel");
   const cockatiel = retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() });
@@ -173,6 +175,7 @@ async function dispatchOverhead() {
     fleetProcess: () => fleetProcess.dispatch(ownKeyCall, succeeds),
     fleet: () => fleet.dispatch(ownKeyCall, succeeds),
     metered: () => metered.dispatch(ownKeyCall, succeeds),
+    unmetered: () => unmetered.dispatch(ownKeyCall, succeeds),
     cockatiel: () => cockatiel.execute(succeeds),
   };
   const bodies = opts.only ? Object.fromEntries(opts.only.map((k) => [k, allBodies[k]])) : allBodies;
@@ -234,6 +237,8 @@ async function dispatchOverhead() {
     fleetAdded: delta("fleet", "fleetProcess"),
     // SPEC 24: what a registered MeterProvider adds (≤ 0.3 µs).
     meteredAdded: delta("metered", "ownKey"),
+    // SPEC 24: with the API loaded and no MeterProvider, nothing measurable (≈ 0).
+    unmeteredAdded: delta("unmetered", "ownKey"),
     // What hashing a key that does not start with 12 hex digits into its trace id adds.
     traceHash: delta("ownKey", "hexKey"),
   };

@@ -220,6 +220,8 @@ writes (failbook_attempts_total, failbook_breaker_state, ...). From the playbook
                             refused by them, for 5 minutes
   FailbookFallbackVerdict   attempts failing with the registry's fallback verdict, for 15 minutes
   FailbookEscalations       per queue the playbook escalates to: a dispatch landed there
+  FailbookFleetStoreUnavailable  with a scope: fleet policy: a process not synced with the
+                            fleet's store for twice lease_ms (at least a minute)
 and recording rules failbook:attempts:rate5m, failbook:retries_refused:rate5m,
 failbook:dispatches:rate5m, failbook:escalations:rate5m. Check them with
 promtool check rules FILE; load them with rule_files: in prometheus.yml.

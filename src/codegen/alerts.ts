@@ -9,6 +9,8 @@
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
 import { BREAKER_DEFAULTS } from "failbook-runtime/engine/policies/circuit.js";
+import { FLEET_DEFAULTS } from "failbook-runtime/engine/fleet/sync.js";
+import { fleetScoped } from "../lint/rules/fleet-without-sync.js";
 import { resolveInput } from "./tables.js";
 import type { CodegenInput, GenerateOptions } from "./typescript.js";
 
@@ -19,7 +21,11 @@ export const PROMETHEUS_NAMES = {
   refused: "failbook_retries_refused_total",
   dispatches: "failbook_dispatch_duration_count",
   escalations: "failbook_escalations_total",
+  storeAvailable: "failbook_fleet_store_available",
 } as const;
+
+/** The fleet-store alert waits at least this long (a scrape interval or more), else twice the lease. */
+const FLEET_ALERT_MIN_MS = 60_000;
 
 /** The share of retries refused by the budget or throttling, over 5 minutes, that alerts. */
 export const REFUSED_SHARE = 0.1;
@@ -78,7 +84,7 @@ export function generateAlerts(input: CodegenInput, options: GenerateOptions = {
     { record: "failbook:dispatches:rate5m", expr: `sum by (job, failbook_tool, failbook_outcome, error_type) (rate(${n.dispatches}[5m]))` },
     { record: "failbook:escalations:rate5m", expr: `sum by (job, failbook_queue) (rate(${n.escalations}[5m]))` },
   ];
-  const alerts: AlertingRule[] = [...breakerAlerts(playbook, redact), ...refusedAlerts(playbook), fallbackAlert(registry, redact), ...escalationAlerts(playbook, redact)];
+  const alerts: AlertingRule[] = [...breakerAlerts(playbook, redact), ...refusedAlerts(playbook), fallbackAlert(registry, redact), ...escalationAlerts(playbook, redact), ...fleetAlerts(playbook)];
   const groups = [
     { name: "failbook.recording", rules: recording },
     { name: "failbook.alerts", rules: alerts },
@@ -163,6 +169,26 @@ function escalationAlerts(playbook: Playbook, redact: (s: string) => string): Al
       },
     };
   });
+}
+
+/** With a `scope: fleet` policy: a process that has not synced with the fleet's store for twice its lease (or a minute) decides without the fleet. */
+function fleetAlerts(playbook: Playbook): AlertingRule[] {
+  if (fleetScoped(playbook).length === 0) return [];
+  const lease = playbook.fleet?.lease_ms ?? FLEET_DEFAULTS.lease_ms;
+  const wait = promDuration(Math.max(FLEET_ALERT_MIN_MS, 2 * lease));
+  const whenDown = playbook.fleet?.on_store_down ?? FLEET_DEFAULTS.on_store_down;
+  return [
+    {
+      alert: "FailbookFleetStoreUnavailable",
+      expr: `min by (job, instance) (${PROMETHEUS_NAMES.storeAvailable}) == 0`,
+      for: wait,
+      labels: { severity: "warning" },
+      annotations: {
+        summary: `A process has not synced with the fleet's store for ${wait}`,
+        description: `The process decides without the fleet (on_store_down: ${whenDown}): its scope: fleet policies count only its own calls${whenDown === "closed" ? " and it sends no retries or hedges" : ""}. Calls are served; check the store (failbook fleet status).`,
+      },
+    },
+  ];
 }
 
 /** The groups as YAML: every string JSON-quoted (a YAML double-quoted scalar), so nothing in a name can change the structure. */

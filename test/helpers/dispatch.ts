@@ -5,6 +5,7 @@ import type { Registry } from "failbook-runtime/model/registry.js";
 import { VirtualClock } from "failbook-runtime/engine/clock.js";
 import { createDispatcher, type AttemptFn, type DispatcherOptions, type DispatchResult } from "failbook-runtime/engine/dispatch.js";
 import { seededRandom } from "failbook-runtime/engine/random.js";
+import type { FleetTimers } from "failbook-runtime/engine/fleet/index.js";
 
 export const REGISTRY: Registry = {
   apiVersion: "failbook/v1",
@@ -65,3 +66,17 @@ export async function dispatchScenario(s: Scenario): Promise<DispatchResult> {
   const dispatcher = createDispatcher({ registry: s.registry ?? REGISTRY, playbook: s.playbook, clock, random: seededRandom(s.seed ?? 0), ...s.options });
   return dispatcher.dispatch({ ...CALL, ...s.call }, replay(clock, s.responses, s.fallback_responses), { runId: "run_1" });
 }
+
+/** Fleet timers a test fires by hand: the sync's tick and the end of its lease. */
+export function manualFleetTimers() {
+  let tick = () => {};
+  let leaseEnds = () => {};
+  const timers: FleetTimers = {
+    every: (_ms, fire) => ((tick = fire), { stop: () => {} }),
+    after: (_ms, fire) => ((leaseEnds = fire), { restart: () => {}, stop: () => {} }),
+  };
+  return { timers, tick: () => tick(), leaseEnds: () => leaseEnds() };
+}
+
+/** Resolves once the promises settled so far have run their callbacks. */
+export const settle = () => new Promise((resolve) => setImmediate(resolve));

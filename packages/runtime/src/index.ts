@@ -45,5 +45,5 @@ export { createRedactor, redactValue, REDACTED, type Redactor } from "./engine/r
 // Production's sinks: agents, telemetry, the record file `failbook replay` reads
 export { toMcpToolResult, type McpToolResult } from "./mcp/result.js";
 export { recordOutcome, type OutcomeSpan, type RecordOptions } from "./telemetry/otel.js";
-export type { DispatcherSnapshot, BreakerSnapshot, RetryBudgetSnapshot, RetryThrottlingSnapshot, RetryQuotaSnapshot, RateLimitSnapshot } from "./telemetry/snapshot.js";
+export type { DispatcherSnapshot, BreakerSnapshot, RetryBudgetSnapshot, RetryThrottlingSnapshot, RetryQuotaSnapshot, RateLimitSnapshot, FleetSnapshot } from "./telemetry/snapshot.js";
 export { createRecordWriter, type RecordWriter } from "./replay/writer.js";

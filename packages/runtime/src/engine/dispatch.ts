@@ -26,6 +26,7 @@ import { DispatchStop, Stopped } from "./stop.js";
 import { startFleet, type FleetEvent, type FleetOptions, type FleetStatus } from "./fleet/index.js";
 import { snapshotOf, type DispatcherSnapshot } from "../telemetry/snapshot.js";
 import { dispatchMetrics } from "../telemetry/metrics.js";
+import { attemptTracing } from "../telemetry/spans.js";
 
 export type { BudgetLedger } from "./retry.js";
 export { EMPTY_RESPONSE, actionFor, isIdempotent, type ShownCall } from "./call.js";
@@ -216,13 +217,15 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       await options.effects?.deadLetter?.(clean);
       return clean;
     },
-    snapshot: () => snapshotOf(policies, quota, options.clock.now(), shown),
+    snapshot: () => snapshotOf(policies, quota, fleet, options.clock.now(), shown),
   };
-  // SPEC 24: with a MeterProvider registered, each finished dispatch is counted from its events; without one, dispatch stays as it is.
-  const metrics = dispatchMetrics(dispatcher.snapshot, warnOnce("failbook: a metric could not be recorded (the dispatch went on)"));
-  if (metrics !== undefined) {
+  // SPEC 24: with a MeterProvider registered, each finished dispatch is counted from its events (`finished`); without one, nothing is.
+  const metrics = dispatchMetrics(dispatcher.snapshot, warnOnce("failbook: a metric could not be recorded (the dispatch went on)"), fleet);
+  // With a TracerProvider registered, each attempt is a span; without one, dispatch stays as it is.
+  const tracing = attemptTracing(shown, warnOnce("failbook: an attempt span could not be recorded (the dispatch went on)"));
+  if (tracing !== undefined) {
     const dispatch = dispatcher.dispatch;
-    dispatcher.dispatch = (call, attempt, dispatchOptions) => dispatch(call, attempt, dispatchOptions).then(metrics.observe);
+    dispatcher.dispatch = (call, attempt, dispatchOptions) => tracing.traced(attempt, (traced) => dispatch(call, traced, dispatchOptions));
   }
 
   /**
@@ -254,7 +257,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     }
     if (done !== undefined) {
       budget?.callEnded(false);
-      return done;
+      return metrics === undefined ? done : metrics.observe(done);
     }
     const run = new DispatchRun(shared, dispatchOptions.ledger, runId, undefined, before);
     run.traceId = trace;
@@ -269,7 +272,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     }
     const result = run.finish(end);
     if (options.effects !== undefined) await run.applyEffects(result.outcome);
-    return result;
+    return metrics === undefined ? result : metrics.observe(result);
   }
 
   /** Any other call: the run sends every attempt, the first too. */
@@ -309,7 +312,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     const result = run.finish(end);
     if (options.effects !== undefined) await run.applyEffects(result.outcome);
     if (recording !== undefined) await writeRecord(dispatchOptions.record!, () => recording.finish(call, dispatchOptions.runId, result.outcome, shown));
-    return result;
+    return metrics === undefined ? result : metrics.observe(result);
   }
 
   /** A record sink never changes a dispatch's fate (SPEC 21): what goes wrong writing it goes to `onRecordError`. */

@@ -5,16 +5,17 @@
  * API keeps it, once per dispatcher, and describes the few methods it calls structurally.
  * Without one, there is nothing to record and the dispatcher is not touched at all.
  *
- * Counters and the duration are read from each finished dispatch's events, in one place
- * (`observe`); gauges are read from `dispatcher.snapshot()` when the reader collects. A
- * throwing instrument never fails a dispatch: what goes wrong recording is dropped, with one
- * process warning.
+ * Each finished dispatch is counted from its events, in one place (`observe`), into plain
+ * numbers (`Tally`); observable counters and gauges read them, and `dispatcher.snapshot()`,
+ * when the reader collects. Only the duration is handed to the SDK per dispatch, with an
+ * attribute set made once per series. A throwing instrument never fails a dispatch: what goes
+ * wrong recording is dropped, with one process warning.
  */
 import { isSuccess, type DispatchEvent } from "../model/outcome.js";
 import type { DispatchResult } from "../engine/dispatch.js";
 import type { DispatcherSnapshot } from "./snapshot.js";
-
-type Attributes = Readonly<Record<string, string>>;
+import { OTHER_ERROR, registered } from "./global.js";
+import { Tally, type Attributes } from "./tally.js";
 
 /** The API's instruments and meter, as far as failbook uses them. */
 interface Counter {
@@ -36,26 +37,23 @@ interface Meter {
   createHistogram(name: string, options?: InstrumentOptions): Histogram;
   createCounter(name: string, options?: InstrumentOptions): Counter;
   createObservableGauge(name: string, options?: InstrumentOptions): Observable;
+  createObservableCounter(name: string, options?: InstrumentOptions): Observable;
   addBatchObservableCallback(callback: (result: BatchResult) => void, observables: Observable[]): void;
 }
 export interface MeterProviderLike {
   getMeter(name: string, version?: string): Meter;
 }
 
-/** Where `@opentelemetry/api` 1.x keeps its global registrations (`registerGlobal`). */
-const API_GLOBAL = Symbol.for("opentelemetry.js.api.1");
-
 /** The MeterProvider registered with `@opentelemetry/api` 1.x in this process, if any. */
 export function registeredMeterProvider(): MeterProviderLike | undefined {
-  const api = (globalThis as { [API_GLOBAL]?: { metrics?: MeterProviderLike } })[API_GLOBAL];
-  const provider = api?.metrics;
-  return provider !== undefined && typeof provider.getMeter === "function" ? provider : undefined;
+  const provider = registered("metrics") as MeterProviderLike | undefined;
+  return typeof provider?.getMeter === "function" ? provider : undefined;
 }
 
-/** The semantic conventions' `error.type` when nothing more specific is known. */
-const OTHER_ERROR = "_OTHER";
 /** Semantic conventions' advice for durations in seconds (`http.server.request.duration`'s buckets). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+/** A fleet sync is one round trip to a store nearby: from half a millisecond to its `sync_ms` (at most a second or so). */
+const SYNC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** `failbook.breaker.state`'s values (SPEC 24), resilience4j's order. */
 export const BREAKER_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
@@ -98,8 +96,8 @@ function refusalOf(event: DispatchEvent): RefusedBy | undefined {
  */
 export function countEvents(events: readonly DispatchEvent[]): DispatchCounts {
   const counts: DispatchCounts = { attempts: [], refused: [], transitions: [], escalations: [], deadLetters: [] };
-  const verdicts = new Map<string, string>();
-  for (const e of events) if (e.type === "failure_classified") verdicts.set(`${e.call ?? ""}\n${e.attempt}`, e.verdict);
+  // A failed attempt waits for the `failure_classified` that follows it (a fallback numbers its attempts from 1 again).
+  const unclassified = new Map<string, DispatchCounts["attempts"][number]>();
   let probe = false;
   let rateLimited = false;
   for (const e of events) {
@@ -108,11 +106,20 @@ export function countEvents(events: readonly DispatchEvent[]): DispatchCounts {
         if (e.short_circuited === true) counts.refused.push(rateLimited ? "rate_limit" : "breaker");
         else {
           const kind: AttemptKind = e.hedge === true ? "hedge" : probe ? "probe" : e.n === 1 ? "first" : "retry";
-          counts.attempts.push({ kind, errorType: e.status === "error" ? (verdicts.get(`${e.call ?? ""}\n${e.n}`) ?? OTHER_ERROR) : undefined });
+          const attempt = { kind, errorType: e.status === "error" ? OTHER_ERROR : undefined };
+          counts.attempts.push(attempt);
+          if (e.status === "error") unclassified.set(`${e.call ?? ""}\n${e.n}`, attempt);
         }
         probe = false;
         rateLimited = false;
         break;
+      case "failure_classified": {
+        const key = `${e.call ?? ""}\n${e.attempt}`;
+        const attempt = unclassified.get(key);
+        if (attempt !== undefined) attempt.errorType = e.verdict;
+        unclassified.delete(key);
+        break;
+      }
       case "rate_limited":
         rateLimited = true;
         break;
@@ -142,51 +149,60 @@ export function countEvents(events: readonly DispatchEvent[]): DispatchCounts {
 }
 
 export interface DispatchMetrics {
-  /** Record a finished dispatch; returns it unchanged. Never throws. */
+  /** Count a finished dispatch; returns it unchanged. Never throws. */
   observe(result: DispatchResult): DispatchResult;
+}
+
+/** A fleet sync's side of the metrics: each sync's duration, and whether it failed (SPEC 24). */
+export interface SyncObserved {
+  syncObserver: ((durationMs: number, errorType: string | undefined) => void) | undefined;
+}
+
+/** The dispatcher's counts, as plain numbers between collections. */
+interface Tallies {
+  attempts: Tally;
+  refused: Tally;
+  transitions: Tally;
+  escalations: Tally;
+  deadLetters: Tally;
 }
 
 /**
  * The dispatcher's instruments on `provider`'s meter `failbook`, or undefined when no
- * MeterProvider is registered. `snapshot` is read for the gauges when a reader collects.
+ * MeterProvider is registered. `snapshot` is read for the gauges when a reader collects;
+ * `fleet`, the dispatcher's fleet sync, reports each sync's duration.
  */
-export function dispatchMetrics(snapshot: () => DispatcherSnapshot, failed: (error: unknown) => void, provider: MeterProviderLike | undefined = registeredMeterProvider()): DispatchMetrics | undefined {
+export function dispatchMetrics(snapshot: () => DispatcherSnapshot, failed: (error: unknown) => void, fleet?: SyncObserved, provider: MeterProviderLike | undefined = registeredMeterProvider()): DispatchMetrics | undefined {
   if (provider === undefined) return undefined;
+  const tallies: Tallies = { attempts: new Tally(), refused: new Tally(), transitions: new Tally(), escalations: new Tally(), deadLetters: new Tally() };
   let instruments: ReturnType<typeof createInstruments>;
   try {
-    instruments = createInstruments(provider.getMeter("failbook"), snapshot, failed);
+    instruments = createInstruments(provider.getMeter("failbook"), tallies, snapshot, failed);
   } catch (e) {
     failed(e);
     return undefined;
   }
-  const { duration, attempts, refused, transitions, escalations, deadLetters } = instruments;
-  const attributes = attributeCache();
-  const firstOk = Object.freeze({ "failbook.attempt.kind": "first" });
+  const { duration, syncDuration } = instruments;
+  if (fleet !== undefined) fleet.syncObserver = syncRecorder(syncDuration, failed);
+  // The duration's attribute sets: the common dispatch's by tool alone (no key to build), the others' by tool, outcome and error.type.
+  const succeeded = new Tally();
+  const ended = new Tally();
+  const firstOk = tallies.attempts.slot("first", () => ({ "failbook.attempt.kind": "first" }));
   return {
     observe(result) {
       try {
         const { outcome, events } = result;
         const tool = outcome.envelope.tool;
-        if (isSuccess(outcome.kind)) duration.record(outcome.elapsed_ms / 1000, attributes("t", tool, outcome.kind, "", () => ({ "failbook.tool": tool, "failbook.outcome": outcome.kind })));
-        else {
-          const errorType = outcome.verdict ?? OTHER_ERROR;
-          duration.record(outcome.elapsed_ms / 1000, attributes("f", tool, outcome.kind, errorType, () => ({ "failbook.tool": tool, "failbook.outcome": outcome.kind, "error.type": errorType })));
-        }
+        const seconds = outcome.elapsed_ms / 1000;
         // The common dispatch: one attempt, answered ok.
-        if (events.length === 1 && events[0].type === "attempt" && events[0].status === "ok") {
-          attempts.add(1, firstOk);
+        if (events.length === 1 && outcome.kind === "succeeded" && events[0].type === "attempt" && events[0].status === "ok") {
+          firstOk.value++;
+          duration.record(seconds, succeeded.slot(tool, () => ({ "failbook.tool": tool, "failbook.outcome": "succeeded" })).attributes);
           return result;
         }
-        const counts = countEvents(events);
-        for (const a of counts.attempts) {
-          attempts.add(1, a.errorType === undefined ? attributes("a", a.kind, "", "", () => ({ "failbook.attempt.kind": a.kind })) : attributes("e", a.kind, a.errorType, "", () => ({ "failbook.attempt.kind": a.kind, "error.type": a.errorType! })));
-        }
-        for (const by of counts.refused) refused.add(1, attributes("r", by, "", "", () => ({ "failbook.refused_by": by })));
-        for (const t of counts.transitions) {
-          transitions.add(1, t.tool === undefined ? { "failbook.breaker": t.breaker, "failbook.breaker.state": t.state } : { "failbook.breaker": t.breaker, "failbook.tool": t.tool, "failbook.breaker.state": t.state });
-        }
-        for (const queue of counts.escalations) escalations.add(1, { "failbook.queue": queue });
-        for (const queue of counts.deadLetters) deadLetters.add(1, { "failbook.queue": queue });
+        const errorType = isSuccess(outcome.kind) ? undefined : (outcome.verdict ?? OTHER_ERROR);
+        duration.record(seconds, ended.slot(`${tool}\u0000${outcome.kind}\u0000${errorType ?? ""}`, () => ({ "failbook.tool": tool, "failbook.outcome": outcome.kind, ...(errorType === undefined ? {} : { "error.type": errorType }) })).attributes);
+        tallyEvents(tallies, countEvents(events));
       } catch (e) {
         failed(e);
       }
@@ -195,32 +211,71 @@ export function dispatchMetrics(snapshot: () => DispatcherSnapshot, failed: (err
   };
 }
 
-function createInstruments(meter: Meter, snapshot: () => DispatcherSnapshot, failed: (e: unknown) => void) {
-  const gauges = {
+function tallyEvents(tallies: Tallies, counts: DispatchCounts): void {
+  for (const { kind, errorType } of counts.attempts) {
+    if (errorType === undefined) tallies.attempts.add(kind, () => ({ "failbook.attempt.kind": kind }));
+    else tallies.attempts.add(`${kind}\u0000${errorType}`, () => ({ "failbook.attempt.kind": kind, "error.type": errorType }));
+  }
+  for (const by of counts.refused) tallies.refused.add(by, () => ({ "failbook.refused_by": by }));
+  for (const { breaker, tool, state } of counts.transitions) {
+    tallies.transitions.add(tool === undefined ? `${breaker}\u0000${state}` : `${breaker}\u0000${state}\u0000${tool}`, (): Record<string, string> =>
+      tool === undefined ? { "failbook.breaker": breaker, "failbook.breaker.state": state } : { "failbook.breaker": breaker, "failbook.tool": tool, "failbook.breaker.state": state },
+    );
+  }
+  for (const queue of counts.escalations) tallies.escalations.add(queue, () => ({ "failbook.queue": queue }));
+  for (const queue of counts.deadLetters) tallies.deadLetters.add(queue, () => ({ "failbook.queue": queue }));
+}
+
+/** Each fleet sync's duration in seconds; a failed or late one with its `error.type`. */
+function syncRecorder(histogram: Histogram, failed: (e: unknown) => void): (durationMs: number, errorType: string | undefined) => void {
+  const ok: Attributes = Object.freeze({});
+  const errors = new Tally();
+  return (durationMs, errorType) => {
+    try {
+      histogram.record(durationMs / 1000, errorType === undefined ? ok : errors.slot(errorType, () => ({ "error.type": errorType })).attributes);
+    } catch (e) {
+      failed(e);
+    }
+  };
+}
+
+type Gauges = Record<"breakerState" | "budgetRemaining" | "throttlingTokens" | "quotaTokens" | "rateLimitTokens" | "storeAvailable", Observable>;
+type Counters = Record<keyof Tallies, Observable>;
+
+function createInstruments(meter: Meter, tallies: Tallies, snapshot: () => DispatcherSnapshot, failed: (e: unknown) => void) {
+  const gauges: Gauges = {
     breakerState: meter.createObservableGauge("failbook.breaker.state", { description: "Circuit breaker state: 0 closed, 1 half-open, 2 open" }),
     budgetRemaining: meter.createObservableGauge("failbook.retry_budget.remaining", { description: "Retries the retry budget allows now, less those in progress" }),
     throttlingTokens: meter.createObservableGauge("failbook.retry_throttling.tokens", { description: "Retry throttling's tokens (retries go above half of max_tokens)" }),
     quotaTokens: meter.createObservableGauge("failbook.retry_quota.tokens", { description: "The retry quota's tokens" }),
     rateLimitTokens: meter.createObservableGauge("failbook.rate_limit.tokens", { description: "A rate limit's tokens (an adaptive limiter's when it has no bucket)" }),
+    storeAvailable: meter.createObservableGauge("failbook.fleet.store.available", { description: "1 while this process syncs with the fleet's store within its lease, else 0" }),
   };
-  meter.addBatchObservableCallback((result) => {
-    try {
-      observeSnapshot(result, gauges, snapshot());
-    } catch (e) {
-      failed(e);
-    }
-  }, Object.values(gauges));
+  const counters: Counters = {
+    attempts: meter.createObservableCounter("failbook.attempts", { description: "Attempts sent to the upstream" }),
+    refused: meter.createObservableCounter("failbook.retries.refused", { description: "Retries (and attempts) a policy did not let go" }),
+    transitions: meter.createObservableCounter("failbook.breaker.transitions", { description: "Circuit breaker state changes, by the state entered" }),
+    escalations: meter.createObservableCounter("failbook.escalations", { description: "Dispatches handed to a person's queue" }),
+    deadLetters: meter.createObservableCounter("failbook.dead_letters", { description: "Dispatches written to a dead-letter queue" }),
+  };
+  meter.addBatchObservableCallback(
+    (result) => {
+      try {
+        for (const name of Object.keys(counters) as (keyof Tallies)[]) for (const s of tallies[name].series()) result.observe(counters[name], s.value, s.attributes);
+        observeSnapshot(result, gauges, snapshot());
+      } catch (e) {
+        failed(e);
+      }
+    },
+    [...Object.values(counters), ...Object.values(gauges)],
+  );
   return {
     duration: meter.createHistogram("failbook.dispatch.duration", { description: "How long a dispatch took, retries and waits included", unit: "s", advice: { explicitBucketBoundaries: DURATION_BUCKETS } }),
-    attempts: meter.createCounter("failbook.attempts", { description: "Attempts sent to the upstream" }),
-    refused: meter.createCounter("failbook.retries.refused", { description: "Retries (and attempts) a policy did not let go" }),
-    transitions: meter.createCounter("failbook.breaker.transitions", { description: "Circuit breaker state changes, by the state entered" }),
-    escalations: meter.createCounter("failbook.escalations", { description: "Dispatches handed to a person's queue" }),
-    deadLetters: meter.createCounter("failbook.dead_letters", { description: "Dispatches written to a dead-letter queue" }),
+    syncDuration: meter.createHistogram("failbook.fleet.sync.duration", { description: "How long a sync with the fleet's store took (one round trip)", unit: "s", advice: { explicitBucketBoundaries: SYNC_BUCKETS } }),
   };
 }
 
-function observeSnapshot(result: BatchResult, gauges: Record<"breakerState" | "budgetRemaining" | "throttlingTokens" | "quotaTokens" | "rateLimitTokens", Observable>, now: DispatcherSnapshot): void {
+function observeSnapshot(result: BatchResult, gauges: Gauges, now: DispatcherSnapshot): void {
   for (const b of now.breakers) {
     result.observe(gauges.breakerState, BREAKER_STATE_VALUE[b.state], b.tool === undefined ? { "failbook.breaker": b.breaker } : { "failbook.breaker": b.breaker, "failbook.tool": b.tool });
   }
@@ -231,18 +286,5 @@ function observeSnapshot(result: BatchResult, gauges: Record<"breakerState" | "b
     const tokens = l.tokens ?? l.adaptive?.tokens;
     if (tokens !== undefined) result.observe(gauges.rateLimitTokens, tokens, { "failbook.rate_limit": l.name });
   }
-}
-
-/** Attribute sets made once per distinct value (the SDK keys its series by them): bounded, like the tool facts. */
-function attributeCache(): (kind: string, a: string, b: string, c: string, make: () => Attributes) => Attributes {
-  const cache = new Map<string, Attributes>();
-  return (kind, a, b, c, make) => {
-    const key = `${kind}\u0000${a}\u0000${b}\u0000${c}`;
-    let attributes = cache.get(key);
-    if (attributes === undefined) {
-      if (cache.size >= 4096) cache.clear();
-      cache.set(key, (attributes = Object.freeze(make())));
-    }
-    return attributes;
-  };
+  if (now.fleet !== null) result.observe(gauges.storeAvailable, now.fleet.available ? 1 : 0);
 }

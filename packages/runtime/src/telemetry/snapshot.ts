@@ -7,6 +7,7 @@ import type { BreakerState } from "../model/fixture.js";
 import type { SharedPolicies } from "../engine/policies/index.js";
 import type { RetryQuotaBucket } from "../engine/quota.js";
 import type { Redactor } from "../engine/redact.js";
+import type { FleetMode, FleetStatus } from "../engine/fleet/index.js";
 
 export interface DispatcherSnapshot {
   /** The dispatcher's clock when the snapshot was taken (ms; times below are on the same clock). */
@@ -17,6 +18,23 @@ export interface DispatcherSnapshot {
   retry_throttling: RetryThrottlingSnapshot | null;
   retry_quota: RetryQuotaSnapshot | null;
   rate_limits: RateLimitSnapshot[];
+  /** The fleet's store (SPEC 23), when the dispatcher has a `fleet` and the playbook a `scope: fleet` policy. */
+  fleet: FleetSnapshot | null;
+}
+
+export interface FleetSnapshot {
+  instance: string;
+  /** `fleet`: deciding on the fleet's totals; `alone` or `closed`: before the first sync, or the store down (`on_store_down`). */
+  mode: FleetMode;
+  /** Whether this process syncs with the store within its lease (`mode` is `fleet`). */
+  available: boolean;
+  /** Good syncs since the start, and syncs that failed or answered after `sync_ms`. */
+  syncs: number;
+  failures: number;
+  /** The dispatcher's clock at the last good sync; null before the first. */
+  last_sync_ms: number | null;
+  /** Processes in the fleet at the last good sync. */
+  instances: number;
 }
 
 export interface BreakerSnapshot {
@@ -64,7 +82,7 @@ export interface RateLimitSnapshot {
 }
 
 /** The state of a dispatcher's policies at `now`. */
-export function snapshotOf(policies: SharedPolicies, quota: RetryQuotaBucket | undefined, now: number, redact: Redactor): DispatcherSnapshot {
+export function snapshotOf(policies: SharedPolicies, quota: RetryQuotaBucket | undefined, fleet: FleetStatus | undefined, now: number, redact: Redactor): DispatcherSnapshot {
   const { breakers, budget, throttle, rateLimits } = policies;
   return {
     at_ms: now,
@@ -88,5 +106,11 @@ export function snapshotOf(policies: SharedPolicies, quota: RetryQuotaBucket | u
       capacity: l.bucket === undefined ? null : l.bucket.capacity,
       ...(l.adaptive === undefined ? {} : { adaptive: { active: l.adaptive.active, tokens: l.adaptive.tokens, fill_rate: l.adaptive.fillRate, capacity: l.adaptive.capacity } }),
     })),
+    fleet: fleet === undefined ? null : fleetSnapshot(fleet),
   };
+}
+
+function fleetSnapshot(fleet: FleetStatus): FleetSnapshot {
+  const { instance, mode, syncs, failures, lastSyncMs, instances } = fleet;
+  return { instance, mode, available: mode === "fleet", syncs, failures, last_sync_ms: lastSyncMs ?? null, instances };
 }

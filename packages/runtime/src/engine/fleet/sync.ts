@@ -7,6 +7,7 @@
  */
 import type { FleetSettings } from "../../model/playbook.js";
 import type { FleetReport, FleetStore, FleetTotals } from "./store.js";
+import { errorTypeOf } from "../../telemetry/global.js";
 
 export const FLEET_DEFAULTS = Object.freeze({ sync_ms: 250, lease_ms: 1000, on_store_down: "local" as const });
 
@@ -103,6 +104,8 @@ export class FleetSync implements FleetStatus {
   private readonly tick: { stop(): void };
   private readonly lease: { restart(): void; stop(): void };
   private lastError: string | undefined;
+  /** Hears each sync that settled: how long it took (the dispatcher's clock), and `error.type` when it failed or answered late (SPEC 24's metrics). */
+  syncObserver: ((durationMs: number, errorType: string | undefined) => void) | undefined;
 
   constructor(private readonly o: FleetSyncOptions) {
     this.instance = o.instance;
@@ -126,7 +129,7 @@ export class FleetSync implements FleetStatus {
     const sentAt = this.o.now();
     const done = (this.inFlight = this.exchange(report).then(
       (totals) => this.answered(report, totals, sentAt),
-      (error: unknown) => this.failed(error),
+      (error: unknown) => this.failed(error, sentAt),
     ));
     void done.finally(() => {
       if (this.inFlight === done) this.inFlight = undefined;
@@ -157,10 +160,13 @@ export class FleetSync implements FleetStatus {
 
   private answered(sent: FleetReport, totals: FleetTotals, sentAt: number): void {
     // An answer later than sync_ms is stale: the next sync sends the same state again.
-    if (this.o.now() - sentAt > this.syncMs || totals === null || typeof totals !== "object") {
+    const took = this.o.now() - sentAt;
+    if (took > this.syncMs || totals === null || typeof totals !== "object") {
       this.failures++;
+      this.syncObserver?.(took, took > this.syncMs ? "timeout" : "malformed");
       return;
     }
+    this.syncObserver?.(took, undefined);
     for (const part of this.o.parts) part.apply(totals, sent);
     this.syncs++;
     this.lastSyncMs = this.o.now();
@@ -173,9 +179,10 @@ export class FleetSync implements FleetStatus {
     }
   }
 
-  private failed(error: unknown): void {
+  private failed(error: unknown, sentAt: number): void {
     this.failures++;
     this.lastError = error instanceof Error ? error.message : String(error);
+    this.syncObserver?.(this.o.now() - sentAt, errorTypeOf(error));
   }
 
   private downSince = 0;
