@@ -128,7 +128,7 @@ async function dispatchOverhead() {
     clock: runtime.virtualClock(),
     random: runtime.seededRandom(0),
   });
-  // SPEC 23: a retry budget and a rate limit whose bucket never runs dry, with scope: process, and
+  // SPEC 23: a retry budget, a rate limit whose bucket never runs dry and a breaker, with scope: process, and
   // the same with scope: fleet synced through an in-process stand-in store that answers at once
   // and grants a lease that never runs out; its timers never fire, so the one sync is the first
   // (before the timed loop): what is timed is the dispatch's cost in fleet mode, not the sync's.
@@ -137,9 +137,16 @@ async function dispatchOverhead() {
     fleet: { sync_ms: 250, lease_ms: 1000 },
     retry_budget: { percent: 20, min_concurrency: 3, scope },
     rate_limits: { crm: { tools: "crm.*", limit: { requests: 1000000000, per_ms: 1 }, scope } },
+    circuit_breakers: { ...playbook.circuit_breakers, fleet_crm: { tools: "crm.*", scope } },
   });
   const standInStore = {
-    sync: async (report) => ({ now_ms: 0, instances: 1, budget: report.budget, rates: report.rates?.map((r) => ({ name: r.name, grant: 1e12, tokens: 1e12 })) }),
+    sync: async (report) => ({
+      now_ms: 0,
+      instances: 1,
+      budget: report.budget,
+      rates: report.rates?.map((r) => ({ name: r.name, grant: 1e12, tokens: 1e12 })),
+      breakers: report.breakers?.map((b) => ({ name: b.name, state: "closed", epoch: 0, gen: 0, left_ms: 0, break_ms: b.break_ms, probe: false, attempts: b.attempts, failures: b.failures, processes: 1, crossing: 0 })),
+    }),
     time: async () => 0,
   };
   const stillTimers = { every: () => ({ stop() {} }), after: () => ({ restart() {}, stop() {} }) };
@@ -233,7 +240,7 @@ async function dispatchOverhead() {
     policiesAdded: delta("policies", "ownKey"),
     // SPEC 22: what taking a token of a non-empty bucket adds (≤ 0.1 µs).
     pacedAdded: delta("paced", "ownKey"),
-    // SPEC 23: what scope: fleet on the budget and the rate limit adds over scope: process (≤ 0.1 µs).
+    // SPEC 23: what scope: fleet on the budget, the rate limit and a breaker adds over scope: process (≤ 0.1 µs).
     fleetAdded: delta("fleet", "fleetProcess"),
     // SPEC 24: what a registered MeterProvider adds (≤ 0.3 µs).
     meteredAdded: delta("metered", "ownKey"),

@@ -179,7 +179,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   const policies = createPolicies(options.playbook, options.clock.now(), options.state, () => options.clock.now());
   const shared: RunShared = { o: options, redact: shown, tools: new Map(), quota, policies };
   const { breakers, budget } = policies;
-  const fleet = dispatcherOptions.fleet === undefined ? undefined : startFleet(options.playbook, policies, quota, dispatcherOptions.fleet, () => options.clock.now(), fleetEvent);
+  const fleet = dispatcherOptions.fleet === undefined ? undefined : startFleet(options.registry, options.playbook, policies, quota, dispatcherOptions.fleet, () => options.clock.now(), fleetEvent);
   const recordFailed = dispatcherOptions.onRecordError ?? warnOnce("failbook: a dispatch's record could not be written (pass onRecordError to createDispatcher to handle it)");
   const dispatcher: Dispatcher = {
     registry: options.registry,

@@ -4,6 +4,7 @@
  * policy's side of it; the policies consult it only off the success path.
  */
 import type { Playbook } from "../../model/playbook.js";
+import type { Registry } from "../../model/registry.js";
 import type { SharedPolicies } from "../policies/index.js";
 import type { RetryQuotaBucket } from "../quota.js";
 import { FleetBreakers } from "./breakers.js";
@@ -27,7 +28,7 @@ export interface FleetOptions {
 }
 
 /** Starts the sync of a dispatcher's `scope: fleet` policies; undefined when the playbook has none. */
-export function startFleet(playbook: Playbook, policies: SharedPolicies, quota: RetryQuotaBucket | undefined, options: FleetOptions, now: () => number, emit: (event: FleetEvent) => void): FleetSync | undefined {
+export function startFleet(registry: Registry, playbook: Playbook, policies: SharedPolicies, quota: RetryQuotaBucket | undefined, options: FleetOptions, now: () => number, emit: (event: FleetEvent) => void): FleetSync | undefined {
   const parts: FleetPart[] = [];
   let sync: FleetSync | undefined;
   const mode = () => sync!.mode;
@@ -55,7 +56,7 @@ export function startFleet(playbook: Playbook, policies: SharedPolicies, quota: 
   }
   if (leases.length > 0) parts.push(new FleetRates(leases));
   const breakers = new FleetBreakers(now, mode);
-  if (policies.breakers?.linkFleet(breakers.link) === true) parts.push(breakers);
+  if (policies.breakers?.linkFleet(breakers.link, registry.verdicts.some((v) => v.evidence === "process")) === true) parts.push(breakers);
   if (parts.length === 0) return undefined;
   sync = new FleetSync({ store: options.store, settings: playbook.fleet ?? {}, instance: options.instance ?? defaultInstance(), parts, now, emit, timers: options.timers });
   return sync;

@@ -61,6 +61,7 @@ export class CircuitBreakers {
   /** The admission of an attempt every guard let through closed, one per guard list: the common case allocates nothing. */
   private readonly allClosed = new WeakMap<readonly Guard[], Admission>();
   private fleetLinker: FleetLinker | undefined;
+  private processEvidence = false;
 
   constructor(
     policies: Readonly<Record<string, CircuitBreakerPolicy>>,
@@ -85,8 +86,9 @@ export class CircuitBreakers {
    * Link every `scope: fleet` breaker's circuits to the fleet (SPEC 23), those a `per: tool`
    * breaker makes later included. Returns whether any breaker is the fleet's.
    */
-  linkFleet(linker: FleetLinker): boolean {
+  linkFleet(linker: FleetLinker, processEvidence: boolean): boolean {
     this.fleetLinker = linker;
+    this.processEvidence = processEvidence;
     let any = false;
     for (const b of this.breakers) {
       if (b.policy.scope !== "fleet") continue;
@@ -98,7 +100,7 @@ export class CircuitBreakers {
   }
 
   private link(breaker: Breaker, id: string, circuit: Circuit): void {
-    circuit.linkFleet(this.fleetLinker!(id, circuit, breaker.policy), this.origin);
+    circuit.linkFleet(this.fleetLinker!(id, circuit, breaker.policy), this.origin, this.processEvidence);
   }
 
   /** A breaker's state at `now`, for a tool when it keeps one per tool (a closed one when that tool has none yet). */

@@ -97,10 +97,14 @@ export class Circuit {
     return this.state === "closed" && this.news === undefined;
   }
 
-  /** Make this circuit the fleet's (SPEC 23): `fleet` tells it what the fleet's last sync said. */
-  linkFleet(fleet: CircuitFleet, origin: number): void {
+  /**
+   * Make this circuit the fleet's (SPEC 23): `fleet` tells it what the fleet's last sync said.
+   * With `processEvidence` (the registry has `evidence: process` verdicts) it keeps a second
+   * window, of the counts the fleet sees; without, its own window is the fleet's share.
+   */
+  linkFleet(fleet: CircuitFleet, origin: number, processEvidence: boolean): void {
     this.fleet = fleet;
-    this.sharedWindow = windowOf(this.policy, origin);
+    if (processEvidence) this.sharedWindow = windowOf(this.policy, origin);
   }
 
   /** The counts the fleet sees at `now`, over the window (called by the sync, off the call path). */
@@ -184,7 +188,10 @@ export class Circuit {
     if (this.sharedWindow !== undefined && outcome !== "process_failure") this.sharedWindow.add(now, failed);
     if (!failed) return;
     if (this.window.total >= this.minimum && this.window.failures >= this.ratio * this.window.total) this.open(now, false, emit);
-    else if (this.fleet?.crosses(this.sharedWindow!.total, this.sharedWindow!.failures) === true) this.open(now, false, emit, this.sharedWindow);
+    else if (this.fleet !== undefined) {
+      const shared = this.sharedWindow ?? this.window;
+      if (this.fleet.crosses(shared.total, shared.failures)) this.open(now, false, emit, shared);
+    }
   }
 
   private close(now: number, emit: (t: CircuitTransition) => void): void {
