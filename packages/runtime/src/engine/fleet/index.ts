@@ -16,6 +16,7 @@ import { FleetSync, type FleetEvent, type FleetPart, type FleetTimers } from "./
 
 export type { FleetStore, FleetReport, FleetTotals, FleetBreakerReport, FleetBreakerTotals } from "./store.js";
 export { FLEET_DEFAULTS, type FleetEvent, type FleetMode, type FleetStatus, type FleetTimers } from "./sync.js";
+export { memoryFleetStore, MemoryFleetState, type MemoryFleetStoreOptions } from "./memory-store.js";
 
 /** `createDispatcher`'s `fleet` option. */
 export interface FleetOptions {

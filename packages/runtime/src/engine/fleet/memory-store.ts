@@ -1,0 +1,281 @@
+/**
+ * A fleet store in memory (SPEC 23) with the sync script's semantics (redis/script.ts), for
+ * storms and tests: the same report in gives the same totals out, on the store's own clock.
+ * A differential test against a real redis-server holds the two together. It is built as the
+ * script is, one function per section of the report (processes, budget, token counts, rate
+ * leases), each over its own key, each key with its TTL; the values it stores are rounded as
+ * Lua's `tostring` rounds them (14 significant digits), so they read back the same.
+ *
+ * One assumption the script does not need: the store's clock never goes back (each process's
+ * last sync is kept in the order of the syncs, so the expired ones are found at the front).
+ */
+import type { FleetRateReport, FleetReport, FleetStore, FleetTokenReport, FleetTotals } from "./store.js";
+
+/** A key with a TTL: Redis drops it once its time has passed (an expired key reads as absent). */
+class Key {
+  expiresAt = Number.POSITIVE_INFINITY;
+
+  /** Whether the key outlived its TTL at `now`: the caller clears it. */
+  expired(now: number): boolean {
+    return now > this.expiresAt;
+  }
+
+  expire(now: number, ttl: number): void {
+    this.expiresAt = now + ttl;
+  }
+}
+
+/** The processes (a sorted set: instance -> last sync, store ms), kept in the order of their last sync. */
+class Processes extends Key {
+  readonly last = new Map<string, number>();
+}
+
+/** The retry budget (a hash: instance -> calls and retries in progress), with its sums over the live processes. */
+class BudgetKey extends Key {
+  readonly entries = new Map<string, { calls: number; retries: number }>();
+  calls = 0;
+  retries = 0;
+  /** Entries the script's pattern refuses (a negative count): ignored and never summed. */
+  malformed = 0;
+}
+
+/** A fleet token count (a hash: the count, and each process's last reported sum of changes). */
+class TokenKey extends Key {
+  tokens: number | undefined;
+  readonly nets = new Map<string, number>();
+}
+
+/** A fleet rate limit's bucket (a hash: its tokens, when it was last refilled, each process's lease and spent). */
+class RateKey extends Key {
+  tokens: number | undefined;
+  at: number | undefined;
+  readonly held = new Map<string, { grant: number; spent: number }>();
+}
+
+/** One script run's context. */
+interface Run {
+  now: number;
+  ttl: number;
+  id: string;
+  leaving: boolean;
+  ignored: number;
+}
+
+/** The fleet's state, as the script keeps it in Redis; `sync` is one run of the script. */
+export class MemoryFleetState {
+  private readonly processes = new Processes();
+  private readonly budgetKey = new BudgetKey();
+  private readonly tokenKeys = { throttling: new TokenKey(), quota: new TokenKey() };
+  private readonly rateKeys = new Map<string, RateKey>();
+
+  /** `now` is the store's clock, in ms (Redis `TIME`'s stand-in). */
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
+  /** Take a report in and answer the fleet's totals, as one run of the sync script would at `now`. */
+  sync(report: FleetReport, now: number = this.now()): FleetTotals & { ignored: number } {
+    const lease = Number(report.lease_ms) >= 1 ? Number(report.lease_ms) : 1000;
+    const run: Run = { now, ttl: Math.floor(lease * 2), id: String(report.instance), leaving: report.leave === true, ignored: 0 };
+    const rates = Array.isArray(report.rates) ? report.rates : [];
+    this.processesSection(run, lease, rates);
+    const out: FleetTotals & { ignored: number } = { now_ms: now, instances: this.processes.last.size, ignored: 0 };
+    if (isObject(report.budget)) out.budget = this.budgetSection(run, report.budget);
+    for (const name of ["throttling", "quota"] as const) {
+      const tokens = this.tokensSection(run, this.tokenKeys[name], report[name]);
+      if (tokens !== undefined) out[name] = tokens;
+    }
+    if (rates.length > 0) out.rates = rates.map((r) => this.rateSection(run, r) ?? { name: String(r?.name), grant: -1, tokens: 0 });
+    out.ignored = run.ignored;
+    return out;
+  }
+
+  /** This process joins (or leaves); the processes whose lease ended drop out, with their counts (a lease held stays taken). */
+  private processesSection(run: Run, lease: number, rates: readonly FleetRateReport[]): void {
+    const p = this.processes;
+    if (p.expired(run.now)) {
+      for (const id of [...p.last.keys()]) this.forget(id);
+      p.expiresAt = Number.POSITIVE_INFINITY;
+    }
+    if (this.budgetKey.expired(run.now)) clearBudget(this.budgetKey);
+    // Deleted and set again, a process moves to the end: the set stays in the order of the syncs.
+    this.forget(run.id);
+    if (!run.leaving) {
+      p.last.set(run.id, run.now);
+      this.count(run.id, 1);
+    }
+    const horizon = run.now - lease;
+    for (const [id, at] of p.last) {
+      if (at >= horizon) break;
+      this.forget(id);
+      this.dropEntry(id);
+      for (const key of Object.values(this.tokenKeys)) if (!key.expired(run.now)) key.nets.delete(id);
+      for (const r of rates) {
+        const key = this.rateKeys.get(String(r?.name));
+        if (key !== undefined && !key.expired(run.now)) key.held.delete(id);
+      }
+    }
+    p.expire(run.now, run.ttl);
+  }
+
+  /** Drop a process from the set, and its budget entry from the sums (the entry itself stays, as in the hash). */
+  private forget(id: string): void {
+    if (this.processes.last.delete(id)) this.count(id, -1);
+  }
+
+  /** Add (or take away) a process's budget entry to the sums over the live processes. */
+  private count(id: string, sign: 1 | -1): void {
+    const entry = this.budgetKey.entries.get(id);
+    if (entry === undefined || entry.calls < 0 || entry.retries < 0) return;
+    this.budgetKey.calls += sign * entry.calls;
+    this.budgetKey.retries += sign * entry.retries;
+  }
+
+  /** Delete a process's budget entry (its part of the sums is the caller's to take away). */
+  private dropEntry(id: string): void {
+    const old = this.budgetKey.entries.get(id);
+    if (old === undefined) return;
+    if (old.calls < 0 || old.retries < 0) this.budgetKey.malformed--;
+    this.budgetKey.entries.delete(id);
+  }
+
+  /** The retry budget: this process's calls and retries in progress, summed over the live processes. */
+  private budgetSection(run: Run, budget: { calls?: unknown; retries?: unknown }): { calls: number; retries: number } {
+    const key = this.budgetKey;
+    const live = this.processes.last.has(run.id);
+    if (live) this.count(run.id, -1);
+    this.dropEntry(run.id);
+    if (!run.leaving) {
+      // The script stores string.format('%d:%d'): a count truncated to an integer, or 0 when it is not a number.
+      const entry = { calls: Math.trunc(luaNumber(budget.calls) ?? 0), retries: Math.trunc(luaNumber(budget.retries) ?? 0) };
+      key.entries.set(run.id, entry);
+      if (entry.calls < 0 || entry.retries < 0) key.malformed++;
+      else if (live) this.count(run.id, 1);
+    }
+    run.ignored += key.malformed;
+    key.expire(run.now, run.ttl);
+    return { calls: key.calls, retries: key.retries };
+  }
+
+  /**
+   * One fleet token count: what is new in this process's sum of changes since its last report
+   * is applied (a repeated report applies nothing), the count kept within [0, max]. A process
+   * the store does not know yet starts from its sum now.
+   */
+  private tokensSection(run: Run, key: TokenKey, r: FleetTokenReport | undefined): { tokens: number } | undefined {
+    if (!isObject(r)) return undefined;
+    const net = luaNumber(r.net);
+    const max = luaNumber(r.max);
+    if (net === undefined || max === undefined || max <= 0) return undefined;
+    if (key.expired(run.now)) clearTokens(key);
+    let count: number;
+    if (key.tokens === undefined) {
+      clearTokens(key);
+      count = max;
+    } else {
+      const last = key.nets.get(run.id);
+      count = last === undefined ? key.tokens : Math.min(max, Math.max(0, key.tokens + net - last));
+    }
+    if (run.leaving) key.nets.delete(run.id);
+    else key.nets.set(run.id, lua14(net));
+    key.tokens = lua14(count);
+    key.expire(run.now, run.ttl);
+    return { tokens: lua14(count) };
+  }
+
+  /**
+   * A rate limit shared by leases: the fleet's bucket refills by the store's clock; what the
+   * process spent since its last report is charged against the lease it held and the rest
+   * taken back; then it is leased up to what it wants.
+   */
+  private rateSection(run: Run, r: FleetRateReport): { name: string; grant: number; tokens: number } | undefined {
+    if (!isObject(r)) return undefined;
+    const [spent, want, cap, requests, per] = [r.spent, r.want, r.capacity, r.requests, r.per_ms].map(luaNumber);
+    if (spent === undefined || want === undefined || cap === undefined || requests === undefined || per === undefined || cap <= 0 || requests <= 0 || per <= 0) return undefined;
+    const name = String(r.name);
+    let key = this.rateKeys.get(name);
+    if (key === undefined) this.rateKeys.set(name, (key = new RateKey()));
+    if (key.expired(run.now)) clearRate(key);
+    let tokens: number;
+    let at: number;
+    if (key.tokens === undefined || key.at === undefined) {
+      clearRate(key);
+      [tokens, at] = [cap, run.now];
+    } else [tokens, at] = [key.tokens, key.at];
+    if (run.now > at) tokens = Math.min(cap, tokens + ((run.now - at) * requests) / per);
+    const held = key.held.get(run.id);
+    if (held !== undefined) tokens = Math.min(cap, tokens + held.grant - (spent - held.spent));
+    let grant = 0;
+    if (run.leaving) key.held.delete(run.id);
+    else {
+      grant = Math.max(0, Math.min(Math.floor(tokens), want));
+      tokens -= grant;
+      key.held.set(run.id, { grant: lua14(grant), spent: lua14(spent) });
+    }
+    key.tokens = lua14(tokens);
+    key.at = run.now;
+    key.expire(run.now, Math.max(run.ttl, Math.ceil(per * 2)));
+    return { name, grant, tokens: lua14(tokens) };
+  }
+}
+
+export interface MemoryFleetStoreOptions {
+  /** The store's clock, in ms (default the wall clock): it dates syncs, leases and refills, as Redis `TIME` does. */
+  now?: () => number;
+  /**
+   * How an answer travels back to the process (default: at once). A storm answers after the
+   * store's latency on its virtual clock; `answer` throwing makes the sync fail.
+   */
+  respond?: <T>(answer: () => T) => Promise<T>;
+  /** Whether the store is unreachable at a time (store clock): a sync sent then is not taken in, and fails. */
+  down?: (now: number) => boolean;
+}
+
+/** A fleet store in memory with the sync script's semantics: for storms, and for tests of a fleet without Redis. */
+export function memoryFleetStore(options: MemoryFleetStoreOptions = {}): FleetStore & { readonly state: MemoryFleetState } {
+  const now = options.now ?? (() => Date.now());
+  const state = new MemoryFleetState(now);
+  const respond = options.respond ?? (<T>(answer: () => T) => new Promise<T>((resolve) => resolve(answer())));
+  return {
+    state,
+    sync(report: FleetReport): Promise<FleetTotals> {
+      const at = now();
+      if (options.down?.(at) === true) {
+        return respond(() => {
+          throw new Error("the fleet store is unreachable");
+        });
+      }
+      // The store takes the report in as it is sent; its answer arrives as `respond` says.
+      const totals = state.sync(report, at);
+      return respond(() => totals);
+    },
+    time: () => Promise.resolve(now()),
+  };
+}
+
+function clearBudget(key: BudgetKey): void {
+  key.entries.clear();
+  key.calls = key.retries = key.malformed = 0;
+  key.expiresAt = Number.POSITIVE_INFINITY;
+}
+
+function clearTokens(key: TokenKey): void {
+  key.tokens = undefined;
+  key.nets.clear();
+  key.expiresAt = Number.POSITIVE_INFINITY;
+}
+
+function clearRate(key: RateKey): void {
+  key.tokens = key.at = undefined;
+  key.held.clear();
+  key.expiresAt = Number.POSITIVE_INFINITY;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Lua's `tonumber` of a decoded JSON value: a number, or a numeric string. */
+function luaNumber(v: unknown): number | undefined {
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN;
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A number as Lua's `tostring` (and cjson) writes it and reads back: 14 significant digits. */
+const lua14 = (n: number): number => (Number.isInteger(n) && Math.abs(n) < 1e14 ? n : Number(n.toPrecision(14)));

@@ -1,0 +1,70 @@
+/**
+ * The in-memory fleet store (storms' store, SPEC 23) against the sync script on a real
+ * redis-server: random reports from several processes (budget counts, token sums, rate
+ * leases, leaving, lapsing), each sent to Redis and then to the memory store at the time the
+ * script read from Redis `TIME`, must give the same totals, sync after sync.
+ */
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryFleetState } from "failbook-runtime/engine/fleet/memory-store.js";
+import type { FleetReport } from "failbook-runtime/engine/fleet/store.js";
+import { redisFleetStore } from "failbook-runtime/redis/index.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import { skipWithoutRedis, sleep, startRedis, type RedisServer } from "./helpers/redis.js";
+
+describe.skipIf(skipWithoutRedis("fleet-memory-store"))("the memory fleet store answers as the sync script does (SPEC 23)", () => {
+  let redis: RedisServer;
+  let client: Redis;
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis({ port: redis.port, host: "127.0.0.1", lazyConnect: false });
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.stop();
+  });
+
+  it.each([1, 2, 3])("random reports from five processes give identical totals (seed %i)", async (seed) => {
+    const store = redisFleetStore(client, { prefix: `diff-${seed}` });
+    const memory = new MemoryFleetState();
+    const random = seededRandom(seed);
+    const int = (n: number) => Math.floor(random() * n);
+    const instances = ["a", "b", "c", "d", "e"];
+    // Each process's own running sums, as a dispatcher reports them (sums, never deltas).
+    const own = new Map(instances.map((id) => [id, { throttling: 0, quota: 0, spent: [0, 0] }]));
+    let lapses = 0;
+    let leaves = 0;
+    for (let step = 0; step < 300; step++) {
+      const id = instances[int(instances.length)]!;
+      const mine = own.get(id)!;
+      mine.throttling += int(3) === 0 ? 100 : -1000;
+      mine.quota += int(4) === 0 ? 5 : -1;
+      mine.spent = mine.spent.map((s) => s + int(4));
+      // A lease of 40 ms: a process that a pause below skips drops out of the totals.
+      const report: FleetReport = { v: 1, instance: id, lease_ms: 40 };
+      if (int(20) === 0) {
+        report.leave = true;
+        leaves++;
+      }
+      if (int(5) > 0) report.budget = { calls: int(30), retries: int(8) };
+      if (int(5) > 0) report.throttling = { net: mine.throttling, max: 10_000 };
+      if (int(5) > 0) report.quota = { net: mine.quota, max: 50 };
+      if (int(4) > 0) {
+        report.rates = [
+          { name: "github", spent: mine.spent[0]!, want: 1 + int(6), capacity: 20, requests: 7, per_ms: 1000 },
+          { name: "openai", spent: mine.spent[1]!, want: 1 + int(6), capacity: 3, requests: 1, per_ms: 30 },
+        ];
+      }
+      if (int(10) === 0) {
+        await sleep(25 + int(30));
+        lapses++;
+      }
+      const fromRedis = await store.sync(report);
+      const fromMemory = memory.sync(report, fromRedis.now_ms);
+      expect({ step, ...fromMemory }).toEqual({ step, ...fromRedis });
+    }
+    // The sequence went through every part of the script: processes left and lapsed, counts came and went.
+    expect(lapses).toBeGreaterThan(10);
+    expect(leaves).toBeGreaterThan(5);
+  }, 60_000);
+});
