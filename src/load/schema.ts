@@ -78,7 +78,9 @@ const KEYS: Record<string, string[]> = {
   error: ["kind", "message", "http_status", "provider_code", "side_effect_state", "retry_after_ms", "headers", "fields", "cause"],
   config: ["registry", "playbook", "fixtures", "storms", "adr_dir", "code_pattern", "rules", "gen", "redact", "max_file_mb", "apiVersion", "kind"],
   storm: ["apiVersion", "kind", "name", "description", "seed", "duration_ms", "step_ms", "clients", "upstream", "phases", "expect"],
-  clients: ["count", "shared", "arrival", "calls"],
+  clients: ["count", "shared", "store", "arrival", "calls"],
+  store: ["sync_ms", "latency_ms", "down"],
+  store_down: ["from_ms", "to_ms"],
   arrival: ["rate_per_s", "serial"],
   serial: ["think_ms", "calls"],
   storm_call: ["tool", "weight", "idempotent", "args"],
@@ -294,7 +296,7 @@ function contextKey(kind: Context, path: readonly PathSegment[]): string | undef
   if (kind === "storm") {
     if (last === "error" || last === "overload_error" || last === "cause") return "error";
     if (last === "rate_limit") return "upstream_rate_limit";
-    if (typeof last === "number") return parent === "calls" ? "storm_call" : parent === "phases" ? "phase" : parent === "errors" ? "error_mix" : undefined;
+    if (typeof last === "number") return parent === "calls" ? "storm_call" : parent === "phases" ? "phase" : parent === "errors" ? "error_mix" : parent === "down" ? "store_down" : undefined;
     return typeof last === "string" && KEYS[last] !== undefined && last !== "storm" ? last : undefined;
   }
   if (kind === "fixture") {

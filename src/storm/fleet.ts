@@ -1,6 +1,7 @@
 /**
  * The clients (SPEC 19): each runs the playbook's own dispatcher (one per client, or one for
- * the fleet: `shared`), on the scheduler's clock, against the upstream model. Open loop:
+ * the fleet: `shared`; with `shared: store`, each client's syncs its `scope: fleet` policies
+ * through a simulated store, SPEC 23), on the scheduler's clock, against the upstream model. Open loop:
  * Poisson arrivals at the fleet-wide rate, each to a client drawn at random. Closed loop:
  * each client makes one call at a time, thinking `think_ms` between them.
  */
@@ -18,6 +19,7 @@ import type { Coroutine, Scheduler } from "./scheduler.js";
 import type { Series } from "./series.js";
 import type { UpstreamModel } from "./upstream.js";
 import type { BreakerState, Costs } from "./costs.js";
+import type { SimulatedStore } from "./store.js";
 
 export interface FleetRules {
   registry: Registry;
@@ -37,7 +39,7 @@ interface CallInFlight extends Coroutine {
 }
 
 export class Fleet {
-  private readonly dispatchers: (Dispatcher | undefined)[];
+  readonly dispatchers: (Dispatcher | undefined)[];
   private readonly calls: Call[];
   private readonly cumulativeWeights: number[];
   private readonly callsMade: Uint32Array | undefined;
@@ -58,6 +60,7 @@ export class Fleet {
     private readonly arrivals: Random,
     private readonly seed: number,
     private readonly costs: Costs,
+    private readonly store: SimulatedStore | undefined,
   ) {
     const { clients } = storm;
     this.dispatchers = new Array<Dispatcher | undefined>(clients.shared === "fleet" ? 1 : clients.count).fill(undefined);
@@ -177,7 +180,12 @@ export class Fleet {
     let dispatcher = this.dispatchers[index];
     if (dispatcher === undefined) {
       const random = seededRandom(streamSeed(this.seed, 16 + index));
-      dispatcher = createDispatcher({ ...this.rules, clock: this.scheduler.clock, random, onEvent: (e) => this.observe(index, e) });
+      const onEvent = (e: DispatchEvent): void => this.observe(index, e);
+      const store = this.store;
+      dispatcher =
+        store === undefined
+          ? createDispatcher({ ...this.rules, clock: this.scheduler.clock, random, onEvent })
+          : createDispatcher({ ...this.rules, playbook: store.playbook, clock: this.scheduler.clock, random, onEvent, fleet: store.optionsFor(index) });
       this.dispatchers[index] = dispatcher;
       this.dispatchersMade++;
     }
@@ -199,6 +207,7 @@ export class Fleet {
       if (event.error_kind === "attempt_timeout") this.series.countKind(this.series.attemptErrors, "attempt_timeout", now);
     } else if (event.type === "rate_limit_waited") this.costs.paced(event.ms);
     else if (type === "rate_limited") this.costs.rateLimited();
+    else if (type === "fleet_store_unavailable" || type === "fleet_store_recovered") this.store?.observe(type, String((event as { instance?: unknown }).instance), now);
     else if (type in BREAKER_STATE) {
       // One state per dispatcher and breaker (and tool, for a breaker `per: tool`).
       const e = event as { breaker?: unknown; tool?: unknown; break_ms?: unknown };

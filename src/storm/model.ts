@@ -22,11 +22,32 @@ export interface Storm {
 
 export interface StormClients {
   count: number;
-  /** client: each client its own dispatcher (breakers, quota, budget, throttling); fleet: one for all. */
-  shared?: "client" | "fleet";
+  /**
+   * client: each client its own dispatcher (breakers, quota, budget, throttling); store: each
+   * its own, the playbook's `scope: fleet` policies synced through a simulated store (SPEC 23);
+   * fleet: one dispatcher for all (ideal sharing).
+   */
+  shared?: SharingMode;
+  /** With `shared: store`: the simulated fleet store. */
+  store?: StormStore;
   arrival: Arrival;
   calls: StormCall[];
 }
+
+export const SHARING_MODES = ["client", "store", "fleet"] as const;
+export type SharingMode = (typeof SHARING_MODES)[number];
+
+/** The fleet store the clients sync through with `shared: store` (SPEC 23), on the storm's clock. */
+export interface StormStore {
+  /** Default: the playbook's `fleet.sync_ms`, else 250. */
+  sync_ms?: number;
+  /** A sync's round trip (default 1). */
+  latency_ms?: number;
+  /** Times the store is unreachable. */
+  down?: { from_ms: number; to_ms: number }[];
+}
+
+export const DEFAULT_STORE_LATENCY_MS = 1;
 
 /** Open loop (Poisson, fleet-wide) or closed loop (each client one call at a time). */
 export type Arrival = { rate_per_s: number; serial?: undefined } | { serial: { think_ms: number; calls?: number }; rate_per_s?: undefined };

@@ -4,7 +4,7 @@
  * field, never a TypeError in a printer or a silently wrong total.
  */
 import { boolean, either, integer, listOf, mapOf, nullable, number, object, oneOf, string, type Shape } from "../util/shape.js";
-import { VERDICTS } from "./model.js";
+import { SHARING_MODES, VERDICTS } from "./model.js";
 import { COUNTERS } from "./series.js";
 
 const verdict = oneOf(...VERDICTS);
@@ -49,6 +49,8 @@ const cost = object({
   rate_limits: object({ waits: integer, wait_ms: number, longest_wait_ms: number, refused: integer, upstream_429: integer }),
 });
 
+const store = object({ sync_ms: number, latency_ms: number, syncs: integer, failed_syncs: integer, down_ms: number, outages: integer, clients_fell_back: integer, fallback_ms: number });
+
 const result = object(
   {
     storm: string,
@@ -56,7 +58,7 @@ const result = object(
     duration_ms: number,
     step_ms: number,
     clients: integer,
-    shared: oneOf("client", "fleet"),
+    shared: oneOf(...SHARING_MODES),
     playbook: string,
     phases: listOf(object({ from_ms: number, to_ms: number })),
     summary,
@@ -64,7 +66,7 @@ const result = object(
     cost,
     buckets: listOf(bucket),
   },
-  { seeds },
+  { seeds, store },
 );
 
 const entry = object({ index: integer, file: string, name: string, current: result, baseline: nullable(result), regressions: listOf(string) });

@@ -9,13 +9,14 @@ import { seededRandom } from "failbook-runtime/engine/random.js";
 import type { RulesData } from "../replay/setup.js";
 import { Costs, type StormCost } from "./costs.js";
 import { Fleet, streamSeed } from "./fleet.js";
-import { DEFAULT_STEP_MS, type Storm, type StormVerdict } from "./model.js";
+import { DEFAULT_STEP_MS, type SharingMode, type Storm, type StormVerdict } from "./model.js";
 import { lastPhaseEnd, Timeline } from "./phases.js";
 import { Scheduler, TimeStopped } from "./scheduler.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import { Series } from "./series.js";
 import { bucketsOf, checkExpect, summarize, type ExpectCheck, type StormBucket, type StormSummary } from "./summary.js";
 import { UpstreamModel } from "./upstream.js";
+import { SimulatedStore, type StoreCost } from "./store.js";
 
 /** The rules a storm runs under: a registry and playbook, and the config's `redact:` patterns (plain data, as a replay's). */
 export type StormRules = RulesData;
@@ -31,8 +32,10 @@ export interface StormResult {
   duration_ms: number;
   step_ms: number;
   clients: number;
-  shared: "client" | "fleet";
+  shared: SharingMode;
   playbook: string;
+  /** With `shared: store`: the store's syncs, failures and outages. */
+  store?: StoreCost;
   /** The trigger's phases, for charts. */
   phases: { from_ms: number; to_ms: number }[];
   summary: StormSummary;
@@ -63,7 +66,8 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
   const upstream = new UpstreamModel(storm.upstream, timeline, seededRandom(streamSeed(seed, 1)), scheduler, series);
   const triggerEnd = lastPhaseEnd(storm.phases);
   const costs = new Costs(duration, triggerEnd);
-  const fleet = new Fleet(storm, { registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, scheduler, upstream, timeline, series, seededRandom(streamSeed(seed, 0)), seed, costs);
+  const store = storm.clients.shared === "store" ? new SimulatedStore(storm.clients.store, rules.playbook, scheduler, duration) : undefined;
+  const fleet = new Fleet(storm, { registry: rules.registry, playbook: rules.playbook, redact: patternRedactor(rules.redact) }, scheduler, upstream, timeline, series, seededRandom(streamSeed(seed, 0)), seed, costs, store);
   fleet.start();
   // Far more events at one instant than a burst of every client could make: the storm's time has stopped.
   const maxAtOnce = 100_000 + 20 * storm.clients.count;
@@ -90,6 +94,7 @@ export async function runStorm(storm: Storm, rules: StormRules, options: StormOp
     clients: storm.clients.count,
     shared: storm.clients.shared ?? "client",
     playbook: rules.playbook.name ?? "",
+    ...(store === undefined ? {} : { store: store.result(fleet.dispatchers) }),
     phases: (storm.phases ?? []).map((p) => ({ from_ms: p.from_ms, to_ms: p.to_ms })),
     summary,
     checks: checkExpect(storm.expect, summary, buckets, step, cost.rate_limits),

@@ -48,6 +48,8 @@ export interface Entry {
 
 /** Microtask turns a woken dispatch may take without parking before the loop stops waiting for it. */
 const IDLE_TURNS = 64;
+/** Microtask turns an event that settled a promise no dispatch awaits (a fleet store's answer) is given to take effect. */
+const SETTLE_TURNS = 4;
 
 export class Scheduler {
   now = 0;
@@ -61,6 +63,8 @@ export class Scheduler {
   private activity = 0;
   /** Wake-ups that found their dispatch never parked again within IDLE_TURNS (should stay 0). */
   stalls = 0;
+  /** The event settled a promise outside any dispatch: its handlers run before the next event, at this event's time. */
+  private settling = false;
 
   /** The clock every dispatcher of the storm is given. */
   readonly clock: Clock = {
@@ -139,6 +143,14 @@ export class Scheduler {
     ticket.resolve(value);
   }
 
+  /**
+   * The running event settled a promise that no dispatch awaits (the fleet sync's answer from
+   * its store, SPEC 23): the loop lets its handlers run at this time, before the next event.
+   */
+  settle(): void {
+    this.settling = true;
+  }
+
   /** A dispatch starts now: it runs until it first parks. */
   begin(co: Coroutine): void {
     this.current = co;
@@ -178,6 +190,10 @@ export class Scheduler {
       else if (++atOnce > maxAtOnce) throw new TimeStopped(this.now);
       this.now = entry.t;
       entry.fn(entry.a, entry.b);
+      if (this.settling) {
+        this.settling = false;
+        for (let turn = 0; turn < SETTLE_TURNS; turn++) await undefined;
+      }
       let idle = 0;
       while (this.running) {
         const seen = this.activity;

@@ -11,7 +11,7 @@ import { pageHead } from "../../util/page.js";
 import type { StormEntry, StormReport, SweepEntry } from "../report.js";
 import type { StormResult } from "../run.js";
 import { percent } from "../summary.js";
-import { costLines, rateLimitRows, spreadText } from "./text.js";
+import { costLines, rateLimitRows, sharingText, spreadText } from "./text.js";
 
 const STYLE = `:root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6470;--bg:#fff;--line:#d5d9de;--offered:#6b7280;--sent:#d97706;--ok:#15803d;--bad:#b91c1c;--queue:#7c3aed;--phase:rgba(217,70,239,.12)}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--muted:#9aa3ad;--bg:#15181c;--line:#343a42;--offered:#9ca3af;--sent:#f59e0b;--ok:#22c55e;--bad:#ef4444;--queue:#a78bfa;--phase:rgba(217,70,239,.18)}}
@@ -57,13 +57,13 @@ function entryHtml(entry: StormEntry, against: string | null): string {
   const base = entry.baseline;
   const id = `storm-${entry.index}`;
   const out = [`<section id="${id}">`, `<h2>${h(entry.name)} <span class="meta">${h(entry.file)}</span></h2>`];
-  out.push(`<p class="meta">Seed ${r.seed}; ${r.clients} client${r.clients === 1 ? "" : "s"}, ${r.shared === "fleet" ? "one dispatcher for the fleet" : "a dispatcher each"}; ${r.duration_ms} ms in steps of ${r.step_ms} ms; playbook <code>${h(r.playbook)}</code>.</p>`);
+  out.push(`<p class="meta">Seed ${r.seed}; ${r.clients} client${r.clients === 1 ? "" : "s"}, ${h(sharingText(r))}; ${r.duration_ms} ms in steps of ${r.step_ms} ms; playbook <code>${h(r.playbook)}</code>.</p>`);
   out.push(summaryTable(r, base, against, entry.regressions));
   if (r.checks.length > 0) {
     out.push("<ul>", ...r.checks.map((k) => `<li class="${k.passed ? "pass" : "fail"}">${k.passed ? "✓" : "✗"} expect <code>${h(k.check)}</code> ${h(String(k.limit))}${k.passed ? "" : `: ${h(k.message)}`}</li>`), "</ul>");
   }
   for (const [label, result] of base === null ? [["", r] as const] : ([["current: ", r], [`${against ?? "baseline"}: `, base]] as const)) {
-    out.push(`<h3>${h(label)}what the outage cost</h3>`, `<ul class="cost">${costLines(result.cost).map((l) => `<li>${h(l)}</li>`).join("")}</ul>`);
+    out.push(`<h3>${h(label)}what the outage cost</h3>`, `<ul class="cost">${costLines(result.cost, result.store).map((l) => `<li>${h(l)}</li>`).join("")}</ul>`);
     out.push(`<h3>${h(label)}calls and attempts per ${result.step_ms} ms</h3>`, chart(result, ["offered", "sent", "succeeded"]));
     out.push(`<h3>${h(label)}at the upstream (time average per bucket)</h3>`, chart(result, ["in_progress", "queued"]));
     if (result.buckets.some((b) => b.breakers_open + b.breakers_half_open > 0)) out.push(`<h3>${h(label)}breaker states (at each bucket's end)</h3>`, chart(result, ["breakers_open", "breakers_half_open"]));

@@ -9,6 +9,7 @@ import type { OutcomeCount, RateLimitCost, StormCost } from "../costs.js";
 import type { SeedSpread, StormResult } from "../run.js";
 import type { StormEntry, StormReport, SweepEntry } from "../report.js";
 import { percent } from "../summary.js";
+import type { StoreCost } from "../store.js";
 
 const CHART_WIDTH = 72;
 const CHART_HEIGHT = 8;
@@ -22,12 +23,12 @@ export function formatStormText(report: StormReport, c: ChalkInstance): string {
 
 function entryText(entry: StormEntry, against: string | null, c: ChalkInstance): string {
   const r = entry.current;
-  const lines = [c.bold(`storm ${entry.name}`) + c.dim(` (${entry.file}), seed ${r.seed}, ${count(r.clients)} client${r.clients === 1 ? "" : "s"} (${r.shared === "fleet" ? "one dispatcher for the fleet" : "a dispatcher each"}), ${seconds(r.duration_ms)} in ${r.step_ms} ms steps`)];
+  const lines = [c.bold(`storm ${entry.name}`) + c.dim(` (${entry.file}), seed ${r.seed}, ${count(r.clients)} client${r.clients === 1 ? "" : "s"} (${sharingText(r)}), ${seconds(r.duration_ms)} in ${r.step_ms} ms steps`)];
   if (entry.baseline === null) {
-    lines.push(...summaryLines(r, c).map((l) => `  ${l}`), ...costLines(r.cost).map((l) => `  ${l}`));
+    lines.push(...summaryLines(r, c).map((l) => `  ${l}`), ...costLines(r.cost, r.store).map((l) => `  ${l}`));
   } else {
     lines.push(...sideBySide(r, entry.baseline, against ?? "baseline", entry.regressions, c).map((l) => `  ${l}`));
-    lines.push(c.dim("  current:"), ...costLines(r.cost).map((l) => `    ${l}`), c.dim(`  ${against ?? "baseline"}:`), ...costLines(entry.baseline.cost).map((l) => `    ${l}`));
+    lines.push(c.dim("  current:"), ...costLines(r.cost, r.store).map((l) => `    ${l}`), c.dim(`  ${against ?? "baseline"}:`), ...costLines(entry.baseline.cost, entry.baseline.store).map((l) => `    ${l}`));
   }
   lines.push("", ...chart(r, c).map((l) => `  ${l}`));
   if (entry.baseline !== null) lines.push("", c.dim(`  baseline (${against}):`), ...chart(entry.baseline, c).map((l) => `  ${l}`));
@@ -46,8 +47,21 @@ function summaryLines(r: StormResult, c: ChalkInstance): string[] {
   ];
 }
 
-/** What the outage cost, in words: how calls ended, the pager, refused retries, each breaker's open time. */
-export function costLines(cost: StormCost): string[] {
+/** How the clients share their policies' state (SPEC 19, 23). */
+export function sharingText(r: Pick<StormResult, "shared" | "store">): string {
+  if (r.shared === "fleet") return "one dispatcher for the fleet";
+  if (r.shared === "client" || r.store === undefined) return "a dispatcher each";
+  return `a dispatcher each, synced through a store every ${r.store.sync_ms} ms`;
+}
+
+/** What the store did (SPEC 23): its syncs, and the clients that fell back while it was down. */
+export function storeLine(store: StoreCost): string {
+  const fell = store.outages === 0 ? "no client fell back" : `${count(store.clients_fell_back)} client${store.clients_fell_back === 1 ? "" : "s"} fell back (${count(store.outages)} outage${store.outages === 1 ? "" : "s"} reported), ${span(store.fallback_ms)} without the fleet in all`;
+  return `store: sync every ${store.sync_ms} ms, latency ${store.latency_ms} ms; ${count(store.syncs)} syncs, ${count(store.failed_syncs)} failed; down ${span(store.down_ms)}; ${fell}`;
+}
+
+/** What the outage cost, in words: how calls ended, the pager, refused retries, each breaker's open time; what the store did. */
+export function costLines(cost: StormCost, store?: StoreCost): string[] {
   const out = [`outcomes: ${cost.outcomes.map((o) => `${count(o.calls)} ${outcomeLabel(o)}`).join(", ") || "none"}`];
   const queues = (byQueue: Record<string, number>) => Object.entries(byQueue).map(([q, n]) => `${q} ${count(n)}`).join(", ");
   const total = (byQueue: Record<string, number>) => Object.values(byQueue).reduce((a, b) => a + b, 0);
@@ -62,6 +76,7 @@ export function costLines(cost: StormCost): string[] {
   }
   const limits = rateLimitText(cost);
   if (limits !== undefined) out.push(`rate limits: ${limits}`);
+  if (store !== undefined) out.push(storeLine(store));
   for (const b of cost.breakers) {
     const after = b.open_after_trigger === 0 ? "" : `; ${b.open_after_trigger} of ${count(b.instances)} still open after the trigger ended, up to ${seconds(b.longest_after_trigger_ms)} after`;
     out.push(`breaker ${b.breaker} (${count(b.instances)} in the fleet): open ${percent(b.open_share)} of the run, longest spell ${seconds(b.longest_open_ms)}, ${count(b.reopenings)} reopening${b.reopenings === 1 ? "" : "s"}${after}`);
