@@ -18,6 +18,7 @@ import { formatStormHtml } from "../storm/print/html.js";
 import { formatStormText } from "../storm/print/text.js";
 import { failed, failuresOf, formatStormJson, mergeStormReports, parseStormReport, type StormReport } from "../storm/report.js";
 import { parseSweep, SWEEP_NAMES } from "../storm/sweep.js";
+import { SHARING_MODES, type SharingMode } from "../storm/model.js";
 import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData, subcommandFlags } from "./command.js";
 import type { Io } from "./io.js";
 
@@ -60,12 +61,16 @@ a chart of calls offered, attempts sent and calls succeeded per bucket.
 
 --against REF (a config file, a directory holding one, or git:REV) runs each storm under
 that version's registry and playbook too, with the same seed, and shows the two side by
-side, a regression marked.
+side, a regression marked. --against shared:client, shared:store or shared:fleet runs each
+storm again under the same playbook with its clients sharing so instead (clients.shared:
+each its own dispatcher, each syncing scope: fleet policies through a simulated store, or
+one dispatcher for all): what sharing the playbook's state across the fleet buys.
 
 --sweep NAME=FROM..TO:STEP (once or twice: a line or a map) runs the storm at every value
 and maps stable / recovered / degraded / metastable, with the margin from the storm's own
 value (the operating point) to the nearest metastable cell. NAME: ${SWEEP_NAMES.join(", ")}
-(every phase's multiplier or length, the open loop's rate, or the phases' error ratio).
+(every phase's multiplier or length, the open loop's rate, the phases' error ratio, or
+sync_ms: how often clients with shared: store sync with the store).
 --workers N runs cells on N threads; --shard I/N runs the cells whose index is I-1 modulo N,
 and failbook storm merge adds the shards' JSON reports up into the unsharded report.
 
@@ -95,6 +100,8 @@ Examples:
   failbook storm
   failbook storm storms/brownout.yaml --format html --out storm.html
   failbook storm --against git:origin/main
+  failbook storm storms/brownout.yaml --against shared:client
+  failbook storm storms/brownout.yaml --sweep sync_ms=50..1000:50
   failbook storm storms/brownout.yaml --sweep arrival_x=1..3:0.25 --sweep trigger_ms=5000..30000:5000 --workers 2
   failbook storm storms/brownout.yaml --sweep arrival_x=1..3:0.1 --shard 1/4 --format json > shard-1.json
   failbook storm merge shard-*.json`;
@@ -110,7 +117,7 @@ export const registerStorm: CommandRegistrar = (program, run) => {
     .option("--out <file>", "write the report to this file instead of stdout")
     .option("--seed <n>", "seed every storm with this instead of its own seed")
     .option("--seeds <n>", `run each storm (or sweep cell) with N seeds, from its own (or --seed's) on, and report the verdict most reach with the spread (1 to ${MAX_SEEDS})`)
-    .option("--against <ref>", "run each storm under this baseline's playbook too and compare: a config file, a directory holding one, or git:REV")
+    .option("--against <ref>", "run each storm under this baseline's playbook too and compare: a config file, a directory holding one, or git:REV; or shared:client|store|fleet, the same storm with its clients sharing so")
     .option("--sweep <spec>", "NAME=FROM..TO:STEP: run the storm over a grid of the trigger (repeat for a second axis)", (v: string, all: string[] = []) => [...all, v])
     .option("--workers <n>", `worker threads for a sweep's cells (default 1; this machine has ${defaultWorkers()} cores)`)
     .option("--shard <i/n>", "run only the jobs (storms, or a sweep's cells) whose index is I-1 modulo N")
@@ -172,17 +179,26 @@ async function stormCommand(io: Io, globals: Globals, files: string[], flags: St
     io.err(`failbook: no storm files ${project.config.storms === undefined ? `in ${DEFAULT_STORMS} (set storms: in failbook.yaml to look elsewhere)` : "match the config's storms:"}; nothing to run\n`);
     return 0;
   }
-  const baseline = flags.against === undefined ? undefined : rulesData(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
+  const againstShared = sharingAgainst(flags.against);
+  const baseline = flags.against === undefined || againstShared !== undefined ? undefined : rulesData(loadBaseline(flags.against, { currentConfig: project.configFile }).project);
   const storms = load.storms.map((storm) => ({ file: storm.doc.locate([]).file, storm }));
   const report = await runStorms({
     storms,
-    setup: { current, baseline, seed, seeds },
+    setup: { current, baseline, seed, seeds, ...(againstShared === undefined ? {} : { againstShared }) },
     meta: { files: storms.map((s) => s.file), sweep: flags.sweep ?? [], seed: seed ?? null, seeds, against: flags.against ?? null },
     axes,
     ...(shard === undefined ? {} : { shard }),
     ...(workers === undefined ? {} : { workers }),
   });
   return print(io, report, format, flags.out);
+}
+
+/** `--against shared:MODE`: the same storm with its clients sharing so (SPEC 23), instead of another version's playbook. */
+function sharingAgainst(against: string | undefined): SharingMode | undefined {
+  if (against === undefined || !against.startsWith("shared:")) return undefined;
+  const mode = against.slice("shared:".length);
+  if (!(SHARING_MODES as readonly string[]).includes(mode)) throw new UsageError(`--against shared:MODE takes one of ${SHARING_MODES.map((m) => `shared:${m}`).join(", ")}, not '${against}'`);
+  return mode as SharingMode;
 }
 
 async function mergeCommand(io: Io, files: string[], flags: StormFlags): Promise<number> {

@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 import type { Loaded } from "../load/project.js";
 import { UsageError } from "failbook-runtime/model/errors.js";
 import type { Shard } from "../replay/shard.js";
-import { VERDICTS, type Storm, type StormVerdict } from "./model.js";
+import { VERDICTS, type SharingMode, type Storm, type StormVerdict } from "./model.js";
 import { buildStormReport, regressionsOf, type ReportMeta, type StormEntry, type StormReport, type SweepAxis, type SweepCell, type SweepEntry } from "./report.js";
 import { runStorm, type SeedSpread, type StormResult, type StormRules } from "./run.js";
 import { sizeProblems } from "./size.js";
@@ -23,6 +23,8 @@ export interface JobSetup {
   seed: number | undefined;
   /** `--seeds N`: run each job with N seeds from its own (or --seed's); 1 without. */
   seeds?: number;
+  /** `--against shared:MODE`: the baseline is the same storm and playbook with its clients sharing so (SPEC 23). */
+  againstShared?: SharingMode;
 }
 
 export interface Job {
@@ -50,7 +52,9 @@ export const defaultWorkers = (): number => Math.max(1, cpus().length);
 
 export async function runJob(setup: JobSetup, job: Job): Promise<JobResult> {
   const current = await runSeeds(job.storm, setup.current, setup);
-  const baseline = setup.baseline === undefined ? null : await runSeeds(job.storm, setup.baseline, setup);
+  const mode = setup.againstShared;
+  const baseline =
+    mode !== undefined ? await runSeeds({ ...job.storm, clients: { ...job.storm.clients, shared: mode } }, setup.current, setup) : setup.baseline === undefined ? null : await runSeeds(job.storm, setup.baseline, setup);
   return { index: job.index, current, baseline };
 }
 
@@ -84,7 +88,7 @@ export async function runStorms(options: StormRunOptions): Promise<StormReport> 
   const owner: number[] = [];
   const sweeps: SweepEntry[] = [];
   for (const [s, { file, storm }] of storms.entries()) {
-    const operating = axes.map((a) => operatingValue(storm.value, a.name));
+    const operating = axes.map((a) => operatingValue(storm.value, a.name, options.setup.current.playbook));
     if (axes.length > 0) sweeps.push({ file, name: storm.value.name, axes, operating, cells: [], nearest_metastable: null });
     const cells = axes.length === 0 ? [[]] : grid;
     for (const values of cells) {

@@ -15,8 +15,9 @@ import { phasesOverlap } from "./rules/phases-overlap.js";
 import type { StormRule } from "./rules/rule.js";
 import { toolUnknown } from "./rules/tool-unknown.js";
 import { tooLarge } from "./rules/too-large.js";
+import { storeUnused } from "./rules/store-unused.js";
 
-export const STORM_RULES: readonly StormRule[] = [phasesOverlap, phaseOutsideDuration, toolUnknown, errorUnclassified, tooLarge];
+export const STORM_RULES: readonly StormRule[] = [phasesOverlap, phaseOutsideDuration, toolUnknown, errorUnclassified, tooLarge, storeUnused];
 
 registerRules(STORM_RULES);
 

@@ -87,6 +87,13 @@ export function stormProblems(value: unknown): SchemaProblem[] {
   if (capacity === undefined && storm.upstream.overload_error !== undefined) {
     out.push({ message: "overload_error is what a full queue turns attempts away with, and this upstream has no capacity; add capacity: { concurrency, queue }", path: ["upstream", "overload_error"], target: "key" });
   }
+  const store = storm.clients.store;
+  if (store !== undefined && storm.clients.shared !== "store") {
+    out.push({ message: `store: is the fleet store the clients sync through with shared: store, and this storm has shared: ${storm.clients.shared ?? "client"}; set shared: store or drop store:`, path: ["clients", "store"], target: "key" });
+  }
+  for (const [i, w] of (store?.down ?? []).entries()) {
+    if (w.to_ms <= w.from_ms) out.push({ message: `store down window ${i + 1} ends (to_ms ${w.to_ms}) before it starts (from_ms ${w.from_ms})`, path: ["clients", "store", "down", i, "to_ms"], target: "value" });
+  }
   for (const [i, phase] of (storm.phases ?? []).entries()) {
     if (phase.to_ms <= phase.from_ms) out.push({ message: `phase ${i + 1} ends (to_ms ${phase.to_ms}) before it starts (from_ms ${phase.from_ms})`, path: ["phases", i, "to_ms"], target: "value" });
   }
