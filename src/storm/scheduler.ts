@@ -46,14 +46,32 @@ export interface Entry {
   b: unknown;
 }
 
+/** Events at one fixed delay, in the order scheduled (so in time order), from `head` on. */
+interface Lane {
+  entries: Entry[];
+  head: number;
+}
+
 /** Microtask turns a woken dispatch may take without parking before the loop stops waiting for it. */
 const IDLE_TURNS = 64;
-/** Microtask turns an event that settled a promise no dispatch awaits (a fleet store's answer) is given to take effect. */
-const SETTLE_TURNS = 4;
+/**
+ * Microtask turns an event that settled a promise no dispatch awaits is given to take effect:
+ * a fleet store's answer reaches the sync's handler in one, and the handler's `finally` (the
+ * next sync may start) in the second.
+ */
+const SETTLE_TURNS = 1;
 
 export class Scheduler {
   now = 0;
   private readonly heap: Entry[] = [];
+  /**
+   * Events at a fixed delay from when they were scheduled (the fleet sync's ticks, a store's
+   * answers: thousands at once in a big storm) come due in the order they were scheduled: each
+   * delay is a FIFO lane beside the heap, taken in (time, sequence) order with it, so they
+   * cost the heap's other events nothing.
+   */
+  private readonly lanes = new Map<number, Lane>();
+  private laneList: Lane[] = [];
   private seq = 0;
   /** The dispatch that ran last (woken or started): what it waits on next is its own. */
   private current: Coroutine | null = null;
@@ -120,6 +138,17 @@ export class Scheduler {
     return entry;
   }
 
+  /** Schedule `fn(a, b)` at `delay` from now, in its delay's lane. */
+  after<A, B>(delay: number, fn: (a: A, b: B) => void, a: A, b: B): void {
+    let lane = this.lanes.get(delay);
+    if (lane === undefined) {
+      lane = { entries: [], head: 0 };
+      this.lanes.set(delay, lane);
+      this.laneList = [...this.lanes.values()];
+    }
+    lane.entries.push({ t: this.now + delay, seq: this.seq++, fn: fn as Entry["fn"], a, b });
+  }
+
   /** The running dispatch waits: a promise and the ticket to resolve it with. */
   park<T>(signal?: AbortSignal): { promise: Promise<T>; ticket: Ticket<T> } {
     const co = this.current;
@@ -180,10 +209,10 @@ export class Scheduler {
    * next is after `until`; after each, let the dispatch it woke run until it parks.
    */
   async run(until: number, stop: () => boolean, maxAtOnce = Infinity): Promise<void> {
-    const heap = this.heap;
     let atOnce = 0;
-    while (heap.length > 0 && !stop()) {
-      const entry = this.pop();
+    while (!stop()) {
+      const entry = this.next();
+      if (entry === undefined) break;
       if (entry.fn === DROPPED) continue; // a cancelled sleep: time does not move for it
       if (entry.t > until) break;
       if (entry.t !== this.now) atOnce = 0;
@@ -205,6 +234,26 @@ export class Scheduler {
         }
       }
     }
+  }
+
+  /** The earliest event of the heap and the lanes, taken off; undefined when there is none. */
+  private next(): Entry | undefined {
+    let best: Lane | undefined;
+    let entry = this.heap.length > 0 ? this.heap[0] : undefined;
+    for (const lane of this.laneList) {
+      const head = lane.entries[lane.head];
+      if (head !== undefined && (entry === undefined || head.t < entry.t || (head.t === entry.t && head.seq < entry.seq))) {
+        entry = head;
+        best = lane;
+      }
+    }
+    if (best === undefined) return entry === undefined ? undefined : this.pop();
+    best.entries[best.head++] = undefined as unknown as Entry;
+    if (best.head > 1024 && best.head * 2 > best.entries.length) {
+      best.entries = best.entries.slice(best.head);
+      best.head = 0;
+    }
+    return entry;
   }
 
   private pop(): Entry {

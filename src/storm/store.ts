@@ -70,7 +70,7 @@ export class SimulatedStore {
       down: (t) => this.down.some((w) => t >= w.from_ms && t < w.to_ms),
       respond: (answer) =>
         new Promise((resolve, reject) => {
-          scheduler.at(scheduler.now + this.latencyMs, () => {
+          scheduler.after(this.latencyMs, () => {
             try {
               resolve(answer());
             } catch (e) {
@@ -124,10 +124,10 @@ export function virtualTimers(scheduler: Scheduler): FleetTimers {
       let stopped = false;
       const fire = (): void => {
         if (stopped) return;
-        scheduler.at(scheduler.now + ms, fire, undefined, undefined);
+        scheduler.after(ms, fire, undefined, undefined);
         tick();
       };
-      scheduler.at(scheduler.now + ms, fire, undefined, undefined);
+      scheduler.after(ms, fire, undefined, undefined);
       return { stop: () => void (stopped = true) };
     },
     after(ms, fire) {

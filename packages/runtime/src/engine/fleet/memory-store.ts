@@ -6,8 +6,8 @@
  * leases), each over its own key, each key with its TTL; the values it stores are rounded as
  * Lua's `tostring` rounds them (14 significant digits), so they read back the same.
  *
- * One assumption the script does not need: the store's clock never goes back (each process's
- * last sync is kept in the order of the syncs, so the expired ones are found at the front).
+ * One assumption the script does not need: the store's clock never goes back (the syncs are
+ * queued in their order, so the processes whose lease ended are found at the queue's front).
  */
 import type { FleetRateReport, FleetReport, FleetStore, FleetTokenReport, FleetTotals } from "./store.js";
 
@@ -16,7 +16,7 @@ class Key {
   expiresAt = Number.POSITIVE_INFINITY;
 
   /** Whether the key outlived its TTL at `now`: the caller clears it. */
-  expired(now: number): boolean {
+  hasExpired(now: number): boolean {
     return now > this.expiresAt;
   }
 
@@ -25,9 +25,42 @@ class Key {
   }
 }
 
-/** The processes (a sorted set: instance -> last sync, store ms), kept in the order of their last sync. */
+/** The processes (a sorted set: instance -> last sync, store ms), and every sync in order: the set's order by score. */
 class Processes extends Key {
   readonly last = new Map<string, number>();
+  /** Instances and times of the syncs not yet past the horizon, oldest first, from `head`; an entry is stale when its process synced since. */
+  private ids: string[] = [];
+  private times: number[] = [];
+  private head = 0;
+
+  joined(id: string, now: number): void {
+    this.last.set(id, now);
+    this.ids.push(id);
+    this.times.push(now);
+  }
+
+  /** Each process whose last sync is before `horizon`, taken out of the queue and given to `drop` (which takes it out of the set). */
+  dropBefore(horizon: number, drop: (id: string) => void): void {
+    while (this.head < this.ids.length && this.times[this.head]! < horizon) {
+      const id = this.ids[this.head]!;
+      const at = this.times[this.head]!;
+      this.head++;
+      if (this.last.get(id) === at) drop(id);
+    }
+    if (this.head > 1024 && this.head * 2 > this.ids.length) {
+      this.ids = this.ids.slice(this.head);
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  clear(): void {
+    this.last.clear();
+    this.ids = [];
+    this.times = [];
+    this.head = 0;
+    this.expiresAt = Number.POSITIVE_INFINITY;
+  }
 }
 
 /** The retry budget (a hash: instance -> calls and retries in progress), with its sums over the live processes. */
@@ -91,28 +124,25 @@ export class MemoryFleetState {
   /** This process joins (or leaves); the processes whose lease ended drop out, with their counts (a lease held stays taken). */
   private processesSection(run: Run, lease: number, rates: readonly FleetRateReport[]): void {
     const p = this.processes;
-    if (p.expired(run.now)) {
+    if (p.hasExpired(run.now)) {
       for (const id of [...p.last.keys()]) this.forget(id);
-      p.expiresAt = Number.POSITIVE_INFINITY;
+      p.clear();
     }
-    if (this.budgetKey.expired(run.now)) clearBudget(this.budgetKey);
-    // Deleted and set again, a process moves to the end: the set stays in the order of the syncs.
-    this.forget(run.id);
-    if (!run.leaving) {
-      p.last.set(run.id, run.now);
-      this.count(run.id, 1);
+    if (this.budgetKey.hasExpired(run.now)) clearBudget(this.budgetKey);
+    if (run.leaving) this.forget(run.id);
+    else {
+      if (!p.last.has(run.id)) this.count(run.id, 1);
+      p.joined(run.id, run.now);
     }
-    const horizon = run.now - lease;
-    for (const [id, at] of p.last) {
-      if (at >= horizon) break;
+    p.dropBefore(run.now - lease, (id) => {
       this.forget(id);
       this.dropEntry(id);
-      for (const key of Object.values(this.tokenKeys)) if (!key.expired(run.now)) key.nets.delete(id);
+      for (const key of Object.values(this.tokenKeys)) if (!key.hasExpired(run.now)) key.nets.delete(id);
       for (const r of rates) {
         const key = this.rateKeys.get(String(r?.name));
-        if (key !== undefined && !key.expired(run.now)) key.held.delete(id);
+        if (key !== undefined && !key.hasExpired(run.now)) key.held.delete(id);
       }
-    }
+    });
     p.expire(run.now, run.ttl);
   }
 
@@ -165,7 +195,7 @@ export class MemoryFleetState {
     const net = luaNumber(r.net);
     const max = luaNumber(r.max);
     if (net === undefined || max === undefined || max <= 0) return undefined;
-    if (key.expired(run.now)) clearTokens(key);
+    if (key.hasExpired(run.now)) clearTokens(key);
     let count: number;
     if (key.tokens === undefined) {
       clearTokens(key);
@@ -193,7 +223,7 @@ export class MemoryFleetState {
     const name = String(r.name);
     let key = this.rateKeys.get(name);
     if (key === undefined) this.rateKeys.set(name, (key = new RateKey()));
-    if (key.expired(run.now)) clearRate(key);
+    if (key.hasExpired(run.now)) clearRate(key);
     let tokens: number;
     let at: number;
     if (key.tokens === undefined || key.at === undefined) {

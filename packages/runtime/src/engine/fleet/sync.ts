@@ -127,14 +127,17 @@ export class FleetSync implements FleetStatus {
     if (leave) report.leave = true;
     for (const part of this.o.parts) part.report(report);
     const sentAt = this.o.now();
-    const done = (this.inFlight = this.exchange(report).then(
-      (totals) => this.answered(report, totals, sentAt),
-      (error: unknown) => this.failed(error, sentAt),
+    // The handlers end the sync in flight as they run: the next may start in the same turn (no `finally`, one promise a sync).
+    return (this.inFlight = this.exchange(report).then(
+      (totals) => {
+        this.inFlight = undefined;
+        this.answered(report, totals, sentAt);
+      },
+      (error: unknown) => {
+        this.inFlight = undefined;
+        this.failed(error, sentAt);
+      },
     ));
-    void done.finally(() => {
-      if (this.inFlight === done) this.inFlight = undefined;
-    });
-    return done;
   }
 
   /**
