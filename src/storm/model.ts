@@ -127,5 +127,7 @@ export const METASTABLE_SHARE = 0.5;
 export const MAX_CALLS = 20_000_000;
 /** The most attempts one storm's calls may send, retries and hedges included (SPEC 21): each costs what a call does. */
 export const MAX_ATTEMPTS = MAX_CALLS;
+/** The most syncs with its store one `shared: store` storm's clients make (SPEC 23): each costs about what a call does. */
+export const MAX_SYNCS = MAX_CALLS;
 /** The most buckets one report holds. */
 export const MAX_BUCKETS = 100_000;

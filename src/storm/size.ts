@@ -12,9 +12,10 @@ import type { PathSegment } from "failbook-runtime/model/finding.js";
 import type { AdapterError } from "failbook-runtime/model/fixture.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import type { Registry } from "failbook-runtime/model/registry.js";
-import { DEFAULT_GATEWAY_ERROR, DEFAULT_OVERLOAD_ERROR, DEFAULT_STEP_MS, MAX_ATTEMPTS, MAX_BUCKETS, MAX_CALLS, type Storm } from "./model.js";
+import { DEFAULT_GATEWAY_ERROR, DEFAULT_OVERLOAD_ERROR, DEFAULT_STEP_MS, MAX_ATTEMPTS, MAX_BUCKETS, MAX_CALLS, MAX_SYNCS, type Storm } from "./model.js";
 import { Timeline } from "./phases.js";
 import { refusal } from "./rate-limit.js";
+import { storeSyncMs } from "./store.js";
 
 export interface SizeProblem {
   message: string;
@@ -56,6 +57,19 @@ export function sizeProblems(storm: Storm, registry: Registry, playbook: Playboo
       message: `duration_ms ${storm.duration_ms} would offer about ${count(Math.round(calls))} calls, and the playbook allows a call up to ${count(bound.attempts)} attempts${by}: about ${count(Math.round(attempts))} attempts, retries and hedges included; a storm runs at most ${count(MAX_ATTEMPTS)} attempts: shorten duration_ms, lower the arrival rate or the playbook's retries`,
       path: ["duration_ms"],
     });
+  }
+  if (storm.clients.shared === "store") {
+    // A client syncs from its first call on: at most as many clients as calls.
+    const store = storm.clients.store;
+    const syncMs = storeSyncMs(store, playbook);
+    const callers = Math.min(storm.clients.count, Math.ceil(calls));
+    const syncs = (callers * storm.duration_ms) / syncMs;
+    if (syncs > MAX_SYNCS) {
+      out.push({
+        message: `${count(callers)} clients syncing with the store every ${syncMs} ms for duration_ms ${storm.duration_ms} would make about ${count(Math.round(syncs))} syncs; a storm runs at most ${count(MAX_SYNCS)}: raise store.sync_ms, lower clients.count or shorten duration_ms`,
+        path: store?.sync_ms !== undefined ? ["clients", "store", "sync_ms"] : ["clients", "shared"],
+      });
+    }
   }
   return out;
 }

@@ -4,7 +4,7 @@ import type { StormRule } from "./rule.js";
 export const tooLarge: StormRule = {
   id: "storm-too-large",
   severity: "error",
-  description: "A storm that would need more calls, attempts (retries and hedges included) or buckets than failbook runs (SPEC 16: no run in proportion to a configured count).",
+  description: "A storm that would need more calls, attempts (retries and hedges included), store syncs or buckets than failbook runs (SPEC 16: no run in proportion to a configured count).",
   example: `# storms/soak.yaml
 duration_ms: 86400000000
 clients: { count: 100000, arrival: { rate_per_s: 100000 } }`,
