@@ -88,13 +88,17 @@ describe("storms with shared: store (SPEC 23)", () => {
     expect(store.store!.syncs).toBeLessThanOrEqual(50 * 300);
   });
 
-  it("shows the three sharing modes side by side in text, the store's syncs among what the run cost", () => {
+  it("shows another sharing mode side by side in text and HTML, the store's syncs among what the run cost", () => {
     const r = failbook(["storm", "--against", "shared:client"], { cwd: project() });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("50 clients (a dispatcher each, synced through a store every 100 ms)");
     expect(r.stdout).toMatch(/ {2}amplification +1\.0\d+ +1\.\d+/);
     expect(r.stdout).toMatch(/current +shared:client/);
     expect(r.stdout).toMatch(/store: sync every 100 ms, latency 2 ms; [\d,]+ syncs, 0 failed; down 0 ms; no client fell back/);
+    const html = failbook(["storm", "--against", "shared:fleet", "--format", "html"], { cwd: project() });
+    expect(html.code).toBe(0);
+    expect(html.stdout).toContain("50 clients, a dispatcher each, synced through a store every 100 ms;");
+    expect(html.stdout).toMatch(/<li>store: sync every 100 ms, latency 2 ms; [\d,]+ syncs, 0 failed; down 0 ms; no client fell back<\/li>/);
   });
 
   it("gives byte-identical output for the same seed, text and JSON", () => {
