@@ -15,7 +15,7 @@ clients:
   fix: "Read the storm's breakers as per client (shared: client), or compare with shared: fleet (one dispatcher, one breaker) for the fleet breaker's ideal.",
   check(ctx) {
     if (ctx.storm.value.clients.shared !== "store") return;
-    const fleet = Object.entries(ctx.playbook.circuit_breakers ?? {}).filter(([, b]) => (b as { scope?: string }).scope === "fleet").map(([name]) => name);
+    const fleet = Object.entries(ctx.playbook.circuit_breakers ?? {}).filter(([, b]) => b.scope === "fleet").map(([name]) => name);
     if (fleet.length === 0) return;
     ctx.report({
       message: `breaker${fleet.length === 1 ? "" : "s"} ${fleet.join(", ")} ha${fleet.length === 1 ? "s" : "ve"} scope: fleet, and the storm's simulated store does not share breakers yet: under shared: store each client's circuit decides on its own counts; compare --against shared:fleet for one breaker for all`,
