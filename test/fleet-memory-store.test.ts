@@ -31,7 +31,8 @@ describe.skipIf(skipWithoutRedis("fleet-memory-store"))("the memory fleet store 
     const int = (n: number) => Math.floor(random() * n);
     const instances = ["a", "b", "c", "d", "e"];
     // Each process's own running sums, as a dispatcher reports them (sums, never deltas).
-    const own = new Map(instances.map((id) => [id, { throttling: 0, quota: 0, spent: [0, 0] }]));
+    const own = new Map(instances.map((id) => [id, { throttling: 0, quota: 0, spent: [0, 0], epoch: 0 }]));
+    const breaker = { gens: 0, epochs: 0, probes: 0 };
     let lapses = 0;
     let leaves = 0;
     for (let step = 0; step < 300; step++) {
@@ -55,6 +56,26 @@ describe.skipIf(skipWithoutRedis("fleet-memory-store"))("the memory fleet store 
           { name: "openai", spent: mine.spent[1]!, want: 1 + int(6), capacity: 3, requests: 1, per_ms: 30 },
         ];
       }
+      if (int(3) > 0) {
+        // A fleet breaker's window in the epoch the process last heard of, and what it asks of the half-open state.
+        const attempts = int(20);
+        const probe = [undefined, "want", "want", "passed", "failed"][int(5)] as "want" | "passed" | "failed" | undefined;
+        report.breakers = [
+          {
+            name: "payments",
+            epoch: int(8) === 0 ? mine.epoch + 1 : mine.epoch,
+            attempts,
+            failures: Math.min(attempts, [0, int(4), attempts, int(20)][int(4)]!),
+            open: int(2) === 0,
+            ratio: 0.5,
+            minimum: 10,
+            quorum: [0, 0.5][int(2)]!,
+            break_ms: 5 + int(20),
+            ...(int(2) === 0 ? { max_break_ms: 60 } : {}),
+            ...(probe === undefined ? {} : { probe }),
+          },
+        ];
+      }
       if (int(10) === 0) {
         await sleep(25 + int(30));
         lapses++;
@@ -62,9 +83,23 @@ describe.skipIf(skipWithoutRedis("fleet-memory-store"))("the memory fleet store 
       const fromRedis = await store.sync(report);
       const fromMemory = memory.sync(report, fromRedis.now_ms);
       expect({ step, ...fromMemory }).toEqual({ step, ...fromRedis });
+      const b = fromRedis.breakers?.[0];
+      if (b !== undefined) {
+        mine.epoch = b.epoch;
+        breaker.gens = Math.max(breaker.gens, b.gen);
+        breaker.epochs = Math.max(breaker.epochs, b.epoch);
+        if (b.probe) breaker.probes++;
+      }
+      // Now and then a short pause: a break ends, the breaker is half-open.
+      if (int(6) === 0) await sleep(5 + int(15));
     }
     // The sequence went through every part of the script: processes left and lapsed, counts came and went.
     expect(lapses).toBeGreaterThan(10);
     expect(leaves).toBeGreaterThan(5);
+    // The breaker opened, its probe's lease was won, probes closed it and opened it again.
+    expect(breaker, JSON.stringify(breaker)).toMatchObject({ gens: expect.any(Number), epochs: expect.any(Number) });
+    expect(breaker.gens).toBeGreaterThan(5);
+    expect(breaker.epochs).toBeGreaterThan(1);
+    expect(breaker.probes).toBeGreaterThan(3);
   }, 60_000);
 });

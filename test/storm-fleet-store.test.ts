@@ -162,12 +162,24 @@ describe("storms with shared: store (SPEC 23)", () => {
     { name: "a misspelt store key", storm: STORM.replace("store: { latency_ms: 2 }", "store: { latency: 2 }"), playbook: PLAYBOOK, at: "storms/outage.yaml:9:12", rule: "schema", severity: "error", text: "latency" },
     { name: "a store that would sync more often than a storm runs", storm: STORM.replace("count: 50", "count: 5000").replace("store: { latency_ms: 2 }", "store: { latency_ms: 2, sync_ms: 1 }"), playbook: PLAYBOOK, at: "storms/outage.yaml:9:36", rule: "storm-too-large", severity: "error", text: "3,000 clients syncing with the store every 1 ms for duration_ms 30000 would make about 90,000,000 syncs; a storm runs at most 20,000,000: raise store.sync_ms" },
     { name: "shared: store under a playbook with no scope: fleet policy", storm: STORM, playbook: PLAYBOOK.replace(", scope: fleet", ""), at: "storms/outage.yaml:8:11", rule: "storm-store-unused", severity: "warning", text: "shared: store syncs the playbook's scope: fleet policies through the store, and the playbook has none: the storm runs as shared: client" },
-    { name: "shared: store under a fleet breaker the store does not share yet", storm: STORM, playbook: PLAYBOOK.replace("verdicts:", "circuit_breakers:\n  api: { tools: \"inventory.*\", scope: fleet }\nverdicts:"), at: "storms/outage.yaml:8:11", rule: "storm-store-breakers", severity: "warning", text: "breaker api has scope: fleet, and the storm's simulated store does not share breakers yet" },
   ])("lint locates $name", ({ storm, playbook, at, rule, severity, text }) => {
     const r = failbook(["lint", "--format", "json"], { cwd: project(storm, playbook) });
     const findings = (JSON.parse(r.stdout) as { findings: { rule: string; severity: string; file: string; line: number; column: number; message: string }[] }).findings.filter((f) => f.file.startsWith("storms/"));
     expect(findings.map((f) => [f.rule, f.severity, `${f.file}:${f.line}:${f.column}`]), r.stdout).toEqual([[rule, severity, at]]);
     expect(findings[0]!.message).toContain(text);
+  });
+
+  it("a fleet breaker opens for every client through the store, where fifty breakers of their own never see enough attempts to open", () => {
+    // 100 calls a second over 50 clients: 2 a second each, never the 40 attempts a breaker needs in its window on its own.
+    const breaker = "circuit_breakers:\n  api: { tools: \"inventory.*\", failure_ratio: 0.5, minimum_throughput: 40, sampling_ms: 2000, break_ms: 2000, scope: fleet }\nverdicts:";
+    const dir = project(STORM, PLAYBOOK.replace("verdicts:", breaker));
+    type Costed = Result & { cost: { short_circuited: number; breakers: { breaker: string; instances: number; open_after_trigger: number }[] } };
+    const [{ current: store, baseline: client }] = json(["--against", "shared:client"], dir).storms as [{ current: Costed; baseline: Costed }];
+    expect(client.cost.short_circuited).toBe(0);
+    // Through the store the fleet's summed window opens it within two syncs, in every client: the outage's attempts are short-circuited.
+    expect(store.cost.short_circuited).toBeGreaterThan(500);
+    expect(store.cost.breakers).toEqual([expect.objectContaining({ breaker: "api", instances: 50, open_after_trigger: 50 })]);
+    expect(store.summary.attempts).toBeLessThan(client.summary.attempts - 500);
   });
 
   it("a sharded sweep over sync_ms merges into the unsharded report, the store's figures included", () => {

@@ -16,9 +16,8 @@ import type { StormRule } from "./rules/rule.js";
 import { toolUnknown } from "./rules/tool-unknown.js";
 import { tooLarge } from "./rules/too-large.js";
 import { storeUnused } from "./rules/store-unused.js";
-import { storeBreakers } from "./rules/store-breakers.js";
 
-export const STORM_RULES: readonly StormRule[] = [phasesOverlap, phaseOutsideDuration, toolUnknown, errorUnclassified, tooLarge, storeUnused, storeBreakers];
+export const STORM_RULES: readonly StormRule[] = [phasesOverlap, phaseOutsideDuration, toolUnknown, errorUnclassified, tooLarge, storeUnused];
 
 registerRules(STORM_RULES);
 

@@ -3,13 +3,13 @@
  * storms and tests: the same report in gives the same totals out, on the store's own clock.
  * A differential test against a real redis-server holds the two together. It is built as the
  * script is, one function per section of the report (processes, budget, token counts, rate
- * leases), each over its own key, each key with its TTL; the values it stores are rounded as
+ * leases, breakers), each over its own key, each key with its TTL; the values it stores are rounded as
  * Lua's `tostring` rounds them (14 significant digits), so they read back the same.
  *
  * One assumption the script does not need: the store's clock never goes back (the syncs are
  * queued in their order, so the processes whose lease ended are found at the queue's front).
  */
-import type { FleetRateReport, FleetReport, FleetStore, FleetTokenReport, FleetTotals } from "./store.js";
+import type { FleetBreakerReport, FleetBreakerTotals, FleetRateReport, FleetReport, FleetStore, FleetTokenReport, FleetTotals } from "./store.js";
 
 /** A key with a TTL: Redis drops it once its time has passed (an expired key reads as absent). */
 class Key {
@@ -85,6 +85,21 @@ class RateKey extends Key {
   readonly held = new Map<string, { grant: number; spent: number }>();
 }
 
+/** A fleet breaker (a hash: its state, window epoch, transitions, when it opened and its break; each process's counts). */
+class BreakerKey extends Key {
+  state: "closed" | "open" | undefined;
+  epoch = 0;
+  gen = 0;
+  opened = 0;
+  breakMs = 0;
+  readonly counts = new Map<string, { attempts: number; failures: number }>();
+}
+
+/** A half-open probe's lease (a string set NX PX: the instance holding it). */
+class ProbeKey extends Key {
+  holder: string | undefined;
+}
+
 /** One script run's context. */
 interface Run {
   now: number;
@@ -100,6 +115,8 @@ export class MemoryFleetState {
   private readonly budgetKey = new BudgetKey();
   private readonly tokenKeys = { throttling: new TokenKey(), quota: new TokenKey() };
   private readonly rateKeys = new Map<string, RateKey>();
+  private readonly breakerKeys = new Map<string, BreakerKey>();
+  private readonly probeKeys = new Map<string, ProbeKey>();
 
   /** `now` is the store's clock, in ms (Redis `TIME`'s stand-in). */
   constructor(private readonly now: () => number = () => Date.now()) {}
@@ -109,7 +126,8 @@ export class MemoryFleetState {
     const lease = Number(report.lease_ms) >= 1 ? Number(report.lease_ms) : 1000;
     const run: Run = { now, ttl: Math.floor(lease * 2), id: String(report.instance), leaving: report.leave === true, ignored: 0 };
     const rates = Array.isArray(report.rates) ? report.rates : [];
-    this.processesSection(run, lease, rates);
+    const breakers = Array.isArray(report.breakers) ? report.breakers : [];
+    this.processesSection(run, lease, rates, breakers);
     const out: FleetTotals & { ignored: number } = { now_ms: now, instances: this.processes.last.size, ignored: 0 };
     if (isObject(report.budget)) out.budget = this.budgetSection(run, report.budget);
     for (const name of ["throttling", "quota"] as const) {
@@ -117,12 +135,14 @@ export class MemoryFleetState {
       if (tokens !== undefined) out[name] = tokens;
     }
     if (rates.length > 0) out.rates = rates.map((r) => this.rateSection(run, r) ?? { name: String(r?.name), grant: -1, tokens: 0 });
+    // The script answers a report it cannot read with a state no process takes in.
+    if (breakers.length > 0) out.breakers = breakers.map((b) => this.breakerSection(run, lease, b) ?? ({ name: String(b?.name), state: "invalid" } as unknown as FleetBreakerTotals));
     out.ignored = run.ignored;
     return out;
   }
 
   /** This process joins (or leaves); the processes whose lease ended drop out, with their counts (a lease held stays taken). */
-  private processesSection(run: Run, lease: number, rates: readonly FleetRateReport[]): void {
+  private processesSection(run: Run, lease: number, rates: readonly FleetRateReport[], breakers: readonly FleetBreakerReport[]): void {
     const p = this.processes;
     if (p.hasExpired(run.now)) {
       for (const id of [...p.last.keys()]) this.forget(id);
@@ -141,6 +161,10 @@ export class MemoryFleetState {
       for (const r of rates) {
         const key = this.rateKeys.get(String(r?.name));
         if (key !== undefined && !key.hasExpired(run.now)) key.held.delete(id);
+      }
+      for (const b of breakers) {
+        const key = this.breakerKeys.get(String(b?.name));
+        if (key !== undefined && !key.hasExpired(run.now)) key.counts.delete(id);
       }
     });
     p.expire(run.now, run.ttl);
@@ -245,6 +269,73 @@ export class MemoryFleetState {
     key.expire(run.now, Math.max(run.ttl, Math.ceil(per * 2)));
     return { name, grant, tokens: lua14(tokens) };
   }
+
+
+  /**
+   * A fleet breaker: the processes' windows of the current epoch summed; closed, it opens for
+   * all when the sum crosses the threshold and the quorum; half-open, one process wins the
+   * probe's lease, and its result closes it (a new epoch) or opens it again (the break doubled
+   * up to max_break_ms).
+   */
+  private breakerSection(run: Run, lease: number, r: FleetBreakerReport): FleetBreakerTotals | undefined {
+    if (!isObject(r)) return undefined;
+    const [attempts, failures, epochSent, ratio, minimum, quorum, breakMs] = [r.attempts, r.failures, r.epoch, r.ratio, r.minimum, r.quorum, r.break_ms].map(luaNumber);
+    const maxBreak = luaNumber(r.max_break_ms);
+    if (attempts === undefined || failures === undefined || epochSent === undefined || ratio === undefined || minimum === undefined || quorum === undefined || breakMs === undefined || attempts < 0 || failures < 0 || breakMs <= 0) return undefined;
+    const name = String(r.name);
+    let key = this.breakerKeys.get(name);
+    if (key === undefined) this.breakerKeys.set(name, (key = new BreakerKey()));
+    if (key.hasExpired(run.now)) clearBreaker(key);
+    if (key.state === undefined) {
+      clearBreaker(key);
+      [key.state, key.epoch, key.gen, key.opened, key.breakMs] = ["closed", 0, 0, 0, breakMs];
+    }
+    if (run.leaving) key.counts.delete(run.id);
+    else if (epochSent === key.epoch) key.counts.set(run.id, { attempts: Math.trunc(attempts), failures: Math.trunc(failures) });
+    else key.counts.set(run.id, { attempts: 0, failures: 0 });
+    let [sumA, sumF, processes, crossing] = [0, 0, 0, 0];
+    for (const [id, c] of key.counts) {
+      if (!this.processes.last.has(id)) continue;
+      sumA += c.attempts;
+      sumF += c.failures;
+      if (c.attempts > 0) {
+        processes++;
+        if (c.failures > 0 && c.failures >= ratio * c.attempts) crossing++;
+      }
+    }
+    let probeKey = this.probeKeys.get(name);
+    if (probeKey === undefined) this.probeKeys.set(name, (probeKey = new ProbeKey()));
+    if (probeKey.hasExpired(run.now)) probeKey.holder = undefined;
+    let probe = false;
+    if (key.state === "closed") {
+      if (sumA >= minimum && sumF > 0 && sumF >= ratio * sumA && crossing >= quorum * processes) {
+        [key.state, key.opened, key.gen, key.breakMs] = ["open", run.now, key.gen + 1, breakMs];
+      }
+    } else if (run.now >= key.opened + key.breakMs) {
+      const holder = probeKey.holder;
+      const mine = holder === undefined || holder === run.id;
+      if (r.probe === "passed" && mine) {
+        [key.state, key.epoch, key.gen, key.breakMs] = ["closed", key.epoch + 1, key.gen + 1, breakMs];
+        probeKey.holder = undefined;
+        key.counts.clear();
+        [sumA, sumF, processes, crossing] = [0, 0, 0, 0];
+      } else if (r.probe === "failed" && mine) {
+        if (maxBreak !== undefined) key.breakMs = Math.min(maxBreak, key.breakMs * 2);
+        [key.state, key.opened, key.gen] = ["open", run.now, key.gen + 1];
+        probeKey.holder = undefined;
+      } else if (r.probe === "want" && !run.leaving) {
+        if (holder === undefined) {
+          probeKey.holder = run.id;
+          probeKey.expire(run.now, Math.floor(lease));
+        }
+        probe = holder === undefined || holder === run.id;
+      }
+    }
+    key.expire(run.now, run.ttl + key.breakMs);
+    const left = key.state === "open" ? Math.max(0, key.opened + key.breakMs - run.now) : 0;
+    const state = key.state === "open" && left === 0 ? "half_open" : key.state;
+    return { name, state, epoch: key.epoch, gen: key.gen, left_ms: left, break_ms: key.breakMs, probe, attempts: sumA, failures: sumF, processes, crossing };
+  }
 }
 
 export interface MemoryFleetStoreOptions {
@@ -290,6 +381,12 @@ function clearBudget(key: BudgetKey): void {
 function clearTokens(key: TokenKey): void {
   key.tokens = undefined;
   key.nets.clear();
+  key.expiresAt = Number.POSITIVE_INFINITY;
+}
+
+function clearBreaker(key: BreakerKey): void {
+  key.state = undefined;
+  key.counts.clear();
   key.expiresAt = Number.POSITIVE_INFINITY;
 }
 
