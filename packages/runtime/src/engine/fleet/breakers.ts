@@ -99,10 +99,11 @@ class FleetCircuit implements CircuitFleet {
 
   apply(fleet: FleetBreakerTotals, sent: FleetBreakerReport, now: number): void {
     if (sent.probe === "passed" || sent.probe === "failed") this.result = undefined;
-    if (fleet.epoch > this.epoch) {
-      // The fleet closed the breaker after a probe: its window starts again, and so does this process's.
+    if (fleet.epoch !== this.epoch) {
+      // A later epoch: the fleet closed the breaker after a probe, its window starts again, and so does
+      // this process's. An earlier one: the store lost its state (a restart): this process's counts stand.
+      if (fleet.epoch > this.epoch) this.circuit.hear({ type: "closed" });
       this.epoch = fleet.epoch;
-      this.circuit.hear({ type: "closed" });
     }
     if (fleet.state !== "closed" && fleet.gen !== this.gen) {
       this.circuit.hear({ type: "open", openedAt: now - (fleet.break_ms - fleet.left_ms), breakMs: fleet.break_ms, failures: fleet.failures, attempts: fleet.attempts });

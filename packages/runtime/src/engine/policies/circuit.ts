@@ -153,7 +153,8 @@ export class Circuit {
       else this.clearWindows();
       return;
     }
-    const wasOpen = this.state === "open" && now - this.openedAt < this.breakMs;
+    // Already open (its break over or not: it announced nothing since) it only takes the fleet's break; half-open or closed, it opens.
+    const wasOpen = this.state === "open";
     this.state = "open";
     this.openedAt = news.openedAt;
     this.breakMs = news.breakMs;
