@@ -15,17 +15,18 @@ import math
 import sys
 import threading
 import time
-from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Union
+from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Union, cast
 
 from ._clock import RealClock
-from ._engine import TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
+from ._engine import LAUNCHED, MEASURED, TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
+from ._hedging import Flight, Wait
 from ._record import Recording, RecordSink
 from ._redact import Redactor, remembered
 from ._util import EMPTY, Random, checked_trace_id, system_random
 
 PROJECT_FORMAT = "failbook.project/1"
 UNIMPLEMENTED: tuple[str, ...] = ()
-"""Playbook policies this runtime refuses rather than ignores (hedging: refused by the dispatch of a hedged call)."""
+"""Playbook policies this runtime refuses rather than ignores (none: every policy of SPEC 18 and 22 is implemented)."""
 
 Json = Dict[str, Any]
 AttemptFn = Callable[[Json, int, str, Json], Json]
@@ -52,9 +53,9 @@ class Dispatcher:
         """A fresh budget ledger starting now: share it to make several dispatches one run."""
         return Ledger(self.clock.now())
 
-    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None) -> Run:
+    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None, concurrent: bool = False) -> Run:
         s = self._s
-        run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace)
+        run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace, concurrent)
         if recording is not None:
             run.on_blocked = recording.blocked
         budget = s.budget
@@ -107,7 +108,7 @@ class Dispatcher:
             value, error = None, None
             try:
                 if isinstance(request, Send):
-                    value = self._send(request, attempt, stop)
+                    value = self._measured(request, attempt) if request.how == MEASURED else self._send(request, attempt, stop)
                 elif isinstance(request, Sleep):
                     self.clock.sleep(request.ms, cancel)
                 else:
@@ -122,7 +123,7 @@ class Dispatcher:
         recording = None if record is None else Recording(self.clock)
         if recording is not None:
             attempt = recording.awrap(attempt)
-        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record)
+        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record, True)
         value: Any = None
         error: Optional[BaseException] = None
         while True:
@@ -133,7 +134,15 @@ class Dispatcher:
             value, error = None, None
             try:
                 if isinstance(request, Send):
-                    value = await self._asend(request, attempt, stop)
+                    if request.how == MEASURED:
+                        value = await self._ameasured(request, attempt)
+                    elif request.how == LAUNCHED:
+                        signal = threading.Event()
+                        value = _Hedge(self._asend(request, attempt, None, signal), signal)
+                    else:
+                        value = await self._asend(request, attempt, stop)
+                elif isinstance(request, Wait):
+                    value = await self._first_answer(request, stop)
                 elif isinstance(request, Sleep):
                     await self.clock.asleep(request.ms, cancel)
                 else:
@@ -152,6 +161,46 @@ class Dispatcher:
     def _limit_s(self, timeout_ms: Optional[float]) -> float:
         scale = self.clock.scale if isinstance(self.clock, RealClock) else 1.0
         return math.inf if timeout_ms is None else max(0.0, timeout_ms * scale) / 1000
+
+    def _measured(self, request: Send, attempt: AttemptFn) -> Any:
+        """A hedge on a virtual clock (SPEC 18): sent as if it started now and took its own time, then the clock is put back; (answer, ms)."""
+        clock = self.clock
+        start: float = clock.now()
+        try:
+            value = self._send(request, attempt, None)
+            return (value, clock.now() - start)
+        finally:
+            clock.rewind(start)
+
+    async def _ameasured(self, request: Send, attempt: AsyncAttemptFn) -> Any:
+        clock = self.clock
+        start: float = clock.now()
+        try:
+            value = await self._asend(request, attempt, None)
+            return (value, clock.now() - start)
+        finally:
+            clock.rewind(start)
+
+    async def _first_answer(self, request: Wait, stop: Optional[Stop]) -> Optional[Flight]:
+        """The first hedge in flight to answer (its value set), or None when the next hedge is due first (`request.ms`)."""
+        flights = request.flights
+        tasks = [cast(_Hedge, f.handle).task for f in flights]
+        until = math.inf if request.ms is None else time.monotonic() + self._limit_s(request.ms)
+        while True:
+            left = until - time.monotonic()
+            if left > 0:
+                step = None if left == math.inf else left
+                if stop is not None:
+                    step = 0.005 if step is None else min(step, 0.005)
+                await asyncio.wait(tasks, timeout=step, return_when=asyncio.FIRST_COMPLETED)
+            for flight, task in zip(flights, tasks):
+                if task.done():
+                    flight.value = task.result()
+                    return flight
+            if stop is not None and stop.check() is not None:
+                raise Stopped(stop.why or "cancelled", True)
+            if time.monotonic() >= until:
+                return None
 
     def _send(self, request: Send, attempt: AttemptFn, stop: Optional[Stop]) -> Any:
         clock = self.clock
@@ -198,11 +247,12 @@ class Dispatcher:
             raise box["error"]
         return box["value"]
 
-    async def _asend(self, request: Send, attempt: AsyncAttemptFn, stop: Optional[Stop]) -> Any:
+    async def _asend(self, request: Send, attempt: AsyncAttemptFn, stop: Optional[Stop], signal: Optional[threading.Event] = None) -> Any:
         clock = self.clock
         hold = getattr(clock, "hold", None)
         timeout = request.timeout_ms
-        signal = threading.Event()
+        if signal is None:
+            signal = threading.Event()
         context = {**request.context, "signal": signal}
         if hold is not None:
             release = None if timeout is None else hold(clock.now() + timeout)
@@ -240,6 +290,27 @@ class Dispatcher:
             signal.set()
             task.cancel()
             raise
+
+
+class _Hedge:
+    """A hedge in flight in asyncio (SPEC 18): its task; `cancel()` sets its signal and cancels it (the race was decided by another)."""
+
+    __slots__ = ("task", "signal")
+
+    def __init__(self, sending: Awaitable[Any], signal: threading.Event) -> None:
+        self.signal = signal
+        self.task: asyncio.Future[Any] = asyncio.ensure_future(sending)
+        # A cancelled hedge's late failure is nobody's: retrieved here so asyncio does not report it.
+        self.task.add_done_callback(_retrieve)
+
+    def cancel(self) -> None:
+        self.signal.set()
+        self.task.cancel()
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def create_dispatcher(

@@ -1,6 +1,8 @@
 """failbook_runtime on a real clock against a loopback HTTP server (http.server in a thread):
 retries that really wait, attempt timeouts, cancellation and deadlines, in `dispatch` and
-`adispatch`. Run by test/runtime-py-real.test.ts with FAILBOOK_BINDINGS naming a module that
+`adispatch`; hedging in `adispatch` (a slow attempt overtaken by its hedge and cancelled, the
+next hedge at once after a non-fatal failure), and blocking `dispatch` sending one attempt at
+a time. Run by test/runtime-py-real.test.ts with FAILBOOK_BINDINGS naming a module that
 `failbook gen py` wrote for the repository's own project."""
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.path == "/slow":
             time.sleep(1.0)
+        if self.path == "/slow-first" and hits[self.path] == 1:
+            time.sleep(0.4)
         self.send_response(200)
         self.end_headers()
         self.wfile.write(b"ok")
@@ -68,6 +72,10 @@ def fetch(call: Json, n: int, key: str, context: Json) -> Json:
 
 async def afetch(call: Json, n: int, key: str, context: Json) -> Json:
     return await asyncio.get_running_loop().run_in_executor(None, fetch, call, n, key, context)
+
+
+def hedged(hedging: Json) -> Json:
+    return {**PROJECT, "playbook": {**PROJECT["playbook"], "hedging": {"tools": "web.*", **hedging}}}
 
 
 def timed(ms: float) -> Json:
@@ -141,6 +149,50 @@ class RealClockTest(unittest.TestCase):
         asyncio.run(scenario())
         assert dispatcher.budget is not None
         self.assertEqual((dispatcher.budget.calls, dispatcher.budget.retries), (0, 0))
+
+    def test_adispatch_hedges_a_slow_attempt_and_cancels_it(self) -> None:
+        contexts: List[Json] = []
+
+        async def attempt(call: Json, n: int, key: str, context: Json) -> Json:
+            contexts.append(context)
+            return await afetch(call, n, key, context)
+
+        async def scenario() -> Any:
+            started = time.monotonic()
+            result = await create_dispatcher(hedged({"max_attempts": 2, "delay_ms": 50})).adispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/slow-first"}}, attempt)
+            return result, time.monotonic() - started
+
+        result, took = asyncio.run(scenario())
+        # The hedge went out after 50 ms and answered at once; the first attempt (400 ms) was not waited for.
+        self.assertLess(took, 0.35)
+        self.assertEqual((result["outcome"]["kind"], result["outcome"]["attempts"]), ("succeeded", 2))
+        self.assertEqual([(e["type"], e.get("n", e.get("attempt")), e.get("hedge")) for e in result["events"]], [("attempt", 2, True), ("hedge_cancelled", 1, None)])
+        self.assertGreaterEqual(result["events"][0]["t"], 50)
+        self.assertEqual(hits["/slow-first"], 2)
+        self.assertEqual([c.get("hedge") for c in contexts], [None, True])
+        self.assertTrue(contexts[0]["signal"].is_set())
+        self.assertFalse(contexts[1]["signal"].is_set())
+
+    def test_adispatch_sends_the_next_hedge_at_once_after_a_non_fatal_failure(self) -> None:
+        async def scenario() -> Any:
+            started = time.monotonic()
+            result = await create_dispatcher(hedged({"max_attempts": 3, "delay_ms": 5000, "non_fatal": ["transient"]})).adispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/flaky"}}, afetch)
+            return result, time.monotonic() - started
+
+        result, took = asyncio.run(scenario())
+        self.assertLess(took, 1.0)
+        self.assertEqual((result["outcome"]["kind"], result["outcome"]["attempts"], result["outcome"]["retried"]), ("recovered", 2, 0))
+        self.assertEqual([e["type"] for e in result["events"]], ["attempt", "failure_classified", "attempt"])
+        self.assertEqual(result["events"][2]["hedge"], True)
+
+    def test_blocking_dispatch_does_not_hedge(self) -> None:
+        dispatcher = create_dispatcher(hedged({"max_attempts": 2, "delay_ms": 50}))
+        started = time.monotonic()
+        result = dispatcher.dispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/slow-first"}}, fetch)
+        # One attempt at a time (SPEC 25: hedging in adispatch only): the slow first attempt is waited for.
+        self.assertGreaterEqual(time.monotonic() - started, 0.4)
+        self.assertEqual((result["outcome"]["kind"], result["outcome"]["attempts"]), ("succeeded", 1))
+        self.assertEqual(hits["/slow-first"], 1)
 
 
 if __name__ == "__main__":
