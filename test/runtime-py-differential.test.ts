@@ -63,6 +63,39 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
     expect([...unsupported].join("; ")).toBe(UNSUPPORTED[dir] ?? "");
   }, 60_000);
 
+  it("adispatch decides as dispatch does on a virtual clock: every example's fixtures and 300 random ones, hedged calls included, through the asyncio driver", async () => {
+    let hedges = 0;
+    type Rules = NonNullable<ReturnType<typeof projectRules>>;
+    const compare = async (project: ReturnType<typeof loadProject>["project"], cases: { rules: Rules; fixtures: { fixture: Fixture; seed: number }[] }[]) => {
+      const requests: PythonRequest[] = cases.flatMap(({ rules, fixtures }) => [{ playbook: rules.playbook }, ...fixtures]);
+      const py = simulateInPython(project, requests, "adispatch");
+      const runs = cases.flatMap(({ rules, fixtures }) => fixtures.map((f) => ({ rules, ...f })));
+      expect(py).toHaveLength(runs.length);
+      for (const [i, { rules, fixture, seed }] of runs.entries()) {
+        const got = py[i]!;
+        expect(json(got), fixture.name).toBe(await typescriptRun(rules, fixture, seed));
+        if (got.ok === true) hedges += (got.events as { hedge?: boolean }[]).filter((e) => e.hedge === true).length;
+      }
+    };
+    for (const dir of projectDirs) {
+      const { project } = loadProject({ cwd: join(REPO, dir) });
+      await compare(project, [{ rules: projectRules(project)!, fixtures: project.fixtures.map((f) => ({ fixture: f.value, seed: 0 })) }]);
+    }
+    const { project } = loadProject({ cwd: REPO });
+    const rules = projectRules(project)!;
+    const registry = project.registry!.value;
+    const random = seededRandom(20261128);
+    const hedged = (playbook: Playbook): Playbook => ({ ...playbook, hedging: { tools: "*", max_attempts: 3, delay_ms: 40, non_fatal: ["transient"] } }) as Playbook;
+    await compare(
+      project,
+      Array.from({ length: 10 }, (_, p) => ({
+        rules: { ...rules, playbook: p % 2 === 0 ? hedged(randomPlaybook(random, registry, p)) : randomPlaybook(random, registry, p) },
+        fixtures: Array.from({ length: 30 }, (_, i) => ({ fixture: randomFixture(random, registry, `async-${p}-${i}`), seed: i })),
+      })),
+    );
+    expect(hedges).toBeGreaterThan(0);
+  }, 120_000);
+
   it("an attempt event names the error's HTTP status when it is an integer from 100 to 999, in both runtimes", async () => {
     const { project } = loadProject({ cwd: REPO });
     const rules = projectRules(project)!;
