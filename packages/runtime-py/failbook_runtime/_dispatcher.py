@@ -15,14 +15,14 @@ import math
 import sys
 import threading
 import time
-from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Union, cast
+from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Tuple, Union, cast
 
 from ._clock import RealClock
-from ._engine import LAUNCHED, MEASURED, TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
+from ._engine import LAUNCHED, MEASURED, TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped, build_envelope
 from ._hedging import Flight, Wait
 from ._record import Recording, RecordSink
 from ._redact import Redactor, remembered
-from ._util import EMPTY, Random, checked_trace_id, system_random
+from ._util import EMPTY, Random, checked_trace_id, idempotency_key, system_random
 
 PROJECT_FORMAT = "failbook.project/1"
 UNIMPLEMENTED: tuple[str, ...] = ()
@@ -53,17 +53,18 @@ class Dispatcher:
         """A fresh budget ledger starting now: share it to make several dispatches one run."""
         return Ledger(self.clock.now())
 
-    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None, concurrent: bool = False) -> Run:
+    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None, concurrent: bool = False, first: Optional[Tuple[float, Any]] = None) -> Run:
+        """The dispatch's run; `first`: its first attempt, sent and answered by `_direct` (which counted the call in the retry budget)."""
         s = self._s
-        run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace, concurrent)
+        run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace, concurrent, None if first is None else first[0])
         if recording is not None:
             run.on_blocked = recording.blocked
         budget = s.budget
-        if budget is not None:
+        if budget is not None and first is None:
             budget.call_started()
         try:
             try:
-                end = yield from run.call(call, 0)
+                end = yield from run.call(call, 0, first)
             except Stopped as stopped:
                 end = run.stopped(stopped, call)
         finally:
@@ -93,11 +94,17 @@ class Dispatcher:
         """One call under the playbook, blocking: {"outcome", "events", "errors", "idempotency_key"}.
         `record`: hand the finished dispatch, as one redacted record (SPEC 14), to this sink (a RecordWriter's `sink`)."""
         trace = None if trace_id is None else checked_trace_id(trace_id)
+        first: Optional[Tuple[float, Any]] = None
+        if cancel is None and deadline_ms is None and record is None and not label:
+            direct = self._direct(call, attempt, run_id, ledger, trace)
+            if isinstance(direct, dict):
+                return direct
+            first = direct
         stop = self._stop(cancel, deadline_ms)
         recording = None if record is None else Recording(self.clock)
         if recording is not None:
             attempt = recording.wrap(attempt)
-        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record)
+        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record, False, first)
         value: Any = None
         error: Optional[BaseException] = None
         while True:
@@ -151,6 +158,50 @@ class Dispatcher:
                         value = await value
             except BaseException as e:
                 error = e
+
+    def _direct(self, call: Json, attempt: AttemptFn, run_id: Optional[str], ledger: Optional[Ledger], trace: Optional[str]) -> Union[Json, Tuple[float, Any], None]:
+        """The common call, as failbook-runtime's dispatch sends it without a run (SPEC 11): no
+        breaker, hedge, attempt timeout or rate limit over its tool. Its first attempt is sent
+        here; when it answers ok, the dispatch is finished here as the run finishes it (the same
+        event, policies told, outcome) and returned. Else None (not such a call), or the
+        (sent at, answer) the run goes on from."""
+        s = self._s
+        if s.breakers is not None:
+            return None
+        name = call["tool"]
+        tool = s.tool(name)
+        idempotent = call.get("idempotent") is not False and tool.idempotent
+        if tool.timeout_ms is not None or tool.paced or (idempotent and s.hedging is not None and s.hedging.hedges(name)):
+            return None
+        budget = s.budget
+        if budget is not None:
+            budget.call_started()
+        key = idempotency_key(run_id or "", call)
+        clock = self.clock
+        before: float = clock.now()
+        try:
+            response = attempt(call, 1, key, {"fallback": False, "signal": NEVER_SET})
+        except BaseException:
+            if budget is not None:
+                budget.call_ended(False)
+            raise
+        if type(response) is not dict or response.get("status") != "ok" or (response.get("value") is None and s.playbook.get("empty_response_is_failure", False)):
+            return (before, response)
+        now: float = clock.now()
+        shown_key = key if call.get("idempotency_key") is None else s.redact(key)
+        event: Json = {"t": now - (before if ledger is None else ledger.started_at), "type": "attempt", "n": 1, "status": "ok", "idempotency_key": shown_key, "latency_ms": now - before}
+        if s.on_event is not None:
+            s.on_event(event)
+        if s.throttle is not None:
+            s.throttle.succeeded()
+        if budget is not None:
+            budget.call_ended(False)
+        if s.quota is not None:
+            s.quota.settle([])
+        elapsed = now - before
+        facts: Json = {"kind": "succeeded", "tool": tool.shown, "key": shown_key, "idempotent": idempotent, "verdict": None, "error": None, "reason": None, "replan": False, "queue": None, "attempts": 1, "retried": 0, "elapsed_ms": elapsed, "trace_id": trace}
+        outcome: Json = {"kind": "succeeded", "verdict": None, "attempts": 1, "retried": 0, "elapsed_ms": elapsed, "reason": None, "queue": None, "replan": False, "exhausted": False, "envelope": build_envelope(s, facts), "packet": None}
+        return {"outcome": outcome, "events": [event], "errors": [], "idempotency_key": shown_key}
 
     @staticmethod
     def _effect(request: Effect) -> Any:
@@ -206,7 +257,8 @@ class Dispatcher:
         clock = self.clock
         hold = getattr(clock, "hold", None)
         timeout = request.timeout_ms
-        signal = threading.Event()
+        # An attempt the dispatcher always waits for (no timeout, nothing to stop it) has a signal that is never set.
+        signal = NEVER_SET if timeout is None and (hold is not None or stop is None) else threading.Event()
         context = {**request.context, "signal": signal}
         if hold is not None:
             if timeout is None:
@@ -311,6 +363,16 @@ class _Hedge:
 def _retrieve(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
+
+
+class _NeverSet(threading.Event):
+    """The signal of an attempt the dispatcher always waits for (no attempt timeout, no cancellation, no hedge race): never set."""
+
+    def set(self) -> None:
+        pass
+
+
+NEVER_SET = _NeverSet()
 
 
 def create_dispatcher(

@@ -138,9 +138,7 @@ class Shared:
         self.breakers = None if playbook.get("circuit_breakers") is None else CircuitBreakers(playbook["circuit_breakers"], clock.now(), (state or EMPTY).get("breakers"))
         self.rate_limits = None if playbook.get("rate_limits") is None else RateLimits(playbook["rate_limits"], clock.now(), lambda: clock.now() / 1000)
         self.hedging = None if playbook.get("hedging") is None else Hedging(playbook["hedging"])
-        self.verdicts: Dict[str, Json] = {}
-        for v in self.registry["verdicts"]:
-            self.verdicts.setdefault(v["code"], v)
+        self.verdicts = verdicts_by_code(self.registry)
         self.tools: Dict[str, "ToolFacts"] = {}
 
     def tool(self, tool: str) -> "ToolFacts":
@@ -154,6 +152,23 @@ class Shared:
                 self.tools.clear()
             self.tools[tool] = facts
         return facts
+
+
+_verdicts_of: List[Any] = [None, None]
+"""The last registry's verdicts by code, with that registry: a simulation makes a dispatcher per fixture over one registry."""
+
+
+def verdicts_by_code(registry: Mapping[str, Any]) -> Dict[str, Json]:
+    """A registry's verdicts by code (the first of a code wins), worked out once for the same registry."""
+    listed = registry["verdicts"]
+    if _verdicts_of[0] is listed:
+        return _verdicts_of[1]
+    by_code: Dict[str, Json] = {}
+    for v in listed:
+        by_code.setdefault(v["code"], v)
+    _verdicts_of[0] = listed
+    _verdicts_of[1] = by_code
+    return by_code
 
 
 class ToolFacts:
@@ -227,7 +242,8 @@ class Failed:
 
 
 class DispatchRun:
-    def __init__(self, shared: Shared, ledger: Optional[Ledger], run_id: str, label: Optional[str], stop: Optional[Stop], trace: Optional[str], concurrent: bool = False) -> None:
+    def __init__(self, shared: Shared, ledger: Optional[Ledger], run_id: str, label: Optional[str], stop: Optional[Stop], trace: Optional[str], concurrent: bool = False, started_at: Optional[float] = None) -> None:
+        """`started_at`: when the dispatch started (default now); a run made after its first attempt answered started before it."""
         self.s = shared
         # How a hedged call races (./_hedging.py): measured on a virtual clock, tasks in asyncio, one at a time when blocking.
         self.hedge_mode = VIRTUAL if hasattr(shared.clock, "rewind") else CONCURRENT if concurrent else SEQUENTIAL
@@ -238,7 +254,7 @@ class DispatchRun:
         self.quota_costs: List[float] = []
         self.verdict: Optional[str] = None
         self.error: Optional[Json] = None
-        self.started_at = shared.clock.now()
+        self.started_at = shared.clock.now() if started_at is None else started_at
         self.ledger = ledger if ledger is not None else Ledger(self.started_at)
         self.ledger_start = self.ledger.started_at
         self.run_id = run_id
@@ -280,7 +296,9 @@ class DispatchRun:
 
     # The run loop -----------------------------------------------------------------------
 
-    def call(self, call: Json, depth: int) -> Run:
+    def call(self, call: Json, depth: int, first: Optional[Tuple[float, Any]] = None) -> Run:
+        """One call (and its fallback), attempt by attempt, until an action ends it; `first`: when
+        its first attempt was sent and answered already (the dispatcher's direct path), then and what."""
         turn = self.turn_of(call, depth)
         # A call that is not idempotent is never hedged (SPEC 18).
         hedging = self.s.hedging
@@ -302,15 +320,19 @@ class DispatchRun:
                 continue
             self.last_turn = turn
             self.check_stop(False)
-            before = self.s.clock.now()
-            admission = None if breakers is None else breakers.admit(call["tool"], turn.shown_tool, before, self.emit)
+            before = self.s.clock.now() if first is None else first[0]
+            admission = None if breakers is None or first is not None else breakers.admit(call["tool"], turn.shown_tool, before, self.emit)
             if admission is not None and admission.blocked_by is not None:
                 answer = self.short_circuited(n, turn, circuit_open_error(admission.blocked_by))
             else:
                 self.attempts += 1
                 turn.sent += 1
                 try:
-                    response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
+                    if first is not None:
+                        response = first[1]
+                        first = None
+                    else:
+                        response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
                     self.check_stop(True)
                 except BaseException:
                     # The attempt never answered (its function raised, or the dispatch stopped): give back any probe it held.

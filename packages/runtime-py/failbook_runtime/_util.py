@@ -150,6 +150,14 @@ def _utf16_key(key: str) -> List[int]:
 
 def canonical_json(value: object) -> str:
     """RFC 8785 canonical JSON: keys sorted by UTF-16 code units, ECMAScript's numbers. NaN and Infinity raise."""
+    kind = type(value)
+    if kind is str:
+        return js_string(cast(str, value))
+    if kind is dict:
+        # The common arguments: a plain dict with ASCII keys, whose code-point order is their UTF-16 order.
+        plain = cast(Dict[Any, Any], value)
+        if all(type(k) is str and k.isascii() for k in plain):
+            return "{" + ",".join(js_string(k) + ":" + canonical_json(plain[k]) for k in sorted(plain)) + "}"
     if isinstance(value, str) or value is None or isinstance(value, bool):
         return js_json(value)
     if isinstance(value, (int, float)):
@@ -180,12 +188,25 @@ _HEX_LOWER = frozenset("0123456789abcdef")
 _HEX_ANY = frozenset("0123456789abcdefABCDEF")
 
 
+_TRACE_IDS: Dict[str, str] = {}
+"""Trace ids by key, remembered: the calls of a service bring the same keys again (bounded: emptied at 4096)."""
+
+
 def trace_id(key: str) -> str:
     """`fb_` and the key's first 12 hex digits; a key that does not start with 12 gets 12 of a cyrb53 hash."""
+    known = _TRACE_IDS.get(key)
+    if known is not None:
+        return known
     head = key[:12]
     if len(head) == 12 and all(c in _HEX_ANY for c in head):
-        return "fb_" + (head if all(c in _HEX_LOWER for c in head) else head.lower())
-    return tagged_hex48("fb_", key)
+        made = "fb_" + (head if all(c in _HEX_LOWER for c in head) else head.lower())
+    else:
+        made = tagged_hex48("fb_", key)
+    if len(_TRACE_IDS) >= 4096:
+        _TRACE_IDS.clear()
+    if len(key) <= 256:
+        _TRACE_IDS[key] = made
+    return made
 
 
 def checked_trace_id(value: object) -> str:
