@@ -6,6 +6,7 @@ JavaScript's JSON.stringify writes it (records byte for byte)."""
 from __future__ import annotations
 
 import hashlib
+import json.encoder
 import math
 import re
 import secrets
@@ -107,6 +108,7 @@ def js_number(x: float) -> str:
     return (digits if k == 1 else digits[0] + "." + digits[1:]) + "e" + sign + str(abs(e2))
 
 
+_ascii_string: Callable[[str], str] = json.encoder.encode_basestring  # pyright: ignore[reportUnknownMemberType]
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE = re.compile("[\"\\\\\x00-\x1f\ud800-\udfff]")
 
@@ -118,6 +120,9 @@ def _escape(m: re.Match[str]) -> str:
 
 def js_string(text: str) -> str:
     """A string literal as JSON.stringify writes it (well-formed: a lone surrogate escaped)."""
+    if text.isascii():
+        # The json module's C encoder writes ASCII as JSON.stringify does (\b \f \n \r \t, \u00xx for other controls).
+        return _ascii_string(text)
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
 
 
@@ -155,7 +160,7 @@ def canonical_json(value: object) -> str:
         return js_string(cast(str, value))
     if kind is dict:
         # The common arguments: a plain dict with ASCII keys, whose code-point order is their UTF-16 order.
-        plain = cast(Dict[Any, Any], value)
+        plain: Dict[Any, Any] = cast(Any, value)
         if all(type(k) is str and k.isascii() for k in plain):
             return "{" + ",".join(js_string(k) + ":" + canonical_json(plain[k]) for k in sorted(plain)) + "}"
     if isinstance(value, str) or value is None or isinstance(value, bool):
