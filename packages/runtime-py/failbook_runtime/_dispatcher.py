@@ -15,7 +15,8 @@ import math
 import sys
 import threading
 import time
-from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Tuple, Union, cast
+from collections.abc import Mapping
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union, cast
 
 from ._clock import RealClock
 from ._engine import LAUNCHED, MEASURED, TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped, build_envelope
@@ -365,6 +366,17 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+_last_redactor: List[Any] = [None, None]
+
+
+def _remembered_redactor(redact: Redactor) -> Redactor:
+    """`redact` with its memo, one memo for the dispatchers of the same redactor (a simulation makes one per fixture)."""
+    if _last_redactor[0] is not redact:
+        _last_redactor[0] = redact
+        _last_redactor[1] = remembered(redact)
+    return _last_redactor[1]
+
+
 class _NeverSet(threading.Event):
     """The signal of an attempt the dispatcher always waits for (no attempt timeout, no cancellation, no hedge race): never set."""
 
@@ -397,6 +409,6 @@ def create_dispatcher(
     missing = [name for name in UNIMPLEMENTED if (project.get("playbook") or EMPTY).get(name) is not None]
     if missing:
         raise NotImplementedError("create_dispatcher: the playbook sets " + ", ".join(missing) + ", which failbook_runtime for Python does not implement yet (SPEC 18, 22); dispatch these calls with the TypeScript runtime")
-    shown = remembered(redact if redact is not None else project["redact_text"])
+    shown = _remembered_redactor(redact if redact is not None else project["redact_text"])
     shared = Shared(project, clock if clock is not None else RealClock(), random if random is not None else system_random(), shown, quota_tokens, state, on_event, effects)
     return Dispatcher(shared, on_record_error)

@@ -8,7 +8,8 @@ two drivers (./_dispatcher.py) do it, blocking or awaiting. So the two cannot dr
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Tuple, Union, cast
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, Union, cast
 
 from ._breakers import Admission, CircuitBreakers, circuit_open_error
 from ._hedging import CONCURRENT, FATAL, NON_FATAL, SEQUENTIAL, VIRTUAL, WON, Flight, Hedging, Hooks, race

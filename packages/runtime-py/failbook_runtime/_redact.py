@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, cast
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, Sequence, cast
 
 REDACTED = "[REDACTED]"
 CAUSE_DEPTH = 8
@@ -92,9 +93,23 @@ def _map_strings(value: object, fn: Callable[[str, Optional[str]], str], key: Op
     return value
 
 
+_secret_keys: Dict[str, bool] = {}
+"""Whether a key names a secret, by key: outputs meet the same few keys again and again (bounded: emptied at 4096)."""
+
+
+def secret_named(key: str) -> bool:
+    named = _secret_keys.get(key)
+    if named is None:
+        named = SECRET_KEY.search(key) is not None
+        if len(_secret_keys) >= 4096:
+            _secret_keys.clear()
+        _secret_keys[key] = named
+    return named
+
+
 def redact_deep(value: object, redact: Redactor) -> Any:
     """A value from outside as an output may show it: plain JSON, every string redacted, a string under a secret-named key replaced whole."""
-    return _map_strings(json_safe(value), lambda text, key: REDACTED if text != "" and key is not None and SECRET_KEY.search(key) else redact(text))
+    return _map_strings(json_safe(value), lambda text, key: REDACTED if text != "" and key is not None and secret_named(key) else redact(text))
 
 
 def plain_headers(headers: object) -> Dict[str, str]:

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Mapping
 
 from ._clock import VirtualClock
 from ._dispatcher import AttemptFn, Dispatcher, create_dispatcher
-from ._engine import Ledger
+from ._engine import Ledger, verdicts_by_code
 from ._redact import redact_deep
 from ._util import EMPTY, NOTHING, seeded_random
 
@@ -167,7 +167,7 @@ def run_waves(dispatcher: Dispatcher, waves: List[List[Json]], run_id: str, para
     results: List[Json] = []
     widths: List[int] = []
     p = max(1, parallelism if parallelism is not None else max(len(w) for w in waves))
-    verdicts: Dict[str, Any] = {v["code"]: v for v in reversed(dispatcher.registry["verdicts"])}
+    verdicts = verdicts_by_code(dispatcher.registry)
     for wave in waves:
         widths.append(p)
         throttled = 0

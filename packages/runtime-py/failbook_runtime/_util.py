@@ -10,7 +10,8 @@ import json.encoder
 import math
 import re
 import secrets
-from typing import Any, Callable, Dict, List, Mapping, Sequence, cast
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Sequence, cast
 
 Random = Callable[[], float]
 """A random source: uniform in [0, 1)."""
@@ -77,6 +78,8 @@ def tagged_hex48(tag: str, text: str) -> str:
 
 def js_number(x: float) -> str:
     """A number as ECMAScript's Number::toString writes it (JSON.stringify's numbers)."""
+    if type(x) is int and -9007199254740992 <= x <= 9007199254740992:
+        return str(x)
     if isinstance(x, bool):
         raise TypeError("a boolean is no number")
     if isinstance(x, int):
@@ -158,6 +161,8 @@ def canonical_json(value: object) -> str:
     kind = type(value)
     if kind is str:
         return js_string(cast(str, value))
+    if kind is int:
+        return js_number(cast(int, value))
     if kind is dict:
         # The common arguments: a plain dict with ASCII keys, whose code-point order is their UTF-16 order.
         plain: Dict[Any, Any] = cast(Any, value)
