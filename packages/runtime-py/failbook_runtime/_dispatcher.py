@@ -19,11 +19,12 @@ from collections.abc import Mapping
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union, cast
 
 from ._clock import RealClock
-from ._engine import LAUNCHED, MEASURED, TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped, build_envelope
+from ._engine import LAUNCHED, MEASURED, TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
 from ._hedging import Flight, Wait
 from ._record import Recording, RecordSink
 from ._redact import Redactor, remembered
 from ._util import EMPTY, Random, checked_trace_id, idempotency_key, system_random
+from ._util import trace_id as trace_id_of
 
 PROJECT_FORMAT = "failbook.project/1"
 UNIMPLEMENTED: tuple[str, ...] = ()
@@ -200,8 +201,9 @@ class Dispatcher:
         if s.quota is not None:
             s.quota.settle([])
         elapsed = now - before
-        facts: Json = {"kind": "succeeded", "tool": tool.shown, "key": shown_key, "idempotent": idempotent, "verdict": None, "error": None, "reason": None, "replan": False, "queue": None, "attempts": 1, "retried": 0, "elapsed_ms": elapsed, "trace_id": trace}
-        outcome: Json = {"kind": "succeeded", "verdict": None, "attempts": 1, "retried": 0, "elapsed_ms": elapsed, "reason": None, "queue": None, "replan": False, "exhausted": False, "envelope": build_envelope(s, facts), "packet": None}
+        # build_envelope's envelope of a success, written out: no error to describe.
+        envelope: Json = {"ok": True, "tool": tool.shown, "outcome": "succeeded", "reason": None, "replan": False, "trace_id": trace_id_of(shown_key) if trace is None else trace, "attempts": 1, "retried": 0, "error": None}
+        outcome: Json = {"kind": "succeeded", "verdict": None, "attempts": 1, "retried": 0, "elapsed_ms": elapsed, "reason": None, "queue": None, "replan": False, "exhausted": False, "envelope": envelope, "packet": None}
         return {"outcome": outcome, "events": [event], "errors": [], "idempotency_key": shown_key}
 
     @staticmethod

@@ -18,7 +18,7 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List
 
-from failbook_runtime import RealClock, create_dispatcher
+from failbook_runtime import RealClock, create_dispatcher, trace_id
 
 Json = Dict[str, Any]
 
@@ -147,6 +147,18 @@ class RealClockTest(unittest.TestCase):
                 await task
 
         asyncio.run(scenario())
+        assert dispatcher.budget is not None
+        self.assertEqual((dispatcher.budget.calls, dispatcher.budget.retries), (0, 0))
+
+    def test_a_call_that_succeeds_at_once_is_one_attempt_and_releases_the_budget(self) -> None:
+        project = {**PROJECT, "playbook": {**PROJECT["playbook"], "retry_budget": {"percent": 20, "min_concurrency": 3}}}
+        dispatcher = create_dispatcher(project)
+        seen: List[Json] = []
+        result = dispatcher.dispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/ok"}, "idempotency_key": "order-42"}, lambda call, n, key, context: seen.append(context) or fetch(call, n, key, context))
+        self.assertEqual((result["outcome"]["kind"], result["outcome"]["attempts"], result["idempotency_key"]), ("succeeded", 1, "order-42"))
+        self.assertEqual([(e["type"], e["n"], e["status"]) for e in result["events"]], [("attempt", 1, "ok")])
+        self.assertEqual((result["outcome"]["envelope"]["ok"], result["outcome"]["envelope"]["trace_id"]), (True, trace_id("order-42")))
+        self.assertEqual((seen[0]["fallback"], seen[0]["signal"].is_set()), (False, False))
         assert dispatcher.budget is not None
         self.assertEqual((dispatcher.budget.calls, dispatcher.budget.retries), (0, 0))
 
