@@ -18,7 +18,7 @@ The race is a generator, like the run (./_engine.py), in one of three modes:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, FrozenSet, Generator, List, Optional
+from typing import Any, Callable, Dict, FrozenSet, Generator, List, NamedTuple, Optional
 
 from ._util import glob_matches
 
@@ -81,17 +81,16 @@ class Wait:
         self.ms = ms
 
 
-class RaceEnd:
-    __slots__ = ("value", "i", "how", "sent", "throttled")
+class RaceEnd(NamedTuple):
+    """How a race ended: the answer that ended it (the winner, a fatal failure, or the last non-fatal one) and its hedge."""
 
-    def __init__(self, value: Any, i: int, how: str, sent: int, throttled: bool) -> None:
-        self.value = value
-        self.i = i
-        self.how = how
-        self.sent = sent
-        """Hedges sent, the first included."""
-        self.throttled = throttled
-        """The race ran out of hedges because retry throttling refused one."""
+    value: Any
+    i: int
+    how: str
+    sent: int
+    """Hedges sent, the first included."""
+    throttled: bool
+    """The race ran out of hedges because retry throttling refused one."""
 
 
 class Hooks:
