@@ -197,6 +197,27 @@ class RealClockTest(unittest.TestCase):
         self.assertEqual([e["type"] for e in result["events"]], ["attempt", "failure_classified", "attempt"])
         self.assertEqual(result["events"][2]["hedge"], True)
 
+    def test_cancel_ends_a_hedge_race_and_cancels_every_hedge(self) -> None:
+        contexts: List[Json] = []
+
+        async def attempt(call: Json, n: int, key: str, context: Json) -> Json:
+            contexts.append(context)
+            return await afetch(call, n, key, context)
+
+        async def scenario() -> Any:
+            cancel = asyncio.Event()
+            asyncio.get_running_loop().call_later(0.15, cancel.set)
+            started = time.monotonic()
+            result = await create_dispatcher(hedged({"max_attempts": 3, "delay_ms": 50})).adispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/slow"}}, attempt, cancel=cancel)
+            return result, time.monotonic() - started
+
+        result, took = asyncio.run(scenario())
+        self.assertLess(took, 0.6)
+        self.assertEqual((result["outcome"]["kind"], result["outcome"]["reason"], result["outcome"]["attempts"]), ("exhausted", "cancelled", 3))
+        self.assertEqual([e["type"] for e in result["events"]], ["dispatch_stopped"])
+        self.assertEqual(result["events"][0]["in_flight"], True)
+        self.assertEqual([c["signal"].is_set() for c in contexts], [True, True, True])
+
     def test_blocking_dispatch_does_not_hedge(self) -> None:
         dispatcher = create_dispatcher(hedged({"max_attempts": 2, "delay_ms": 50}))
         started = time.monotonic()
