@@ -16,7 +16,7 @@ import unittest
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 
 from failbook_runtime import RealClock, create_dispatcher, trace_id
 
@@ -76,6 +76,26 @@ async def afetch(call: Json, n: int, key: str, context: Json) -> Json:
 
 def hedged(hedging: Json) -> Json:
     return {**PROJECT, "playbook": {**PROJECT["playbook"], "hedging": {"tools": "web.*", **hedging}}}
+
+
+def hedged_adispatch(hedging: Json, path: str, cancel_after: Optional[float] = None) -> Tuple[Json, float, List[Json]]:
+    """A call to a hedged web.fetch through adispatch on the real clock: its result, how long it took, each attempt's context."""
+    contexts: List[Json] = []
+
+    async def attempt(call: Json, n: int, key: str, context: Json) -> Json:
+        contexts.append(context)
+        return await afetch(call, n, key, context)
+
+    async def scenario() -> Tuple[Json, float]:
+        cancel = asyncio.Event()
+        if cancel_after is not None:
+            asyncio.get_running_loop().call_later(cancel_after, cancel.set)
+        started = time.monotonic()
+        result = await create_dispatcher(hedged(hedging)).adispatch({"id": "c1", "tool": "web.fetch", "args": {"path": path}}, attempt, cancel=cancel)
+        return result, time.monotonic() - started
+
+    result, took = asyncio.run(scenario())
+    return result, took, contexts
 
 
 def timed(ms: float) -> Json:
@@ -163,18 +183,7 @@ class RealClockTest(unittest.TestCase):
         self.assertEqual((dispatcher.budget.calls, dispatcher.budget.retries), (0, 0))
 
     def test_adispatch_hedges_a_slow_attempt_and_cancels_it(self) -> None:
-        contexts: List[Json] = []
-
-        async def attempt(call: Json, n: int, key: str, context: Json) -> Json:
-            contexts.append(context)
-            return await afetch(call, n, key, context)
-
-        async def scenario() -> Any:
-            started = time.monotonic()
-            result = await create_dispatcher(hedged({"max_attempts": 2, "delay_ms": 50})).adispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/slow-first"}}, attempt)
-            return result, time.monotonic() - started
-
-        result, took = asyncio.run(scenario())
+        result, took, contexts = hedged_adispatch({"max_attempts": 2, "delay_ms": 50}, "/slow-first")
         # The hedge went out after 50 ms and answered at once; the first attempt (400 ms) was not waited for.
         self.assertLess(took, 0.35)
         self.assertEqual((result["outcome"]["kind"], result["outcome"]["attempts"]), ("succeeded", 2))
@@ -186,32 +195,14 @@ class RealClockTest(unittest.TestCase):
         self.assertFalse(contexts[1]["signal"].is_set())
 
     def test_adispatch_sends_the_next_hedge_at_once_after_a_non_fatal_failure(self) -> None:
-        async def scenario() -> Any:
-            started = time.monotonic()
-            result = await create_dispatcher(hedged({"max_attempts": 3, "delay_ms": 5000, "non_fatal": ["transient"]})).adispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/flaky"}}, afetch)
-            return result, time.monotonic() - started
-
-        result, took = asyncio.run(scenario())
+        result, took, _ = hedged_adispatch({"max_attempts": 3, "delay_ms": 5000, "non_fatal": ["transient"]}, "/flaky")
         self.assertLess(took, 1.0)
         self.assertEqual((result["outcome"]["kind"], result["outcome"]["attempts"], result["outcome"]["retried"]), ("recovered", 2, 0))
         self.assertEqual([e["type"] for e in result["events"]], ["attempt", "failure_classified", "attempt"])
         self.assertEqual(result["events"][2]["hedge"], True)
 
     def test_cancel_ends_a_hedge_race_and_cancels_every_hedge(self) -> None:
-        contexts: List[Json] = []
-
-        async def attempt(call: Json, n: int, key: str, context: Json) -> Json:
-            contexts.append(context)
-            return await afetch(call, n, key, context)
-
-        async def scenario() -> Any:
-            cancel = asyncio.Event()
-            asyncio.get_running_loop().call_later(0.15, cancel.set)
-            started = time.monotonic()
-            result = await create_dispatcher(hedged({"max_attempts": 3, "delay_ms": 50})).adispatch({"id": "c1", "tool": "web.fetch", "args": {"path": "/slow"}}, attempt, cancel=cancel)
-            return result, time.monotonic() - started
-
-        result, took = asyncio.run(scenario())
+        result, took, contexts = hedged_adispatch({"max_attempts": 3, "delay_ms": 50}, "/slow", cancel_after=0.15)
         self.assertLess(took, 0.6)
         self.assertEqual((result["outcome"]["kind"], result["outcome"]["reason"], result["outcome"]["attempts"]), ("exhausted", "cancelled", 3))
         self.assertEqual([e["type"] for e in result["events"]], ["dispatch_stopped"])
