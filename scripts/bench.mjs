@@ -15,13 +15,14 @@ import { fileURLToPath } from "node:url";
 import { footprint } from "./bench/footprint.mjs";
 import { writeProject } from "./bench/generate.mjs";
 import { lspRows } from "./bench/lsp.mjs";
+import { pythonRows } from "./bench/python.mjs";
 import { replayLargeRegistryRow, replayRows, replayTable } from "./bench/replay.mjs";
 import { STORM_CALLS, writeStormProject } from "./bench/storm.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 if (args.includes("--help")) {
-  console.log("usage: node scripts/bench.mjs [--runs N] [--quick] [--replay-only]\n  --replay-only  only the failbook replay rows (SPEC 14; 1M-record corpora under .bench/replay/, one over the generated 10k-code project)\n  --runs N  runs per command, median reported (default 5; 1 with --quick)\n  --quick   one run each, fewer micro-benchmark iterations: a smoke test of the benchmark itself");
+  console.log("usage: node scripts/bench.mjs [--runs N] [--quick] [--replay-only | --python-only]\n  --python-only  only the failbook_runtime for Python rows (SPEC 25: against tenacity, and 10k fixtures against the TypeScript runtime)\n  --replay-only  only the failbook replay rows (SPEC 14; 1M-record corpora under .bench/replay/, one over the generated 10k-code project)\n  --runs N  runs per command, median reported (default 5; 1 with --quick)\n  --quick   one run each, fewer micro-benchmark iterations: a smoke test of the benchmark itself");
   process.exit(0);
 }
 const quick = args.includes("--quick");
@@ -160,6 +161,12 @@ if (args.includes("--replay-only")) {
   console.log(replayTable(rows, header));
   process.exit(0);
 }
+if (args.includes("--python-only")) {
+  const { rows } = pythonRows({ root, bin, dir: writeProject(root, LARGE).dir, runs: RUNS, quick, log, fmtMs, fmtUs, alternate });
+  console.log(`failbook bench --python-only, ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores (load ${loadAtStart.toFixed(1)} at start)\n`);
+  console.log(["| figure | measured | target |  | CPU |", "| --- | ---: | --- | :-: | ---: |", ...rows.map((r) => `| ${r.row} | ${r.figure} | ${r.target} | ${r.pass === null ? "" : r.pass ? "✓" : "✗"} | ${r.cpuMs === undefined ? (r.cpuUs === undefined ? "" : fmtUs(r.cpuUs)) : fmtMs(r.cpuMs)} |`)].join("\n"));
+  process.exit(0);
+}
 const dirs = {};
 for (const n of [SMALL, LARGE]) {
   const t = Date.now();
@@ -210,7 +217,9 @@ const lsp = await lspRows({ bin, dir: dirs[LARGE], runs: RUNS, log, fmtMs });
 function fmtMs(ms) {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
 }
-const fmtUs = (us) => `${us >= 100 ? us.toFixed(0) : us.toFixed(2)} µs`;
+function fmtUs(us) {
+  return `${us >= 100 ? us.toFixed(0) : us.toFixed(2)} µs`;
+}
 const mark = (ok) => (ok ? "✓" : "✗");
 const runsNote = (m) => (m.runs < RUNS ? ` (${m.runs} run${m.runs > 1 ? "s" : ""})` : "");
 const rows = [];
@@ -303,6 +312,9 @@ for (const [label, key, limit] of [
 rows.push({ row: "`failbook storm`, 1M calls, `shared: store` (1,000 clients syncing every 250 ms: 2.4M syncs)", value: stormStore.ms, figure: fmtMs(stormStore.ms) + runsNote(stormStore), target: "≤ 6 s, RSS ≤ 200 MB", pass: stormStore.ms <= 6_000 && stormStore.rssMb <= 200 && stormStore.status === 0, cpuMs: stormStore.cpuMs, rssMb: stormStore.rssMb, rssPass: stormStore.rssMb <= 200, exit: stormStore.status });
 rows.push(...replay.rows, replayLarge.row);
 rows.push(...lsp.rows);
+// SPEC 25: failbook_runtime for Python against tenacity, and 10k fixtures against the TypeScript runtime.
+const python = pythonRows({ root, bin, dir: dirs[LARGE], runs: RUNS, quick, log, fmtMs, fmtUs, alternate });
+rows.push(...python.rows);
 
 // SPEC 17: each package installed alone into an empty project, from its tarball.
 const MB = 1024 * 1024;
@@ -355,4 +367,4 @@ console.log(`${header}\n\n${table.join("\n")}\n\n(bench took ${totalS.toFixed(0)
 
 mkdirSync(join(root, ".bench"), { recursive: true });
 const meta = { date, node: process.version, platform: `${process.platform}/${process.arch}`, cpu, cores: os.cpus().length, loadAtStart, runs: RUNS, quick, rowBudgetMs: ROW_BUDGET_MS, seconds: totalS };
-writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, storm, stormStore, replay: { ...replay.raw, largeRegistry: replayLarge.raw }, footprints, lsp: lsp.raw, pyright: pyrightLarge, lintOverAjv } }, null, 2) + "\n");
+writeFileSync(join(root, ".bench/results.json"), JSON.stringify({ meta, rows, raw: { base, version, lintShipped, commands: cmd, classifyLib, classifyGen, dispatch, storm, stormStore, replay: { ...replay.raw, largeRegistry: replayLarge.raw }, footprints, lsp: lsp.raw, pyright: pyrightLarge, lintOverAjv, python: python.raw } }, null, 2) + "\n");

@@ -2,7 +2,7 @@
  * SPEC 25, one behaviour in two languages: every example's fixtures (examples/* and the root
  * project) and seeded random fixtures (verdicts, every action, budgets, on_exhausted,
  * Retry-After headers and policies, backoff formulas and jitters, the retry quota, the retry
- * budget, retry throttling, attempt timeouts, circuit breakers, rate limits with every
+ * budget, retry throttling, attempt timeouts, circuit breakers, hedging, rate limits with every
  * from_headers dialect and adaptive aws, sagas and waves) run through the TypeScript
  * runtime and through failbook_runtime for Python, each on its virtual clock with the same
  * seed: outcomes, events with their delays and envelopes must be identical, byte for byte
@@ -30,10 +30,8 @@ import { NO_PYTHON_MESSAGE, PYTHON } from "./helpers/python.js";
 const RANDOM_FIXTURES = Number(process.env.FAILBOOK_PY_RANDOM_FIXTURES ?? 5000);
 const PLAYBOOK_VARIANTS = 50;
 
-/** Projects whose fixtures the Python runtime refuses, and why (SPEC 18 and 22 policies not ported yet). */
-const UNSUPPORTED: Record<string, string> = {
-  "examples/payments-breaker": "hedging",
-};
+/** Projects whose fixtures the Python runtime refuses, and why (none: every policy of SPEC 18 and 22 is ported, hedging included). */
+const UNSUPPORTED: Record<string, string> = {};
 
 const projectDirs = ["", ...readdirSync(join(REPO, "examples")).map((d) => `examples/${d}`).filter((d) => existsSync(join(REPO, d, "failbook.yaml")))];
 
@@ -64,6 +62,39 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
     }
     expect([...unsupported].join("; ")).toBe(UNSUPPORTED[dir] ?? "");
   }, 60_000);
+
+  it("adispatch decides as dispatch does on a virtual clock: every example's fixtures and 300 random ones, hedged calls included, through the asyncio driver", async () => {
+    let hedges = 0;
+    type Rules = NonNullable<ReturnType<typeof projectRules>>;
+    const compare = async (project: ReturnType<typeof loadProject>["project"], cases: { rules: Rules; fixtures: { fixture: Fixture; seed: number }[] }[]) => {
+      const requests: PythonRequest[] = cases.flatMap(({ rules, fixtures }) => [{ playbook: rules.playbook }, ...fixtures]);
+      const py = simulateInPython(project, requests, "adispatch");
+      const runs = cases.flatMap(({ rules, fixtures }) => fixtures.map((f) => ({ rules, ...f })));
+      expect(py).toHaveLength(runs.length);
+      for (const [i, { rules, fixture, seed }] of runs.entries()) {
+        const got = py[i]!;
+        expect(json(got), fixture.name).toBe(await typescriptRun(rules, fixture, seed));
+        if (got.ok === true) hedges += (got.events as { hedge?: boolean }[]).filter((e) => e.hedge === true).length;
+      }
+    };
+    for (const dir of projectDirs) {
+      const { project } = loadProject({ cwd: join(REPO, dir) });
+      await compare(project, [{ rules: projectRules(project)!, fixtures: project.fixtures.map((f) => ({ fixture: f.value, seed: 0 })) }]);
+    }
+    const { project } = loadProject({ cwd: REPO });
+    const rules = projectRules(project)!;
+    const registry = project.registry!.value;
+    const random = seededRandom(20261128);
+    const hedged = (playbook: Playbook): Playbook => ({ ...playbook, hedging: { tools: "*", max_attempts: 3, delay_ms: 40, non_fatal: ["transient"] } }) as Playbook;
+    await compare(
+      project,
+      Array.from({ length: 10 }, (_, p) => ({
+        rules: { ...rules, playbook: p % 2 === 0 ? hedged(randomPlaybook(random, registry, p)) : randomPlaybook(random, registry, p) },
+        fixtures: Array.from({ length: 30 }, (_, i) => ({ fixture: randomFixture(random, registry, `async-${p}-${i}`), seed: i })),
+      })),
+    );
+    expect(hedges).toBeGreaterThan(0);
+  }, 120_000);
 
   it("an attempt event names the error's HTTP status when it is an integer from 100 to 999, in both runtimes", async () => {
     const { project } = loadProject({ cwd: REPO });
@@ -119,17 +150,19 @@ describe.skipIf(PYTHON === null)("the Python runtime decides as the TypeScript o
       }
       const key = got.ok === true ? got.outcome.kind : "fixture error";
       kinds.set(key, (kinds.get(key) ?? 0) + 1);
-      for (const event of got.ok === "unsupported" ? [] : (got.events as { type: string; short_circuited?: boolean }[])) {
+      for (const event of got.ok === "unsupported" ? [] : (got.events as { type: string; short_circuited?: boolean; hedge?: boolean; reason?: string }[])) {
         const seen = event.short_circuited === true ? "short_circuited" : event.type;
         policyEvents.set(seen, (policyEvents.get(seen) ?? 0) + 1);
+        if (event.type === "attempt" && event.hedge === true) policyEvents.set("hedge", (policyEvents.get("hedge") ?? 0) + 1);
+        if (event.type === "retry_suppressed" && event.reason === "hedged") policyEvents.set("retry_suppressed: hedged", (policyEvents.get("retry_suppressed: hedged") ?? 0) + 1);
       }
     }
     // The generator reaches every end a single call can have (a guard against a generator that only tests successes).
     for (const kind of ["succeeded", "recovered", "exhausted", "escalated", "deprecated", "failed", "dead_lettered", "reversed", "needs_input", "compensated"]) {
       expect(kinds.get(kind) ?? 0, `${kind} outcomes among ${RANDOM_FIXTURES}`).toBeGreaterThan(RANDOM_FIXTURES >= 1000 ? 0 : -1);
     }
-    // ... and every move of a circuit breaker (SPEC 18) and a rate limit (SPEC 22).
-    for (const type of ["breaker_opened", "breaker_half_open", "breaker_closed", "short_circuited", "rate_limited", "rate_limit_waited", "rate_limit_header_ignored"]) {
+    // ... and every move of a circuit breaker, a hedged call (SPEC 18) and a rate limit (SPEC 22).
+    for (const type of ["breaker_opened", "breaker_half_open", "breaker_closed", "short_circuited", "hedge", "hedge_cancelled", "retry_suppressed: hedged", "rate_limited", "rate_limit_waited", "rate_limit_header_ignored"]) {
       expect(policyEvents.get(type) ?? 0, `${type} events among ${RANDOM_FIXTURES}`).toBeGreaterThan(RANDOM_FIXTURES >= 1000 ? 0 : -1);
     }
   }, 120_000);
@@ -243,7 +276,16 @@ function randomPlaybook(random: Random, registry: Registry, i: number): Playbook
   if (chance(random, 0.3)) playbook.throttle = { class: "transient", min_failures: int(random, 1, 2), factor: 0.5 };
   if (chance(random, 0.35)) playbook.circuit_breakers = randomBreakers(random);
   if (chance(random, 0.35)) playbook.rate_limits = randomRateLimits(random);
+  if (chance(random, 0.4)) playbook.hedging = randomHedging(random);
   return playbook as unknown as Playbook;
+}
+
+/** Hedging over some of the generator's tools (SPEC 18): every key, delays short enough for responses' latencies to overtake one another. */
+function randomHedging(random: Random): Record<string, unknown> {
+  const hedging: Record<string, unknown> = { tools: pick(random, ["search.*", "payments.*", ["db.query", "search.web"], "*"]), max_attempts: int(random, 1, 4) };
+  if (chance(random, 0.8)) hedging.delay_ms = pick(random, [0, 5, 40, 100, 150, 1000]);
+  if (chance(random, 0.6)) hedging.non_fatal = pick(random, [["transient"], ["transient", "policy"], ["rate_limited", "server_error_5xx"], []]);
+  return hedging;
 }
 
 /** One or two rate limits over the generator's tools (SPEC 22): buckets, every from_headers dialect and custom headers, adaptive aws. */

@@ -1,7 +1,7 @@
 /**
  * failbook_runtime for Python (SPEC 25) as a service runs it: its unit tests on a real clock
  * against a loopback HTTP server (packages/runtime-py/tests: retries, attempt timeouts,
- * cancellation and deadlines in dispatch and adispatch) and its hostile-error tests
+ * cancellation and deadlines in dispatch and adispatch, hedging in adispatch) and its hostile-error tests
  * (packages/runtime-py/tests/test_hostile_errors.py), with the module `gen py` writes for
  * this repository's project; and the package clean under pyright --strict.
  */
@@ -28,9 +28,10 @@ describe.skipIf(PYTHON === null)("failbook_runtime for Python", () => {
     return spawnSync(PYTHON!, ["-m", "unittest", "-v", file], { cwd: PACKAGE, encoding: "utf8", env: { ...process.env, PYTHONPATH: PACKAGE, FAILBOOK_BINDINGS: bindings, PYTHONDONTWRITEBYTECODE: "1" } });
   }
 
-  it("passes its real-clock tests against a loopback HTTP server", () => {
+  it("passes its real-clock tests against a loopback HTTP server, hedging in adispatch included", () => {
     const r = unittest("tests/test_real_clock.py");
-    expect(r.stderr).toMatch(/Ran 6 tests[\s\S]*\nOK\n?$/);
+    expect(r.stderr).toMatch(/test_adispatch_hedges_a_slow_attempt_and_cancels_it .*\.\.\. ok/);
+    expect(r.stderr).toMatch(/Ran 11 tests[\s\S]*\nOK\n?$/);
     expect(r.status).toBe(0);
   }, 60_000);
 

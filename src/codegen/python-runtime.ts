@@ -460,7 +460,7 @@ def _field_key(value: object) -> Optional[_FieldKey]:
 
 def _utf16(text: str) -> str:
     """The text with each astral character split into its surrogate pair (JavaScript's code units)."""
-    if all(ord(ch) < 0x10000 for ch in text):
+    if text.isascii() or max(text) < "\U00010000":
         return text
     out: List[str] = []
     for ch in text:

@@ -32,8 +32,11 @@ export type PythonRequest = { fixture: Fixture; seed: number } | { playbook: Pla
 /** A fixture's simulation by the Python runtime, or the policy it does not implement. */
 export type PythonSimulation = FixtureSimulation | { ok: "unsupported"; reason: string };
 
-/** Run requests through `python3 -m failbook_runtime simulate MODULE`, the module generated from `project`. */
-export function simulateInPython(project: CodegenInput, requests: readonly PythonRequest[]): PythonSimulation[] {
+/**
+ * Run requests through `python3 -m failbook_runtime simulate MODULE`, the module generated from `project`;
+ * `driver: "adispatch"` runs each dispatch through the runtime's asyncio driver instead of its blocking one.
+ */
+export function simulateInPython(project: CodegenInput, requests: readonly PythonRequest[], driver: "dispatch" | "adispatch" = "dispatch"): PythonSimulation[] {
   let text: string;
   try {
     text = generatePython(project).text;
@@ -48,7 +51,7 @@ export function simulateInPython(project: CodegenInput, requests: readonly Pytho
     const own = packageDir();
     const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", ...(own === undefined ? {} : { PYTHONPATH: [own, process.env.PYTHONPATH].filter(Boolean).join(delimiter) }) };
     const input = requests.map((r) => JSON.stringify(r)).join("\n") + "\n";
-    const r = spawnSync(pythonCommand(), ["-m", "failbook_runtime", "simulate", module], { input, encoding: "utf8", env, maxBuffer: 1024 * 1024 * 1024 });
+    const r = spawnSync(pythonCommand(), ["-m", "failbook_runtime", "simulate", module, ...(driver === "adispatch" ? ["--adispatch"] : [])], { input, encoding: "utf8", env, maxBuffer: 1024 * 1024 * 1024 });
     if (r.error !== undefined) throw new UsageError(`--runtime py could not start ${pythonCommand()} (${(r.error as NodeJS.ErrnoException).code ?? r.error.message}); install Python 3.9 or later, or set FAILBOOK_PYTHON`);
     if (r.status !== 0) {
       const last = r.stderr.trim().split("\n").pop() ?? "";

@@ -1,4 +1,5 @@
-"""`python3 -m failbook_runtime simulate BINDINGS.py`: fixtures through the Python runtime.
+"""`python3 -m failbook_runtime simulate BINDINGS.py [--adispatch]`: fixtures through the
+Python runtime (its blocking `dispatch`, or with `--adispatch` its asyncio driver).
 
 Reads JSON lines on stdin: {"fixture": {...}, "seed": N} runs one fixture; {"playbook": {...}}
 runs the fixtures after it under that playbook instead of the module's. Writes one JSON line
@@ -18,8 +19,12 @@ from ._util import js_json
 
 
 def main(argv: List[str]) -> int:
+    driver = "dispatch"
+    if len(argv) == 3 and argv[2] == "--adispatch":
+        driver = "adispatch"
+        argv = argv[:2]
     if len(argv) != 2 or argv[0] != "simulate":
-        sys.stderr.write("usage: python3 -m failbook_runtime simulate BINDINGS.py < fixtures.jsonl\n")
+        sys.stderr.write("usage: python3 -m failbook_runtime simulate BINDINGS.py [--adispatch] < fixtures.jsonl\n")
         return 2
     spec = importlib.util.spec_from_file_location("failbook_bindings", argv[1])
     if spec is None or spec.loader is None:
@@ -37,7 +42,7 @@ def main(argv: List[str]) -> int:
             project = {**project, "playbook": request["playbook"]}
             continue
         try:
-            result = simulate_fixture(project, request["fixture"], request.get("seed", 0))
+            result = simulate_fixture(project, request["fixture"], request.get("seed", 0), driver)
         except NotImplementedError as e:
             result = {"unsupported": str(e)}
         out.write(js_json(result) + "\n")

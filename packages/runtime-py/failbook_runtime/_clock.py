@@ -58,6 +58,10 @@ class VirtualClock:
         else:
             self.time = to
 
+    def rewind(self, to: float) -> None:
+        """Put time back to `to`: a hedge on a virtual clock is measured aside (SPEC 18), then the clock goes back to when it was sent."""
+        self.time = to
+
     def hold(self, until: float) -> Callable[[], bool]:
         """An attempt timeout (SPEC 18): no advance goes past `until` until released; release says whether one tried to."""
         self._limit = until

@@ -15,17 +15,20 @@ import math
 import sys
 import threading
 import time
-from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Union
+from collections.abc import Mapping
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union, cast
 
 from ._clock import RealClock
-from ._engine import TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
+from ._engine import LAUNCHED, MEASURED, TIMED_OUT, DispatchRun, Effect, Ledger, Run, Send, Shared, Sleep, Stop, Stopped
+from ._hedging import Flight, Wait
 from ._record import Recording, RecordSink
 from ._redact import Redactor, remembered
-from ._util import EMPTY, Random, checked_trace_id, system_random
+from ._util import EMPTY, Random, checked_trace_id, idempotency_key, system_random
+from ._util import trace_id as trace_id_of
 
 PROJECT_FORMAT = "failbook.project/1"
 UNIMPLEMENTED: tuple[str, ...] = ()
-"""Playbook policies this runtime refuses rather than ignores (hedging: refused by the dispatch of a hedged call)."""
+"""Playbook policies this runtime refuses rather than ignores (none: every policy of SPEC 18 and 22 is implemented)."""
 
 Json = Dict[str, Any]
 AttemptFn = Callable[[Json, int, str, Json], Json]
@@ -52,17 +55,18 @@ class Dispatcher:
         """A fresh budget ledger starting now: share it to make several dispatches one run."""
         return Ledger(self.clock.now())
 
-    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None) -> Run:
+    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None, concurrent: bool = False, first: Optional[Tuple[float, Any]] = None) -> Run:
+        """The dispatch's run; `first`: its first attempt, sent and answered by `_direct` (which counted the call in the retry budget)."""
         s = self._s
-        run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace)
+        run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace, concurrent, None if first is None else first[0])
         if recording is not None:
             run.on_blocked = recording.blocked
         budget = s.budget
-        if budget is not None:
+        if budget is not None and first is None:
             budget.call_started()
         try:
             try:
-                end = yield from run.call(call, 0)
+                end = yield from run.call(call, 0, first)
             except Stopped as stopped:
                 end = run.stopped(stopped, call)
         finally:
@@ -92,11 +96,17 @@ class Dispatcher:
         """One call under the playbook, blocking: {"outcome", "events", "errors", "idempotency_key"}.
         `record`: hand the finished dispatch, as one redacted record (SPEC 14), to this sink (a RecordWriter's `sink`)."""
         trace = None if trace_id is None else checked_trace_id(trace_id)
+        first: Optional[Tuple[float, Any]] = None
+        if cancel is None and deadline_ms is None and record is None and not label:
+            direct = self._direct(call, attempt, run_id, ledger, trace)
+            if isinstance(direct, dict):
+                return direct
+            first = direct
         stop = self._stop(cancel, deadline_ms)
         recording = None if record is None else Recording(self.clock)
         if recording is not None:
             attempt = recording.wrap(attempt)
-        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record)
+        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record, False, first)
         value: Any = None
         error: Optional[BaseException] = None
         while True:
@@ -107,7 +117,7 @@ class Dispatcher:
             value, error = None, None
             try:
                 if isinstance(request, Send):
-                    value = self._send(request, attempt, stop)
+                    value = self._measured(request, attempt) if request.how == MEASURED else self._send(request, attempt, stop)
                 elif isinstance(request, Sleep):
                     self.clock.sleep(request.ms, cancel)
                 else:
@@ -122,7 +132,7 @@ class Dispatcher:
         recording = None if record is None else Recording(self.clock)
         if recording is not None:
             attempt = recording.awrap(attempt)
-        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record)
+        gen = self._run(call, run_id, ledger, label, stop, trace, recording, record, True)
         value: Any = None
         error: Optional[BaseException] = None
         while True:
@@ -133,7 +143,15 @@ class Dispatcher:
             value, error = None, None
             try:
                 if isinstance(request, Send):
-                    value = await self._asend(request, attempt, stop)
+                    if request.how == MEASURED:
+                        value = await self._ameasured(request, attempt)
+                    elif request.how == LAUNCHED:
+                        signal = threading.Event()
+                        value = _Hedge(self._asend(request, attempt, None, signal), signal)
+                    else:
+                        value = await self._asend(request, attempt, stop)
+                elif isinstance(request, Wait):
+                    value = await self._first_answer(request, stop)
                 elif isinstance(request, Sleep):
                     await self.clock.asleep(request.ms, cancel)
                 else:
@@ -142,6 +160,51 @@ class Dispatcher:
                         value = await value
             except BaseException as e:
                 error = e
+
+    def _direct(self, call: Json, attempt: AttemptFn, run_id: Optional[str], ledger: Optional[Ledger], trace: Optional[str]) -> Union[Json, Tuple[float, Any], None]:
+        """The common call, as failbook-runtime's dispatch sends it without a run (SPEC 11): no
+        breaker, hedge, attempt timeout or rate limit over its tool. Its first attempt is sent
+        here; when it answers ok, the dispatch is finished here as the run finishes it (the same
+        event, policies told, outcome) and returned. Else None (not such a call), or the
+        (sent at, answer) the run goes on from."""
+        s = self._s
+        if s.breakers is not None:
+            return None
+        name = call["tool"]
+        tool = s.tool(name)
+        idempotent = call.get("idempotent") is not False and tool.idempotent
+        if tool.timeout_ms is not None or tool.paced or (idempotent and s.hedging is not None and s.hedging.hedges(name)):
+            return None
+        budget = s.budget
+        if budget is not None:
+            budget.call_started()
+        key = idempotency_key(run_id or "", call)
+        clock = self.clock
+        before: float = clock.now()
+        try:
+            response = attempt(call, 1, key, {"fallback": False, "signal": NEVER_SET})
+        except BaseException:
+            if budget is not None:
+                budget.call_ended(False)
+            raise
+        if type(response) is not dict or response.get("status") != "ok" or (response.get("value") is None and s.playbook.get("empty_response_is_failure", False)):
+            return (before, response)
+        now: float = clock.now()
+        shown_key = key if call.get("idempotency_key") is None else s.redact(key)
+        event: Json = {"t": now - (before if ledger is None else ledger.started_at), "type": "attempt", "n": 1, "status": "ok", "idempotency_key": shown_key, "latency_ms": now - before}
+        if s.on_event is not None:
+            s.on_event(event)
+        if s.throttle is not None:
+            s.throttle.succeeded()
+        if budget is not None:
+            budget.call_ended(False)
+        if s.quota is not None:
+            s.quota.settle([])
+        elapsed = now - before
+        # build_envelope's envelope of a success, written out: no error to describe.
+        envelope: Json = {"ok": True, "tool": tool.shown, "outcome": "succeeded", "reason": None, "replan": False, "trace_id": trace_id_of(shown_key) if trace is None else trace, "attempts": 1, "retried": 0, "error": None}
+        outcome: Json = {"kind": "succeeded", "verdict": None, "attempts": 1, "retried": 0, "elapsed_ms": elapsed, "reason": None, "queue": None, "replan": False, "exhausted": False, "envelope": envelope, "packet": None}
+        return {"outcome": outcome, "events": [event], "errors": [], "idempotency_key": shown_key}
 
     @staticmethod
     def _effect(request: Effect) -> Any:
@@ -153,11 +216,52 @@ class Dispatcher:
         scale = self.clock.scale if isinstance(self.clock, RealClock) else 1.0
         return math.inf if timeout_ms is None else max(0.0, timeout_ms * scale) / 1000
 
+    def _measured(self, request: Send, attempt: AttemptFn) -> Any:
+        """A hedge on a virtual clock (SPEC 18): sent as if it started now and took its own time, then the clock is put back; (answer, ms)."""
+        clock = self.clock
+        start: float = clock.now()
+        try:
+            value = self._send(request, attempt, None)
+            return (value, clock.now() - start)
+        finally:
+            clock.rewind(start)
+
+    async def _ameasured(self, request: Send, attempt: AsyncAttemptFn) -> Any:
+        clock = self.clock
+        start: float = clock.now()
+        try:
+            value = await self._asend(request, attempt, None)
+            return (value, clock.now() - start)
+        finally:
+            clock.rewind(start)
+
+    async def _first_answer(self, request: Wait, stop: Optional[Stop]) -> Optional[Flight]:
+        """The first hedge in flight to answer (its value set), or None when the next hedge is due first (`request.ms`)."""
+        flights = request.flights
+        tasks = [cast(_Hedge, f.handle).task for f in flights]
+        until = math.inf if request.ms is None else time.monotonic() + self._limit_s(request.ms)
+        while True:
+            left = until - time.monotonic()
+            if left > 0:
+                step = None if left == math.inf else left
+                if stop is not None:
+                    step = 0.005 if step is None else min(step, 0.005)
+                await asyncio.wait(tasks, timeout=step, return_when=asyncio.FIRST_COMPLETED)
+            for flight, task in zip(flights, tasks):
+                if task.done():
+                    flight.value = task.result()
+                    return flight
+            if stop is not None and stop.check() is not None:
+                raise Stopped(stop.why or "cancelled", True)
+            if time.monotonic() >= until:
+                return None
+
     def _send(self, request: Send, attempt: AttemptFn, stop: Optional[Stop]) -> Any:
         clock = self.clock
         hold = getattr(clock, "hold", None)
         timeout = request.timeout_ms
-        signal = threading.Event()
+        # An attempt the dispatcher always waits for (no timeout, nothing to stop it) has a signal that is never set.
+        signal = NEVER_SET if timeout is None and (hold is not None or stop is None) else threading.Event()
         context = {**request.context, "signal": signal}
         if hold is not None:
             if timeout is None:
@@ -198,11 +302,12 @@ class Dispatcher:
             raise box["error"]
         return box["value"]
 
-    async def _asend(self, request: Send, attempt: AsyncAttemptFn, stop: Optional[Stop]) -> Any:
+    async def _asend(self, request: Send, attempt: AsyncAttemptFn, stop: Optional[Stop], signal: Optional[threading.Event] = None) -> Any:
         clock = self.clock
         hold = getattr(clock, "hold", None)
         timeout = request.timeout_ms
-        signal = threading.Event()
+        if signal is None:
+            signal = threading.Event()
         context = {**request.context, "signal": signal}
         if hold is not None:
             release = None if timeout is None else hold(clock.now() + timeout)
@@ -242,6 +347,48 @@ class Dispatcher:
             raise
 
 
+class _Hedge:
+    """A hedge in flight in asyncio (SPEC 18): its task; `cancel()` sets its signal and cancels it (the race was decided by another)."""
+
+    __slots__ = ("task", "signal")
+
+    def __init__(self, sending: Awaitable[Any], signal: threading.Event) -> None:
+        self.signal = signal
+        self.task: asyncio.Future[Any] = asyncio.ensure_future(sending)
+        # A cancelled hedge's late failure is nobody's: retrieved here so asyncio does not report it.
+        self.task.add_done_callback(_retrieve)
+
+    def cancel(self) -> None:
+        self.signal.set()
+        self.task.cancel()
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+_last_redactor: List[Any] = [None, None]
+
+
+def _remembered_redactor(redact: Redactor) -> Redactor:
+    """`redact` with its memo, one memo for the dispatchers of the same redactor (a simulation makes one per fixture)."""
+    if _last_redactor[0] is not redact:
+        _last_redactor[0] = redact
+        _last_redactor[1] = remembered(redact)
+    return _last_redactor[1]
+
+
+class _NeverSet(threading.Event):
+    """The signal of an attempt the dispatcher always waits for (no attempt timeout, no cancellation, no hedge race): never set."""
+
+    def set(self) -> None:
+        pass
+
+
+NEVER_SET = _NeverSet()
+
+
 def create_dispatcher(
     project: Mapping[str, Any],
     *,
@@ -264,6 +411,6 @@ def create_dispatcher(
     missing = [name for name in UNIMPLEMENTED if (project.get("playbook") or EMPTY).get(name) is not None]
     if missing:
         raise NotImplementedError("create_dispatcher: the playbook sets " + ", ".join(missing) + ", which failbook_runtime for Python does not implement yet (SPEC 18, 22); dispatch these calls with the TypeScript runtime")
-    shown = remembered(redact if redact is not None else project["redact_text"])
+    shown = _remembered_redactor(redact if redact is not None else project["redact_text"])
     shared = Shared(project, clock if clock is not None else RealClock(), random if random is not None else system_random(), shown, quota_tokens, state, on_event, effects)
     return Dispatcher(shared, on_record_error)

@@ -8,9 +8,11 @@ two drivers (./_dispatcher.py) do it, blocking or awaiting. So the two cannot dr
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Union, cast
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, Union, cast
 
 from ._breakers import Admission, CircuitBreakers, circuit_open_error
+from ._hedging import CONCURRENT, FATAL, NON_FATAL, SEQUENTIAL, VIRTUAL, WON, Flight, Hedging, Hooks, race
 from ._rate_limits import RateLimits, is_throttling, rate_limited_error
 from ._policies import (
     AttemptTimeouts,
@@ -45,17 +47,25 @@ class Stopped(Exception):
 # What a run asks its driver to do ------------------------------------------------------
 
 
+PLAIN = 0
+MEASURED = 1
+"""A hedge on a virtual clock: sent as if it started now and took its own time, then the clock put back; the driver answers (response, ms)."""
+LAUNCHED = 2
+"""A hedge on a real clock in asyncio: started as a task; the driver answers its handle (`cancel()` sets its signal and cancels it)."""
+
+
 class Send:
-    """Send attempt `n` of `call` (numbered as the attempt function numbers it) within `timeout_ms`."""
+    """Send attempt `n` of `call` (numbered as the attempt function numbers it) within `timeout_ms`; `how`: PLAIN, MEASURED or LAUNCHED."""
 
-    __slots__ = ("call", "n", "key", "context", "timeout_ms")
+    __slots__ = ("call", "n", "key", "context", "timeout_ms", "how")
 
-    def __init__(self, call: Json, n: int, key: str, context: Json, timeout_ms: Optional[float]) -> None:
+    def __init__(self, call: Json, n: int, key: str, context: Json, timeout_ms: Optional[float], how: int = PLAIN) -> None:
         self.call = call
         self.n = n
         self.key = key
         self.context = context
         self.timeout_ms = timeout_ms
+        self.how = how
 
 
 class Sleep:
@@ -128,11 +138,8 @@ class Shared:
         self.throttle = None if playbook.get("retry_throttling") is None else RetryThrottle(playbook["retry_throttling"], None if throttling is None else throttling.get("tokens"))
         self.breakers = None if playbook.get("circuit_breakers") is None else CircuitBreakers(playbook["circuit_breakers"], clock.now(), (state or EMPTY).get("breakers"))
         self.rate_limits = None if playbook.get("rate_limits") is None else RateLimits(playbook["rate_limits"], clock.now(), lambda: clock.now() / 1000)
-        hedging = playbook.get("hedging")
-        self.hedged: List[str] = [] if hedging is None else [hedging["tools"]] if isinstance(hedging["tools"], str) else list(hedging["tools"])
-        self.verdicts: Dict[str, Json] = {}
-        for v in self.registry["verdicts"]:
-            self.verdicts.setdefault(v["code"], v)
+        self.hedging = None if playbook.get("hedging") is None else Hedging(playbook["hedging"])
+        self.verdicts = verdicts_by_code(self.registry)
         self.tools: Dict[str, "ToolFacts"] = {}
 
     def tool(self, tool: str) -> "ToolFacts":
@@ -146,6 +153,23 @@ class Shared:
                 self.tools.clear()
             self.tools[tool] = facts
         return facts
+
+
+_verdicts_of: List[Any] = [None, None]
+"""The last registry's verdicts by code, with that registry: a simulation makes a dispatcher per fixture over one registry."""
+
+
+def verdicts_by_code(registry: Mapping[str, Any]) -> Dict[str, Json]:
+    """A registry's verdicts by code (the first of a code wins), worked out once for the same registry."""
+    listed = registry["verdicts"]
+    if _verdicts_of[0] is listed:
+        return _verdicts_of[1]
+    by_code: Dict[str, Json] = {}
+    for v in listed:
+        by_code.setdefault(v["code"], v)
+    _verdicts_of[0] = listed
+    _verdicts_of[1] = by_code
+    return by_code
 
 
 class ToolFacts:
@@ -190,6 +214,8 @@ class Turn:
         self.key = key
         self.timeout_ms = timeout_ms
         self.sent = 0
+        self.hedged: Optional[str] = None
+        """A hedged call's last race ran out of hedges (`spent`), or retry throttling refused one (`throttled`): its retries are its hedges (SPEC 18)."""
 
 
 class End:
@@ -217,8 +243,11 @@ class Failed:
 
 
 class DispatchRun:
-    def __init__(self, shared: Shared, ledger: Optional[Ledger], run_id: str, label: Optional[str], stop: Optional[Stop], trace: Optional[str]) -> None:
+    def __init__(self, shared: Shared, ledger: Optional[Ledger], run_id: str, label: Optional[str], stop: Optional[Stop], trace: Optional[str], concurrent: bool = False, started_at: Optional[float] = None) -> None:
+        """`started_at`: when the dispatch started (default now); a run made after its first attempt answered started before it."""
         self.s = shared
+        # How a hedged call races (./_hedging.py): measured on a virtual clock, tasks in asyncio, one at a time when blocking.
+        self.hedge_mode = VIRTUAL if hasattr(shared.clock, "rewind") else CONCURRENT if concurrent else SEQUENTIAL
         self.events: List[Json] = []
         self.errors: List[Json] = []
         self.attempts = 0
@@ -226,7 +255,7 @@ class DispatchRun:
         self.quota_costs: List[float] = []
         self.verdict: Optional[str] = None
         self.error: Optional[Json] = None
-        self.started_at = shared.clock.now()
+        self.started_at = shared.clock.now() if started_at is None else started_at
         self.ledger = ledger if ledger is not None else Ledger(self.started_at)
         self.ledger_start = self.ledger.started_at
         self.run_id = run_id
@@ -268,10 +297,14 @@ class DispatchRun:
 
     # The run loop -----------------------------------------------------------------------
 
-    def call(self, call: Json, depth: int) -> Run:
+    def call(self, call: Json, depth: int, first: Optional[Tuple[float, Any]] = None) -> Run:
+        """One call (and its fallback), attempt by attempt, until an action ends it; `first`: when
+        its first attempt was sent and answered already (the dispatcher's direct path), then and what."""
         turn = self.turn_of(call, depth)
-        if turn.idempotent and any(glob_matches(glob, call["tool"]) for glob in self.s.hedged):
-            raise NotImplementedError("dispatch: the playbook sets hedging, which failbook_runtime for Python does not implement yet (SPEC 18); dispatch calls to " + turn.shown_tool + " with the TypeScript runtime")
+        # A call that is not idempotent is never hedged (SPEC 18).
+        hedging = self.s.hedging
+        if hedging is not None and turn.idempotent and hedging.hedges(call["tool"]):
+            return (yield from self.hedged_call(hedging, turn))
         breakers = self.s.breakers
         n = 1
         while True:
@@ -288,15 +321,19 @@ class DispatchRun:
                 continue
             self.last_turn = turn
             self.check_stop(False)
-            before = self.s.clock.now()
-            admission = None if breakers is None else breakers.admit(call["tool"], turn.shown_tool, before, self.emit)
+            before = self.s.clock.now() if first is None else first[0]
+            admission = None if breakers is None or first is not None else breakers.admit(call["tool"], turn.shown_tool, before, self.emit)
             if admission is not None and admission.blocked_by is not None:
                 answer = self.short_circuited(n, turn, circuit_open_error(admission.blocked_by))
             else:
                 self.attempts += 1
                 turn.sent += 1
                 try:
-                    response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
+                    if first is not None:
+                        response = first[1]
+                        first = None
+                    else:
+                        response = yield Send(turn.call, turn.sent, turn.key, self.context_of(turn), turn.timeout_ms)
                     self.check_stop(True)
                 except BaseException:
                     # The attempt never answered (its function raised, or the dispatch stopped): give back any probe it held.
@@ -310,6 +347,141 @@ class DispatchRun:
             if step is not NEXT_ATTEMPT:
                 return step
             n += 1
+
+    def hedged_call(self, hedging: Hedging, turn: Turn) -> Run:
+        """A hedged call (SPEC 18): race after race (a rebuild makes another), each numbered after the hedges before it."""
+        n = 1
+        while True:
+            raced = yield from self.race(hedging, turn, n)
+            if isinstance(raced, End):
+                return raced
+            failure, last = raced
+            step = yield from self.after_failure(turn, failure["n"], failure)
+            if step is not NEXT_ATTEMPT:
+                return step
+            n = last + 1
+
+    def race(self, hedging: Hedging, turn: Turn, first: int) -> Generator[Request, Any, Union[End, Tuple[Json, int]]]:
+        """A hedged call's attempts (SPEC 18): ./_hedging.py runs the race; each hedge is admitted
+        by the rate limits and breakers, sent within its timeout, observed and classified here.
+        The winner's answer ends the call; a failure that ends the race goes on to its action,
+        which may not retry (`turn.hedged`). Also answers the number of the last hedge sent."""
+        s = self.s
+        call = turn.call
+        breakers = s.breakers
+        throttle = s.throttle
+        mode = self.hedge_mode
+        admissions: Dict[int, Optional[Admission]] = {}
+        refusals: Dict[int, Json] = {}
+        held: Dict[int, Admission] = {}
+        won: List[End] = []
+        failed: List[Json] = []
+
+        def send(i: int) -> Generator[Request, Any, Flight]:
+            self.last_turn = turn
+            self.check_stop(False)
+            now = s.clock.now()
+            flight = Flight(i, now)
+            admission: Optional[Admission] = None
+            refusal: Optional[Json] = None
+            # A hedge never waits for a token: with none, it is not sent (SPEC 22).
+            limited = self.pace_hedge(turn) if turn.tool.paced else None
+            if limited is not None:
+                admission = Admission("rate_limit:" + limited, [], [])
+                refusal = rate_limited_error(limited)
+            elif breakers is not None:
+                admission = breakers.admit(call["tool"], turn.shown_tool, now, self.emit)
+                if admission.blocked_by is not None:
+                    refusal = circuit_open_error(admission.blocked_by)
+            admissions[i] = admission
+            if refusal is not None:
+                refusals[i] = refusal
+                flight.answer_at = now
+                flight.ready = mode != VIRTUAL
+                return flight
+            self.attempts += 1
+            turn.sent += 1
+            context = self.context_of(turn)
+            if i > 1:
+                context = {**context, "hedge": True}
+            how = MEASURED if mode == VIRTUAL else LAUNCHED if mode == CONCURRENT else PLAIN
+            if admission is not None:
+                held[i] = admission
+            answer = yield Send(call, turn.sent, turn.key, context, turn.timeout_ms, how)
+            if how == MEASURED:
+                flight.value, ms = answer
+                flight.answer_at = now + ms
+            elif how == LAUNCHED:
+                flight.handle = answer
+            else:
+                flight.value = answer
+                flight.ready = True
+            return flight
+
+        def judge(flight: Flight) -> str:
+            i = flight.i
+            n = first + i - 1
+            admission = admissions.get(i)
+            held.pop(i, None)
+            refusal = refusals.get(i)
+            answer = self.short_circuited(n, turn, refusal, i > 1) if refusal is not None else self.answer(turn, n, flight.sent_at, flight.value, admission, i > 1)
+            if isinstance(answer, End):
+                won.append(answer)
+                return WON
+            failure = self.classified(n, turn, answer.error, admission)
+            failed.append(failure)
+            verdict = s.verdicts.get(failure["code"])
+            return NON_FATAL if hedging.is_non_fatal(None if verdict is None else verdict.get("class"), failure["code"]) else FATAL
+
+        def cancelled(flight: Flight) -> None:
+            i = flight.i
+            event: Json = {"type": "hedge_cancelled", "attempt": first + i - 1}
+            if i > 1:
+                event["hedge"] = True
+            self.emit(event)
+            admission = held.pop(i, None)
+            if admission is not None and breakers is not None:
+                breakers.abandon(admission, s.clock.now())
+
+        hooks = Hooks()
+        hooks.send = send
+        hooks.judge = judge
+        hooks.may_hedge = lambda: throttle is None or throttle.allows_retry()
+        hooks.cancelled = cancelled
+        try:
+            ended = yield from race(s.clock, hedging, hooks, mode, Sleep)
+        except BaseException:
+            # A hedge raised, or the dispatch stopped: the hedges never answered give back any probe they held.
+            if breakers is not None:
+                for admission in held.values():
+                    breakers.abandon(admission, s.clock.now())
+            raise
+        self.check_stop(True)
+        if ended.how == WON:
+            end = won[-1]
+            if end.kind != "needs_input":
+                end.kind = "succeeded" if first == 1 and not failed else "recovered"
+            return end
+        turn.hedged = "throttled" if ended.throttled else "spent"
+        return (failed[-1], first + ended.sent - 1)
+
+    def pace_hedge(self, turn: Turn) -> Optional[str]:
+        """A hedge's token (SPEC 22): taken now (None), or the name of the limit that has none (the hedge is not sent)."""
+        s = self.s
+        limits = s.rate_limits
+        assert limits is not None
+        tool: str = turn.call["tool"]
+        decision = limits.pace(tool, s.clock.now(), None if self.stop is None else self.stop.deadline, False)
+        limit: Optional[str] = decision["limit"] if decision["kind"] == "refused" else None
+        if limit is None:
+            for lim in limits.adaptive_of(tool):
+                limiter = lim.adaptive
+                if limiter is not None and not limiter.try_acquire():
+                    limit = lim.name
+                    break
+        if limit is not None:
+            self.emit({"type": "rate_limited", "limit": s.redact(limit)})
+        return limit
 
     def context_of(self, turn: Turn) -> Json:
         context: Json = {"fallback": turn.depth > 0}
@@ -377,25 +549,35 @@ class DispatchRun:
 
         limits.answered(tool, headers, throttling, now, epoch() if epoch is not None else now, s.readers.hint_value, ignored)
 
-    def short_circuited(self, n: int, turn: Turn, error: Json) -> Failed:
-        """An attempt an open breaker did not let through: an `attempt` event, not sent and not counted."""
+    def short_circuited(self, n: int, turn: Turn, error: Json, hedge: bool = False) -> Failed:
+        """An attempt an open breaker did not let through: an `attempt` event, not sent and not counted; `hedge`: a hedge after the first attempt."""
         self.error = error
         if self.on_blocked is not None:
             self.on_blocked(turn.depth > 0, error)
-        self.emit({"type": "attempt", "n": n, "status": "error", "idempotency_key": turn.shown_key, "latency_ms": 0, "error_kind": error["kind"], "short_circuited": True})
+        event: Json = {"type": "attempt", "n": n, "status": "error", "idempotency_key": turn.shown_key, "latency_ms": 0, "error_kind": error["kind"], "short_circuited": True}
+        if hedge:
+            event["hedge"] = True
+        self.emit(event)
         self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
         return Failed(error)
 
-    def answer(self, turn: Turn, n: int, before: float, response: Any, admission: Optional[Admission]) -> Union[End, Failed]:
+    def answer(self, turn: Turn, n: int, before: float, response: Any, admission: Optional[Admission], hedge: bool = False) -> Union[End, Failed]:
+        """What an attempt's answer means: the end of its call when it did not fail, else its failure; `hedge`: a hedge after the first attempt."""
         now = self.s.clock.now()
         latency = now - before
         observed = observe(response, self.s.playbook.get("empty_response_is_failure", False))
         if observed[0] == "ok":
-            self.emit({"type": "attempt", "n": n, "status": "ok", "idempotency_key": turn.shown_key, "latency_ms": latency})
+            ok: Json = {"type": "attempt", "n": n, "status": "ok", "idempotency_key": turn.shown_key, "latency_ms": latency}
+            if hedge:
+                ok["hedge"] = True
+            self.emit(ok)
             self.answered(admission, turn, None, headers_of(response))
             return End(turn, "succeeded" if n == 1 else "recovered")
         if observed[0] == "needs_input":
-            self.emit({"type": "attempt", "n": n, "status": "needs_input", "idempotency_key": turn.shown_key, "latency_ms": latency})
+            asked: Json = {"type": "attempt", "n": n, "status": "needs_input", "idempotency_key": turn.shown_key, "latency_ms": latency}
+            if hedge:
+                asked["hedge"] = True
+            self.emit(asked)
             self.answered(admission, turn, None, headers_of(response))
             question = observed[1]
             return End(turn, "needs_input", reason=None if question is None else self.s.redact(str(question)))
@@ -408,6 +590,8 @@ class DispatchRun:
             # The shown error keeps a status only when it is an integer in 100-999, as the TypeScript runtime's event does.
             if "http_status" in error:
                 body["http_status"] = error["http_status"]
+        if hedge:
+            body["hedge"] = True
         self.emit(body)
         self.errors.append({"attempt": n, "t": self.s.clock.now() - self.ledger_start, "tool": turn.shown_tool, "error": error})
         return Failed(raw)
@@ -562,6 +746,11 @@ class DispatchRun:
             return {"kind": "suppressed", "reason": "side_effect_committed", "end": "failed"}
         if verdict is None or not verdict.get("retryable"):
             return {"kind": "suppressed", "reason": "not_retryable", "end": "failed"}
+        if turn.hedged is not None:
+            # A hedged call's retries are its hedges (SPEC 18): spent, or refused by retry throttling.
+            if turn.hedged == "throttled" and s.throttle is not None:
+                return {"kind": "retry_throttled", "tokens": s.throttle.tokens, "threshold": s.throttle.threshold}
+            return {"kind": "suppressed", "reason": "hedged", "end": "exhausted"}
         cls = s.registry["classes"].get(verdict["class"])
         class_max = None if cls is None else cls.get("max_retries")
         of_verdict = turn.retries_of.get(code, 0)

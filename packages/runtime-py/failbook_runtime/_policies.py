@@ -6,7 +6,8 @@ arithmetic in the same order, so the same seed gives the same delays."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, cast
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 from ._util import EMPTY, Random, glob_matches, js_round
 

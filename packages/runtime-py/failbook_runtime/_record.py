@@ -11,7 +11,8 @@ import inspect
 import json
 import math
 import re
-from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Union, cast
+from collections.abc import Mapping
+from typing import IO, Any, Callable, Dict, List, Optional, Union, cast
 
 from ._engine import ATTEMPT_TIMEOUT
 from ._redact import Redactor, adapter_error_of, redact_deep, schema_error

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, cast
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, Sequence, cast
 
 REDACTED = "[REDACTED]"
 CAUSE_DEPTH = 8
@@ -50,9 +51,13 @@ def remembered(redact: Redactor) -> Redactor:
     return shown
 
 
-def json_safe(value: object, depth: int = 0, seen: Optional[List[int]] = None) -> object:
-    """Any value as plain JSON data: cycles `[Circular]`, depth and width bounded, what JSON has no form for left out."""
-    if isinstance(value, (str, bool)) or value is None:
+def _redacted(value: object, fn: Callable[[str, Optional[str]], str], key: Optional[str], depth: int, seen: Optional[List[int]]) -> Any:
+    """Any value as plain JSON data, every string passed through `fn` with the key it is under
+    (a list's items under its own): cycles `[Circular]`, depth and width bounded, what JSON
+    has no form for left out."""
+    if isinstance(value, str):
+        return fn(value, key)
+    if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
         return value
@@ -62,39 +67,42 @@ def json_safe(value: object, depth: int = 0, seen: Optional[List[int]] = None) -
         return None
     ident = id(cast(object, value))
     if seen is not None and ident in seen:
-        return "[Circular]"
+        return fn("[Circular]", key)
     if depth >= JSON_SAFE_DEPTH:
-        return "[Truncated]"
+        return fn("[Truncated]", key)
     path = [ident] if seen is None else [*seen, ident]
     if isinstance(value, (list, tuple)):
         items: List[object] = list(cast(Sequence[object], value))[:JSON_SAFE_WIDTH]
-        return [json_safe(v, depth + 1, path) for v in items]
+        return [_redacted(v, fn, key, depth + 1, path) for v in items]
     out: Dict[str, object] = {}
     mapping: Mapping[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
     for i, (k, v) in enumerate(mapping.items()):
         if i >= JSON_SAFE_WIDTH:
             break
-        safe = json_safe(v, depth + 1, path)
+        name = str(k)
+        safe = _redacted(v, fn, name, depth + 1, path)
         if safe is not None or v is None:
-            out[str(k)] = safe
+            out[name] = safe
     return out
 
 
-def _map_strings(value: object, fn: Callable[[str, Optional[str]], str], key: Optional[str] = None) -> Any:
-    if isinstance(value, str):
-        return fn(value, key)
-    if isinstance(value, list):
-        items: List[object] = value  # pyright: ignore[reportUnknownVariableType]
-        return [_map_strings(v, fn, key) for v in items]
-    if isinstance(value, dict):
-        mapping: Dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
-        return {k: _map_strings(v, fn, k) for k, v in mapping.items()}
-    return value
+_secret_keys: Dict[str, bool] = {}
+"""Whether a key names a secret, by key: outputs meet the same few keys again and again (bounded: emptied at 4096)."""
+
+
+def secret_named(key: str) -> bool:
+    named = _secret_keys.get(key)
+    if named is None:
+        named = SECRET_KEY.search(key) is not None
+        if len(_secret_keys) >= 4096:
+            _secret_keys.clear()
+        _secret_keys[key] = named
+    return named
 
 
 def redact_deep(value: object, redact: Redactor) -> Any:
     """A value from outside as an output may show it: plain JSON, every string redacted, a string under a secret-named key replaced whole."""
-    return _map_strings(json_safe(value), lambda text, key: REDACTED if text != "" and key is not None and SECRET_KEY.search(key) else redact(text))
+    return _redacted(value, lambda text, key: REDACTED if text != "" and key is not None and secret_named(key) else redact(text), None, 0, None)
 
 
 def plain_headers(headers: object) -> Dict[str, str]:

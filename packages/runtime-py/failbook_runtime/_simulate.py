@@ -5,12 +5,13 @@ py` and the differential test run."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from typing import Any, Dict, List, Optional, Mapping
 
 from ._clock import VirtualClock
 from ._dispatcher import AttemptFn, Dispatcher, create_dispatcher
-from ._engine import Ledger
+from ._engine import Ledger, verdicts_by_code
 from ._redact import redact_deep
 from ._util import EMPTY, NOTHING, seeded_random
 
@@ -166,7 +167,7 @@ def run_waves(dispatcher: Dispatcher, waves: List[List[Json]], run_id: str, para
     results: List[Json] = []
     widths: List[int] = []
     p = max(1, parallelism if parallelism is not None else max(len(w) for w in waves))
-    verdicts: Dict[str, Any] = {v["code"]: v for v in reversed(dispatcher.registry["verdicts"])}
+    verdicts = verdicts_by_code(dispatcher.registry)
     for wave in waves:
         widths.append(p)
         throttled = 0
@@ -197,8 +198,19 @@ def run_waves(dispatcher: Dispatcher, waves: List[List[Json]], run_id: str, para
     return {"outcome": log.outcome("failed", base["outcome"], extra), "events": log.events}
 
 
-def simulate_fixture(project: Mapping[str, Any], fixture: Json, seed: int = 0) -> Json:
-    """Replay one fixture: {"ok": True, "outcome", "events"} or {"ok": False, "error": {"message", "path"}, "events"}."""
+class _ThroughAdispatch(Dispatcher):
+    """A dispatcher whose every dispatch runs through `adispatch` (an event loop per dispatch): the asyncio driver held to the same fixtures."""
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        super().__init__(dispatcher._s)  # pyright: ignore[reportPrivateUsage]
+
+    def dispatch(self, call: Json, attempt: AttemptFn, **options: Any) -> Json:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return asyncio.run(self.adispatch(call, attempt, **options))
+
+
+def simulate_fixture(project: Mapping[str, Any], fixture: Json, seed: int = 0, driver: str = "dispatch") -> Json:
+    """Replay one fixture: {"ok": True, "outcome", "events"} or {"ok": False, "error": {"message", "path"}, "events"}.
+    `driver`: "dispatch" (blocking) or "adispatch" (asyncio); on a virtual clock both decide alike."""
     clock = VirtualClock()
     seen: List[Json] = []
     quota = fixture.get("quota")
@@ -210,6 +222,8 @@ def simulate_fixture(project: Mapping[str, Any], fixture: Json, seed: int = 0) -
         state=fixture.get("state"),
         on_event=seen.append,
     )
+    if driver == "adispatch":
+        dispatcher = _ThroughAdispatch(dispatcher)
     run_id = fixture.get("run_id") or fixture["name"]
     try:
         shapes = [s for s in ("call", "steps", "waves") if fixture.get(s)]

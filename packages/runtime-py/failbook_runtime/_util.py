@@ -6,10 +6,12 @@ JavaScript's JSON.stringify writes it (records byte for byte)."""
 from __future__ import annotations
 
 import hashlib
+import json.encoder
 import math
 import re
 import secrets
-from typing import Any, Callable, Dict, List, Mapping, Sequence, cast
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Sequence, cast
 
 Random = Callable[[], float]
 """A random source: uniform in [0, 1)."""
@@ -76,6 +78,8 @@ def tagged_hex48(tag: str, text: str) -> str:
 
 def js_number(x: float) -> str:
     """A number as ECMAScript's Number::toString writes it (JSON.stringify's numbers)."""
+    if type(x) is int and -9007199254740992 <= x <= 9007199254740992:
+        return str(x)
     if isinstance(x, bool):
         raise TypeError("a boolean is no number")
     if isinstance(x, int):
@@ -107,6 +111,7 @@ def js_number(x: float) -> str:
     return (digits if k == 1 else digits[0] + "." + digits[1:]) + "e" + sign + str(abs(e2))
 
 
+_ascii_string: Callable[[str], str] = json.encoder.encode_basestring  # pyright: ignore[reportUnknownMemberType]
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE = re.compile("[\"\\\\\x00-\x1f\ud800-\udfff]")
 
@@ -118,6 +123,9 @@ def _escape(m: re.Match[str]) -> str:
 
 def js_string(text: str) -> str:
     """A string literal as JSON.stringify writes it (well-formed: a lone surrogate escaped)."""
+    if text.isascii():
+        # The json module's C encoder writes ASCII as JSON.stringify does (\b \f \n \r \t, \u00xx for other controls).
+        return _ascii_string(text)
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
 
 
@@ -150,6 +158,16 @@ def _utf16_key(key: str) -> List[int]:
 
 def canonical_json(value: object) -> str:
     """RFC 8785 canonical JSON: keys sorted by UTF-16 code units, ECMAScript's numbers. NaN and Infinity raise."""
+    kind = type(value)
+    if kind is str:
+        return js_string(cast(str, value))
+    if kind is int:
+        return js_number(cast(int, value))
+    if kind is dict:
+        # The common arguments: a plain dict with ASCII keys, whose code-point order is their UTF-16 order.
+        plain: Dict[Any, Any] = cast(Any, value)
+        if all(type(k) is str and k.isascii() for k in plain):
+            return "{" + ",".join(js_string(k) + ":" + canonical_json(plain[k]) for k in sorted(plain)) + "}"
     if isinstance(value, str) or value is None or isinstance(value, bool):
         return js_json(value)
     if isinstance(value, (int, float)):
@@ -180,12 +198,25 @@ _HEX_LOWER = frozenset("0123456789abcdef")
 _HEX_ANY = frozenset("0123456789abcdefABCDEF")
 
 
+_TRACE_IDS: Dict[str, str] = {}
+"""Trace ids by key, remembered: the calls of a service bring the same keys again (bounded: emptied at 4096)."""
+
+
 def trace_id(key: str) -> str:
     """`fb_` and the key's first 12 hex digits; a key that does not start with 12 gets 12 of a cyrb53 hash."""
+    known = _TRACE_IDS.get(key)
+    if known is not None:
+        return known
     head = key[:12]
     if len(head) == 12 and all(c in _HEX_ANY for c in head):
-        return "fb_" + (head if all(c in _HEX_LOWER for c in head) else head.lower())
-    return tagged_hex48("fb_", key)
+        made = "fb_" + (head if all(c in _HEX_LOWER for c in head) else head.lower())
+    else:
+        made = tagged_hex48("fb_", key)
+    if len(_TRACE_IDS) >= 4096:
+        _TRACE_IDS.clear()
+    if len(key) <= 256:
+        _TRACE_IDS[key] = made
+    return made
 
 
 def checked_trace_id(value: object) -> str:
