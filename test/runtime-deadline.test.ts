@@ -171,6 +171,9 @@ describe("a hedged call under a deadline (real clock)", () => {
     const result = await dispatcher.dispatch(CALL, attempt, { deadlineMs: clock.now() + 60 });
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(result.outcome).toMatchObject({ kind: "exhausted", reason: "deadline" });
+    // The hedges were out when it stopped: their side effect is unknown (SPEC 21), as the Python runtime says too.
+    expect(result.events.find((e) => e.type === "dispatch_stopped")).toMatchObject({ reason: "deadline", in_flight: true });
+    expect(result.outcome.envelope.error?.side_effect_state ?? "unknown").toBe("unknown");
     expect(sent).toBe(3);
     expect(aborted).toBe(3);
   });

@@ -135,6 +135,15 @@ class Circuit:
     def state_at(self, now: float) -> str:
         return "half_open" if self.state == "open" and now - self.opened_at >= self.break_ms else self.state
 
+    def refuses(self, now: float) -> bool:
+        """Would `admit` refuse an attempt now? Changes nothing: a rate limit asks before it spends a token."""
+        if self.state == "closed":
+            return False
+        if self.state == "open" and now - self.opened_at < self.break_ms:
+            return True
+        taken = 0 if self.state == "open" else self.probes_out + self.probes_passed
+        return taken >= self.probes
+
     def admit(self, now: float, emit: Emit) -> str:
         """'closed' (an ordinary attempt), 'probe' (half-open) or 'rejected'; `emit` hears the move to half-open."""
         if self.state == "closed":
@@ -226,6 +235,10 @@ class CircuitBreakers:
                 circuit = b.circuit if b.circuit is not None else (None if tool is None else b.circuits.get(tool))
                 return b.start if circuit is None else circuit.state_at(now)
         return None
+
+    def refuses(self, tool: str, now: float) -> bool:
+        """Would `admit` refuse an attempt to `tool` now (a breaker guarding it open)? Changes nothing."""
+        return any(circuit.refuses(now) for _, circuit in self._guards_of(tool))
 
     def admit(self, tool: str, shown_tool: str, now: float, emit: Emit) -> Admission:
         """May an attempt to `tool` be sent now? Every breaker guarding it must let it through."""

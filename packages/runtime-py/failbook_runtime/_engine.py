@@ -309,7 +309,8 @@ class DispatchRun:
         n = 1
         while True:
             refused: Optional[str] = None
-            if turn.tool.paced:
+            # An attempt an open breaker will refuse takes no token: it is never sent (SPEC 22).
+            if turn.tool.paced and (breakers is None or not breakers.refuses(call["tool"], self.s.clock.now())):
                 refused = yield from self.pace(turn)
             if refused is not None:
                 admission = Admission("rate_limit:" + refused, [], [])
@@ -385,7 +386,7 @@ class DispatchRun:
             admission: Optional[Admission] = None
             refusal: Optional[Json] = None
             # A hedge never waits for a token: with none, it is not sent (SPEC 22).
-            limited = self.pace_hedge(turn) if turn.tool.paced else None
+            limited = self.pace_hedge(turn) if turn.tool.paced and (breakers is None or not breakers.refuses(turn.call["tool"], now)) else None
             if limited is not None:
                 admission = Admission("rate_limit:" + limited, [], [])
                 refusal = rate_limited_error(limited)

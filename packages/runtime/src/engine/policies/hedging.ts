@@ -15,6 +15,7 @@
 import type { HedgingPolicy, Playbook } from "../../model/playbook.js";
 import type { AbortSignalOf, Clock } from "../clock.js";
 import { globMatches } from "../match.js";
+import { Stopped } from "../stop.js";
 
 /** Which tools the playbook hedges, and how. */
 export class Hedging {
@@ -176,7 +177,8 @@ async function nextAnswer<A>(clock: Clock, flying: readonly Flight<A>[], dueAt: 
   try {
     const waits: Promise<Flight<A> | undefined>[] = flying.map((f) => f.done!);
     waits.push(clock.sleep(dueAt === undefined ? Number.POSITIVE_INFINITY : dueAt - clock.now(), timer.signal).then(() => undefined));
-    if (stopped !== undefined) waits.push(stopped);
+    // Stopped while the hedges were out: every one of them is in flight, its side effect unknown (SPEC 21).
+    if (stopped !== undefined) waits.push(stopped.catch((e: unknown) => Promise.reject(e instanceof Stopped ? new Stopped(e.reason, true) : e)));
     return await Promise.race(waits);
   } finally {
     timer.abort();
