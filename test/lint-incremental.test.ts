@@ -16,7 +16,7 @@ import { lintProject } from "../src/lint/lint.js";
 import { VerdictFindings } from "../src/lint/incremental.js";
 import { RULES } from "../src/lint/rules/index.js";
 import type { LintRule } from "../src/lint/rule.js";
-import { compiledRegistry } from "failbook-runtime/engine/classify.js";
+import { classifyExample, compiledRegistry } from "failbook-runtime/engine/classify.js";
 import type { Verdict } from "failbook-runtime/model/registry.js";
 // @ts-expect-error: a script of the benchmark, without types
 import { writeProject } from "../scripts/bench/generate.mjs";
@@ -62,7 +62,7 @@ const EDITS: [string, (text: string) => string][] = [
   // Edits to fields the classifier reads (code, status, match) and to ones it does not.
   ["a verdict's class changed to one the registry lacks (class-unknown)", (t) => setField(t, 30, "class", "flaky")],
   ["a verdict's retryable flipped", (t) => setField(t, 31, "retryable", "false")],
-  ["a verdict's code renamed to another's (duplicate-code; the classifier compiles again)", (t) => setField(t, 32, "code", "svc0.internal_error_0")],
+  ["a verdict's code renamed to another's (duplicate-code; the classifier is relabeled)", (t) => setField(t, 32, "code", "svc0.internal_error_0")],
   ["a verdict deprecated (a status: line added: later verdicts move down)", (t) => setField(t, 33, "retryable", "false\n    status: deprecated")],
   ["a verdict's first match rule widened to every 5xx (matcher-shadowed downstream)", (t) => t.replace(/(\n {2}- code: [^\n]*\n(?: {4}[^\n]*\n)*? {4}match:\n {6}- )\{[^\n]*\}/, "$1{ http_status: 5xx }")],
   ["an example's message changed (example-misclassified, verdict-untested)", (t) => t.replace('message: "svc3 request failed"', 'message: "svc3 failed again"')],
@@ -192,6 +192,26 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
     expect(indexOf(afterSummary)).toBe(first);
     const afterMatch = edit((t) => t.replace("{ kind: internal_error_2 }", "{ kind: internal_error_3 }"));
     expect(indexOf(afterMatch)).not.toBe(first);
+  });
+
+  it("keeps the compiled classifier, its rules giving the new code, when a verdict is renamed", () => {
+    const edit = session();
+    const compiledOf = (project: ReturnType<typeof edit>) => compiledRegistry(project.registry!.value, project.playbook!.value);
+    const first = compiledOf(edit((t) => t)).index;
+    const renamed = edit((t) => setField(t, 10, "code", "svc9.renamed"));
+    const { index, places } = compiledOf(renamed);
+    const verdicts = renamed.registry!.value.verdicts;
+    // Each rule gives its verdict's code now; only the renamed verdict's rules are new objects.
+    expect(index.rules.map((r) => r.verdict)).toEqual(places.map((p) => verdicts[p.verdict].code));
+    expect(index.rules.filter((r, i) => r !== first.rules[i]).map((r) => r.verdict)).toEqual(verdicts[10].match!.map(() => "svc9.renamed"));
+    expect(index.kind).toBe(first.kind);
+    const example = verdicts[10].examples?.[0];
+    if (example) expect(classifyExample(renamed.registry!.value, example, renamed.playbook!.value).verdict).toBe("svc9.renamed");
+    // A rule that reads the playbook's retry-after hints reads them by its verdict's code: renaming compiles again.
+    const hinted = edit((t) => t.replace(/(\n {4}match:\n {6}- \{ )/, "$1retry_after: present, "));
+    const beforeRename = compiledOf(hinted).index;
+    const after = compiledOf(edit((t) => setField(t, 12, "code", "svc9.renamed_too"))).index;
+    expect(after.rules.some((r, i) => r === beforeRename.rules[i])).toBe(false);
   });
 
   it("holds every rule to the verdict fields it declares (on the generated project and every example)", () => {

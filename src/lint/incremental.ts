@@ -82,7 +82,8 @@ export class VerdictFindings {
     this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map() } : undefined;
     this.change = checked && before ? changeOf(before, checked) : undefined;
     const change = this.change;
-    // The classifier reads each verdict's code, status and match: equal, the last one classifies this registry.
+    // The classifier reads each verdict's status and match (and its code, which only labels
+    // its rules' answers): equal, the last one classifies this registry, relabeled.
     if (checked && change && sameVerdicts(change, checked, CLASSIFIER_FIELDS)) carryCompiled(change.before.checked.registry, checked.registry);
     return checked !== undefined;
   }
@@ -165,7 +166,7 @@ export class VerdictFindings {
   }
 }
 
-const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["code", "status", "match"];
+const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["status", "match"];
 
 /** The list has as many verdicts as before, and each the edit touched has the same `fields`. */
 function sameVerdicts(change: Change, now: Checked, fields: readonly (keyof Verdict)[]): boolean {
