@@ -214,6 +214,27 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
     expect(after.rules.some((r, i) => r === beforeRename.rules[i])).toBe(false);
   });
 
+  it("gives an unchanged verdict the same finding objects after a rename, which every per-verdict rule reading codes checks again", () => {
+    let text = ORIGINAL;
+    const disk = diskReader(dir);
+    const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
+    const previous = new VerdictFindings();
+    const cache = new LoadCache();
+    const untested = () => {
+      const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
+      return lintProject(project, findings, { previous }).filter((f) => f.rule === "verdict-untested");
+    };
+    const before = untested();
+    expect(before.length).toBeGreaterThan(10);
+    // A letter typed into the code of verdict 10 (its line count unchanged: no verdict moves).
+    text = setField(text, 10, "code", "svc9.renamed");
+    const after = untested();
+    const renamedLine = (after.find((f) => f.message.includes("'svc9.renamed'")) ?? { line: -1 }).line;
+    const others = after.filter((f) => f.line !== renamedLine);
+    expect(others.length).toBeGreaterThan(10);
+    expect(others.filter((f) => !before.includes(f)).map((f) => f.message)).toEqual([]);
+  });
+
   it("holds every rule to the verdict fields it declares (on the generated project and every example)", () => {
     const projects = [dir, ...readdirSync("examples").map((d) => join(process.cwd(), "examples", d))];
     // A per-verdict rule reads its own verdict freely, and of the others only what it declares (nothing when it declares nothing).
