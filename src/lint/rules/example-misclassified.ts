@@ -1,7 +1,5 @@
-import { classifyIndex, type StringBuckets } from "failbook-runtime/engine/classifier.js";
-import { compiledRegistry, type Classification } from "failbook-runtime/engine/classify.js";
-import type { HintPlaybook } from "failbook-runtime/model/playbook.js";
-import { statusOf, type Registry, type VerdictExample } from "failbook-runtime/model/registry.js";
+import { statusOf } from "failbook-runtime/model/registry.js";
+import { classifyKept } from "../../simulate/classified.js";
 import { perVerdict } from "../rule.js";
 
 export const exampleMisclassified = perVerdict({
@@ -15,7 +13,9 @@ export const exampleMisclassified = perVerdict({
     const examples = verdict.examples ?? [];
     for (let e = 0; e < examples.length; e++) {
       const example = examples[e];
-      const got = classified(registry.value, example, playbook.value);
+      // As classifyExample classifies it (its `tool` is the call's), remembered by example.
+      const { tool, ...error } = example;
+      const got = classifyKept(example, registry.value, error, tool, playbook.value);
       if (got.verdict === verdict.code) continue;
       const reserved = statusOf(verdict) === "reserved" ? " (a reserved verdict never matches; move the example to the verdict that will)" : "";
       if (got.rule === undefined) {
@@ -44,25 +44,3 @@ export const exampleMisclassified = perVerdict({
   fix: "Narrow the rule that wins, order the verdicts so that the example's is tried first, add a rule that recognises the example, or fix the example.",
 });
 
-/**
- * Which rule an example classifies by (its position; -1: the fallback), by example and
- * compiled classifier: after a rename (failbook lsp), the unchanged verdicts' examples are
- * the same objects and the classifier is relabeled, not compiled again (the same buckets), so
- * the rule is the same and only the code it gives may differ.
- */
-const ruleOfExample = new WeakMap<VerdictExample, { buckets: StringBuckets; position: number }>();
-
-function classified(registry: Registry, example: VerdictExample, playbook: HintPlaybook): Classification {
-  const { index, places } = compiledRegistry(registry, playbook);
-  const known = ruleOfExample.get(example);
-  let position: number;
-  if (known !== undefined && known.buckets === index.kind) position = known.position;
-  else {
-    // As classifyExample classifies it: its `tool` is the call's, the rest the adapter error.
-    const { tool, ...error } = example;
-    position = classifyIndex(index, error, tool)?.position ?? -1;
-    ruleOfExample.set(example, { buckets: index.kind, position });
-  }
-  const rule = position < 0 ? undefined : index.rules[position];
-  return rule === undefined ? { verdict: registry.fallback, fallback: true } : { verdict: rule.verdict, rule: places[position], fallback: false };
-}
