@@ -34,13 +34,13 @@ export function nearest(word: string, candidates: readonly string[], limit = 3):
   while (end < close.length && (close[end] as { d: number }).d <= last) end++;
   return close
     .slice(0, end)
-    .sort((x, y) => x.d - y.d || collator.compare(x.c, y.c))
+    .sort((x, y) => x.d - y.d || (collator ??= new Intl.Collator()).compare(x.c, y.c))
     .slice(0, limit)
     .map((x) => x.c);
 }
 
-/** `localeCompare`'s order (no locale, no options), made once. */
-const collator = new Intl.Collator();
+/** `localeCompare`'s order (no locale, no options), made on first use: making one loads ICU's collation data, which a start without a did-you-mean never needs. */
+let collator: Intl.Collator | undefined;
 
 let row = new Int32Array(64);
 
