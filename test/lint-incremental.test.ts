@@ -135,21 +135,14 @@ describe("lint after an edit, reusing the unchanged verdicts' findings, equals a
   });
 
   it("moves a reused finding with its verdict when lines are added above it", () => {
-    let text = ORIGINAL;
-    const disk = diskReader(dir);
-    const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
-    const previous = new VerdictFindings();
-    const cache = new LoadCache();
-    const messageRules = () => {
-      const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
-      return lintProject(project, findings, { previous }).filter((f) => f.rule === "matcher-message-contains");
-    };
+    const messageRules = editing("matcher-message-contains");
     const before = messageRules();
     expect(before.length).toBeGreaterThan(10);
     // Into the first verdict: it is checked again, every later one moves down two lines.
-    const second = text.indexOf("\n  - code: ", text.indexOf("\n  - code: ") + 1);
-    text = `${text.slice(0, second)}\n  # one\n  # two${text.slice(second)}`;
-    const after = messageRules();
+    const after = messageRules((text) => {
+      const second = text.indexOf("\n  - code: ", text.indexOf("\n  - code: ") + 1);
+      return `${text.slice(0, second)}\n  # one\n  # two${text.slice(second)}`;
+    });
     expect(after.map((f) => f.line)).toEqual(before.map((f) => f.line + 2));
     expect(after.map((f) => f.fingerprint)).toEqual(before.map((f) => f.fingerprint));
   });
@@ -215,20 +208,11 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
   });
 
   it("gives an unchanged verdict the same finding objects after a rename, which every per-verdict rule reading codes checks again", () => {
-    let text = ORIGINAL;
-    const disk = diskReader(dir);
-    const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
-    const previous = new VerdictFindings();
-    const cache = new LoadCache();
-    const untested = () => {
-      const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
-      return lintProject(project, findings, { previous }).filter((f) => f.rule === "verdict-untested");
-    };
+    const untested = editing("verdict-untested");
     const before = untested();
     expect(before.length).toBeGreaterThan(10);
-    // A letter typed into the code of verdict 10 (its line count unchanged: no verdict moves).
-    text = setField(text, 10, "code", "svc9.renamed");
-    const after = untested();
+    // Verdict 10 renamed (its line count unchanged: no verdict moves).
+    const after = untested((t) => setField(t, 10, "code", "svc9.renamed"));
     const renamedLine = (after.find((f) => f.message.includes("'svc9.renamed'")) ?? { line: -1 }).line;
     const others = after.filter((f) => f.line !== renamedLine);
     expect(others.length).toBeGreaterThan(10);
@@ -277,6 +261,20 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
     expect(Object.fromEntries([...undeclared].map(([id, keys]) => [id, [...keys]]))).toEqual({});
   });
 });
+
+/** The generated project's registry under edit: each call edits its text (none: as it is) and lints with the last check's findings, giving those of `rule`. */
+function editing(rule: string): (edit?: (text: string) => string) => ReturnType<typeof lintProject> {
+  let text = ORIGINAL;
+  const disk = diskReader(dir);
+  const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
+  const previous = new VerdictFindings();
+  const cache = new LoadCache();
+  return (edit = (t) => t) => {
+    text = edit(text);
+    const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
+    return lintProject(project, findings, { previous }).filter((f) => f.rule === rule);
+  };
+}
 
 function bound(reader: FileReader): FileReader {
   return {
