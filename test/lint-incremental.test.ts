@@ -16,7 +16,7 @@ import { lintProject } from "../src/lint/lint.js";
 import { VerdictFindings } from "../src/lint/incremental.js";
 import { RULES } from "../src/lint/rules/index.js";
 import type { LintRule } from "../src/lint/rule.js";
-import { compiledRegistry } from "failbook-runtime/engine/classify.js";
+import { classifyExample, compiledRegistry } from "failbook-runtime/engine/classify.js";
 import type { Verdict } from "failbook-runtime/model/registry.js";
 // @ts-expect-error: a script of the benchmark, without types
 import { writeProject } from "../scripts/bench/generate.mjs";
@@ -62,7 +62,7 @@ const EDITS: [string, (text: string) => string][] = [
   // Edits to fields the classifier reads (code, status, match) and to ones it does not.
   ["a verdict's class changed to one the registry lacks (class-unknown)", (t) => setField(t, 30, "class", "flaky")],
   ["a verdict's retryable flipped", (t) => setField(t, 31, "retryable", "false")],
-  ["a verdict's code renamed to another's (duplicate-code; the classifier compiles again)", (t) => setField(t, 32, "code", "svc0.internal_error_0")],
+  ["a verdict's code renamed to another's (duplicate-code; the classifier is relabeled)", (t) => setField(t, 32, "code", "svc0.internal_error_0")],
   ["a verdict deprecated (a status: line added: later verdicts move down)", (t) => setField(t, 33, "retryable", "false\n    status: deprecated")],
   ["a verdict's first match rule widened to every 5xx (matcher-shadowed downstream)", (t) => t.replace(/(\n {2}- code: [^\n]*\n(?: {4}[^\n]*\n)*? {4}match:\n {6}- )\{[^\n]*\}/, "$1{ http_status: 5xx }")],
   ["an example's message changed (example-misclassified, verdict-untested)", (t) => t.replace('message: "svc3 request failed"', 'message: "svc3 failed again"')],
@@ -135,21 +135,14 @@ describe("lint after an edit, reusing the unchanged verdicts' findings, equals a
   });
 
   it("moves a reused finding with its verdict when lines are added above it", () => {
-    let text = ORIGINAL;
-    const disk = diskReader(dir);
-    const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
-    const previous = new VerdictFindings();
-    const cache = new LoadCache();
-    const messageRules = () => {
-      const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
-      return lintProject(project, findings, { previous }).filter((f) => f.rule === "matcher-message-contains");
-    };
+    const messageRules = editing("matcher-message-contains");
     const before = messageRules();
     expect(before.length).toBeGreaterThan(10);
     // Into the first verdict: it is checked again, every later one moves down two lines.
-    const second = text.indexOf("\n  - code: ", text.indexOf("\n  - code: ") + 1);
-    text = `${text.slice(0, second)}\n  # one\n  # two${text.slice(second)}`;
-    const after = messageRules();
+    const after = messageRules((text) => {
+      const second = text.indexOf("\n  - code: ", text.indexOf("\n  - code: ") + 1);
+      return `${text.slice(0, second)}\n  # one\n  # two${text.slice(second)}`;
+    });
     expect(after.map((f) => f.line)).toEqual(before.map((f) => f.line + 2));
     expect(after.map((f) => f.fingerprint)).toEqual(before.map((f) => f.fingerprint));
   });
@@ -194,6 +187,38 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
     expect(indexOf(afterMatch)).not.toBe(first);
   });
 
+  it("keeps the compiled classifier, its rules giving the new code, when a verdict is renamed", () => {
+    const edit = session();
+    const compiledOf = (project: ReturnType<typeof edit>) => compiledRegistry(project.registry!.value, project.playbook!.value);
+    const first = compiledOf(edit((t) => t)).index;
+    const renamed = edit((t) => setField(t, 10, "code", "svc9.renamed"));
+    const { index, places } = compiledOf(renamed);
+    const verdicts = renamed.registry!.value.verdicts;
+    // Each rule gives its verdict's code now; only the renamed verdict's rules are new objects.
+    expect(index.rules.map((r) => r.verdict)).toEqual(places.map((p) => verdicts[p.verdict].code));
+    expect(index.rules.filter((r, i) => r !== first.rules[i]).map((r) => r.verdict)).toEqual(verdicts[10].match!.map(() => "svc9.renamed"));
+    expect(index.kind).toBe(first.kind);
+    const example = verdicts[10].examples?.[0];
+    if (example) expect(classifyExample(renamed.registry!.value, example, renamed.playbook!.value).verdict).toBe("svc9.renamed");
+    // A rule that reads the playbook's retry-after hints reads them by its verdict's code: renaming compiles again.
+    const hinted = edit((t) => t.replace(/(\n {4}match:\n {6}- \{ )/, "$1retry_after: present, "));
+    const beforeRename = compiledOf(hinted).index;
+    const after = compiledOf(edit((t) => setField(t, 12, "code", "svc9.renamed_too"))).index;
+    expect(after.rules.some((r, i) => r === beforeRename.rules[i])).toBe(false);
+  });
+
+  it("gives an unchanged verdict the same finding objects after a rename, which every per-verdict rule reading codes checks again", () => {
+    const untested = editing("verdict-untested");
+    const before = untested();
+    expect(before.length).toBeGreaterThan(10);
+    // Verdict 10 renamed (its line count unchanged: no verdict moves).
+    const after = untested((t) => setField(t, 10, "code", "svc9.renamed"));
+    const renamedLine = (after.find((f) => f.message.includes("'svc9.renamed'")) ?? { line: -1 }).line;
+    const others = after.filter((f) => f.line !== renamedLine);
+    expect(others.length).toBeGreaterThan(10);
+    expect(others.filter((f) => !before.includes(f)).map((f) => f.message)).toEqual([]);
+  });
+
   it("holds every rule to the verdict fields it declares (on the generated project and every example)", () => {
     const projects = [dir, ...readdirSync("examples").map((d) => join(process.cwd(), "examples", d))];
     // A per-verdict rule reads its own verdict freely, and of the others only what it declares (nothing when it declares nothing).
@@ -236,6 +261,20 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
     expect(Object.fromEntries([...undeclared].map(([id, keys]) => [id, [...keys]]))).toEqual({});
   });
 });
+
+/** The generated project's registry under edit: each call edits its text (none: as it is) and lints with the last check's findings, giving those of `rule`. */
+function editing(rule: string): (edit?: (text: string) => string) => ReturnType<typeof lintProject> {
+  let text = ORIGINAL;
+  const disk = diskReader(dir);
+  const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
+  const previous = new VerdictFindings();
+  const cache = new LoadCache();
+  return (edit = (t) => t) => {
+    text = edit(text);
+    const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
+    return lintProject(project, findings, { previous }).filter((f) => f.rule === rule);
+  };
+}
 
 function bound(reader: FileReader): FileReader {
   return {

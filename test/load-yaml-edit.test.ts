@@ -7,7 +7,7 @@
  * the whole text is parsed.
  */
 import { describe, expect, it } from "vitest";
-import { editedYaml, parseYaml, type YamlSource } from "../src/load/yaml.js";
+import { editedYaml, nodesParsed, parseYaml, type YamlSource } from "../src/load/yaml.js";
 
 const verdict = (n: number, extra = "") =>
   [
@@ -106,6 +106,26 @@ describe("a parse of an edit inside a list's items equals a parse of the whole t
     const [was, now] = [(before.documents[0].value as { verdicts: unknown[] }).verdicts, (edited!.source.documents[0].value as { verdicts: unknown[] }).verdicts];
     expect(now[0] === was[0] || parsedAgain[0] === 0).toBe(true);
     expect(now[now.length - 1] === was[was.length - 1] || parsedAgain[1] === now.length).toBe(true);
+  });
+
+  it("keeps the verdicts the last parse read again for a position: an unchanged one, moved or not, is not parsed again", () => {
+    const before = parseYaml("r.yaml", MIDDLE);
+    for (let v = 0; v < 6; v++) before.documents[0].locate(["verdicts", v, "match", 1, "provider_code"]);
+    // Typed into verdict 2: verdicts 0 and 1 stay where they were, 3 to 5 move by a character.
+    const text = insert(MIDDLE, nth(MIDDLE, "timed out (code", 2), "x");
+    const edited = editedYaml(before, text)!.source;
+    const whole = parseYaml("r.yaml", text);
+    const parsed = nodesParsed();
+    const where = (source: YamlSource, v: number) => [source.documents[0].locate(["verdicts", v, "match", 1, "provider_code"]), source.documents[0].locate(["verdicts", v, "examples", 0, "headers"], "key")];
+    for (const v of [0, 1, 3, 4, 5]) expect(where(edited, v)).toEqual(where(whole, v));
+    expect(nodesParsed() - parsed, "only the whole parse's verdicts").toBe(5);
+    // And on to the next edit: the moved ones move again.
+    const next = insert(text, nth(text, "timed out (code", 0), "y");
+    const again = editedYaml(edited, next)!.source;
+    const wholeAgain = parseYaml("r.yaml", next);
+    const parsedNext = nodesParsed();
+    for (const v of [1, 2, 3, 4, 5]) expect(where(again, v)).toEqual(where(wholeAgain, v));
+    expect(nodesParsed() - parsedNext).toBe(6);
   });
 
   it("after a series of edits, each parsed from the last", () => {

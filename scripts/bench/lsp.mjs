@@ -63,17 +63,26 @@ function summaryAt(registry, from) {
   return positionOf(registry.slice(0, middle) + "\u0000", "\u0000");
 }
 
+/** A position inside the code of the first verdict at or after `from` (three characters in): a letter typed there renames it. */
+function codeAt(registry, from) {
+  const at = registry.indexOf("  - code: ", from) + "  - code: ".length + 3;
+  return positionOf(registry.slice(0, at) + "\u0000", "\u0000");
+}
+
 /** One character typed at `at` and taken back, alternately: the change of edit `i`. */
 const editAt = (at, i) => (i % 2 === 0 ? { range: { start: at, end: at }, text: "x" } : { range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: "" });
 
 /**
  * The first edits after opening (issue 38): a server started afresh opens the registry, and
- * once its diagnostics are in, `edits` edits at `at` each wait for theirs. Returns each
+ * once its diagnostics are in, `edits` edits at `at` each wait for theirs (`middle`, `first`:
+ * in a verdict's summary; `rename-middle`, `rename-first`: in its code, which every
+ * project-wide rule reads). Returns each
  * edit's time, in order, for every one of `servers` servers.
  */
 export async function firstEdits({ bin, dir, at, servers = 3, edits = 3, nodeArgs = [] }) {
   const registry = readFileSync(join(dir, "playbooks/registry.yaml"), "utf8");
-  const position = at === "first" ? summaryAt(registry, 0) : summaryAt(registry, registry.length >> 1);
+  const from = at === "first" || at === "rename-first" ? 0 : registry.length >> 1;
+  const position = at.startsWith("rename") ? codeAt(registry, from) : summaryAt(registry, from);
   const out = [];
   for (let s = 0; s < servers; s++) {
     const { child, connection, published, uri } = startServer({ bin, dir, nodeArgs });
@@ -172,7 +181,7 @@ export async function lspRows({ bin, dir, runs = 5, log = () => {}, fmtMs = (ms)
   connection.dispose();
   // The first edits after opening, where a user starts typing: each server's slowest of its
   // first three edits, the median over the servers.
-  for (const [at, where] of [["middle", "in the middle of the verdicts"], ["first", "at the first verdict"]]) {
+  for (const [at, where] of [["middle", "in the middle of the verdicts"], ["first", "at the first verdict"], ["rename-middle", "renaming a code in the middle of the verdicts"], ["rename-first", "renaming the first verdict's code"]]) {
     try {
       const servers = await firstEdits({ bin, dir, at, servers: Math.max(3, Math.min(runs, 5)), nodeArgs });
       const slowest = median(servers.map((times) => Math.max(...times)));

@@ -108,9 +108,6 @@ export function choiceFlag<T extends string>(name: string, value: string | undef
   throw new UsageError(`${name} must be one of ${choices.join(", ")}, not '${value}'`);
 }
 
-// The rules a replay or a storm runs under (beside them: the thread that loads a replay's project uses it too).
-export { rulesData } from "../replay/setup.js";
-
 /** The JSON reports of a sharded run's shards, for `replay merge` and `storm merge`: each read and parsed, or a usage error naming it. */
 export function readShardReports<T>(files: readonly string[], command: "replay" | "storm", parse: (text: string, file: string) => T): { file: string; report: T }[] {
   return files.map((file) => {

@@ -19,7 +19,10 @@ import { formatStormText } from "../storm/print/text.js";
 import { failed, failuresOf, formatStormJson, mergeStormReports, parseStormReport, type StormReport } from "../storm/report.js";
 import { parseSweep, SWEEP_NAMES } from "../storm/sweep.js";
 import { SHARING_MODES, type SharingMode } from "../storm/model.js";
-import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, rulesData, subcommandFlags } from "./command.js";
+import { choiceFlag, type CommandRegistrar, findingsText, type Globals, intFlag, loadFor, readShardReports, subcommandFlags } from "./command.js";
+// The rules a storm runs under, as a replay takes them (replay/setup.ts): imported here, not by
+// command.ts, which every command loads (it would load the replay and node:v8 for `lint`).
+import { rulesData } from "../replay/setup.js";
 import type { Io } from "./io.js";
 
 const FORMATS = ["text", "json", "html"] as const;

@@ -82,7 +82,8 @@ export class VerdictFindings {
     this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map() } : undefined;
     this.change = checked && before ? changeOf(before, checked) : undefined;
     const change = this.change;
-    // The classifier reads each verdict's code, status and match: equal, the last one classifies this registry.
+    // The classifier reads each verdict's status and match (and its code, which only labels
+    // its rules' answers): equal, the last one classifies this registry, relabeled.
     if (checked && change && sameVerdicts(change, checked, CLASSIFIER_FIELDS)) carryCompiled(change.before.checked.registry, checked.registry);
     return checked !== undefined;
   }
@@ -102,10 +103,11 @@ export class VerdictFindings {
     const change = this.change;
     const { first, end, registryFile } = made.checked;
     const others = fields === undefined || (change !== undefined && sameVerdicts(change, made.checked, fields));
-    const known = others ? change?.before.verdicts.get(key) : undefined;
+    const lastFound = change?.before.verdicts.get(key);
+    const known = others ? lastFound : undefined;
     return (index) => {
       const line = first[index];
-      const was = known && change ? change.from[index] : -1;
+      const was = change ? change.from[index] : -1;
       const entry = was >= 0 ? known?.[was] : undefined;
       if (entry) {
         // Ten thousand verdicts, most of them unchanged and where they were: each keeps its entry.
@@ -114,7 +116,12 @@ export class VerdictFindings {
         entries[index] = { line, findings: moved };
         return moved;
       }
-      const found = check(index);
+      let found = check(index);
+      // Checked again after an edit to a field the rule reads of the other verdicts (a
+      // rename), an unchanged verdict mostly gets the findings it had: the last check's
+      // objects then, so that what was made of them (an editor's diagnostics) is not made again.
+      const before = was >= 0 ? lastFound?.[was] : undefined;
+      if (before && before.line === line && sameFindings(before.findings, found)) found = before.findings;
       const last = index + 1 < first.length ? first[index + 1] : end;
       if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
       return found;
@@ -165,7 +172,7 @@ export class VerdictFindings {
   }
 }
 
-const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["code", "status", "match"];
+const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["status", "match"];
 
 /** The list has as many verdicts as before, and each the edit touched has the same `fields`. */
 function sameVerdicts(change: Change, now: Checked, fields: readonly (keyof Verdict)[]): boolean {
@@ -262,6 +269,7 @@ function move(f: Finding, registryFile: string, to: (line: number) => number): F
   return f.related ? { ...moved, related: f.related.map(shift) } : moved;
 }
 
+const sameFindings = (a: readonly Finding[], b: readonly Finding[]): boolean => a.length === b.length && a.every((f, i) => f === b[i] || JSON.stringify(f) === JSON.stringify(b[i]));
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
 const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((n, i) => n === b[i]);
 

@@ -147,7 +147,7 @@ export function parseYaml(file: string, source: string, options: ParseOptions = 
     const bomb = expansionProblem(value);
     if (bomb) return { file, text: source, documents: [], position, error: { message: bomb, ...lines.lineColumn(roots[i]?.start ?? 0) } };
   }
-  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file, lines, entries: new Map() };
+  const trees: Trees = { first: parsed, anchored, complete: parsed.depth === Infinity ? parsed : undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text, file, lines, entries: new Map(), movedNodes: new Map() };
   return sourceOf(file, source, trees);
 }
 
@@ -247,11 +247,27 @@ export function editedYaml(previous: YamlSource, source: string): EditedSource |
   if (parsed.ended ? !(parsed.end >= newEnd && parsed.end - delta === listEnd && parsed.indent === endColumn) : parsed.indent !== column || stopAt < 0) return undefined;
   const resume = parsed.ended ? items.length : stopAt;
 
-  const shift = (f: Frame): Frame => ({ ...f, start: f.start + delta, slots: null, children: f.children && f.children.map(shift) });
+  const shift = (f: Frame): Frame => movedFrame(f, delta);
   const values = first.values[0] as Record<string, unknown>;
   const oldItems = values[key] as unknown[];
   const newItems = [...oldItems.slice(0, from), ...parsed.values, ...oldItems.slice(resume)];
-  const newList: Frame = { ...list, result: newItems, slots: null, children: [...items.slice(0, from), ...parsed.frames, ...items.slice(resume).map(shift)] };
+  const moved = items.slice(resume).map(shift);
+  const newList: Frame = { ...list, result: newItems, slots: null, children: [...items.slice(0, from), ...parsed.frames, ...moved] };
+  // The items the last parse read again on their own (a path went into them: a finding's
+  // position) are the same text here: their nodes are kept, those after the edit to be moved
+  // by the edit's length when a path first goes into them, so that locating the findings of
+  // 10,000 verdicts after an edit parses none of them again.
+  const nodes = new Map<Frame, ParsedNode | null>();
+  const movedNodes = new Map<Frame, MovedNode>();
+  const carry = (old: Frame, now: Frame, by: number) => {
+    const known = was.nodes.get(old);
+    const pending = was.movedNodes.get(old);
+    if (known === null) nodes.set(now, null);
+    else if (known !== undefined) by === 0 ? nodes.set(now, known) : movedNodes.set(now, { node: known, by });
+    else if (pending !== undefined) movedNodes.set(now, { node: pending.node, by: pending.by + by });
+  };
+  for (let i = 0; i < from; i++) carry(items[i], items[i], 0);
+  for (let j = 0; j < moved.length; j++) carry(items[resume + j], moved[j], delta);
   const value: Record<string, unknown> = {};
   for (const k of Object.keys(values)) value[k] = k === key ? newItems : values[k];
   const children = root.children ?? [];
@@ -259,7 +275,7 @@ export function editedYaml(previous: YamlSource, source: string): EditedSource |
   const newRoot: Frame = { ...root, result: value, slots: null, children: children.map((c, i) => (i < listAt ? c : i === listAt ? newList : shift(c))) };
   const parsedNow: Parsed = { values: [value], roots: [newRoot], depth: first.depth, fast: true };
   const lines = was.lines.edited(b, prefix, oldEnd, newEnd);
-  const trees: Trees = { first: parsedNow, anchored: false, complete: undefined, objects: undefined, nodes: new Map(), nodeParser: undefined, text: b, file: was.file, lines, entries: new Map() };
+  const trees: Trees = { first: parsedNow, anchored: false, complete: undefined, objects: undefined, nodes, nodeParser: undefined, text: b, file: was.file, lines, entries: new Map(), movedNodes };
   return { source: sourceOf(previous.file, b, trees), key, from, to: from + parsed.values.length };
 }
 
@@ -283,12 +299,25 @@ interface Trees {
   objects: WeakMap<object, NodeIndex> | undefined;
   /** Nodes whose children were not recorded, each parsed again on its own when a path first goes through it. */
   nodes: Map<Frame, ParsedNode | null>;
+  /** Nodes of the last text's parse (editedYaml) at the same text, moved: `nodes` once a path goes into them. */
+  movedNodes: Map<Frame, MovedNode>;
   nodeParser: ((start: number) => ParsedNode | undefined) | undefined;
   text: string;
   file: string;
   lines: LineIndex;
   /** The tape's entries of the large collections a path went into (see entriesOf). */
   entries: Map<Frame, TapeEntries | null>;
+}
+
+/** A node parsed again on its own in an earlier text, whose text is the same `by` characters later. */
+interface MovedNode {
+  node: ParsedNode;
+  by: number;
+}
+
+/** A frame and every frame below it, `by` characters later. */
+function movedFrame(f: Frame, by: number): Frame {
+  return { ...f, start: f.start + by, slots: null, children: f.children && f.children.map((c) => movedFrame(c, by)) };
 }
 
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */
@@ -567,13 +596,24 @@ function entriesOf(trees: Trees, frame: Frame): TapeEntries | null {
   return entries;
 }
 
+let nodesParsedAgain = 0;
+
+/** How many nodes have been parsed again on their own so far (see nodeOf): what an edit's positions cost, for the tests. */
+export const nodesParsed = (): number => nodesParsedAgain;
+
 /**
  * The node of `frame` parsed again on its own (once), with every node below it recorded; null
  * when the fast path cannot read it so.
  */
 function nodeOf(trees: Trees, frame: Frame): ParsedNode | null {
   let known = trees.nodes.get(frame);
-  if (known === undefined) {
+  const moved = known === undefined ? trees.movedNodes.get(frame) : undefined;
+  if (moved !== undefined) {
+    known = { value: moved.node.value, frame: movedFrame(moved.node.frame, moved.by) };
+    trees.nodes.set(frame, known);
+    trees.movedNodes.delete(frame);
+  } else if (known === undefined) {
+    nodesParsedAgain++;
     const again = (trees.nodeParser ??= nodeParser(trees.text, IMPLICIT_TYPES, RESOLVABLE_FIRST))(frame.start);
     // The same text read the same way from the same place gives the same node; should it
     // ever not be a collection of the same size, the whole text is parsed again instead.

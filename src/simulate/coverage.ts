@@ -13,6 +13,7 @@ import { ACTION_NAMES, type ActionName, type Playbook } from "failbook-runtime/m
 import { statusOf, type Registry, type VerdictStatus } from "failbook-runtime/model/registry.js";
 import { classify } from "failbook-runtime/engine/classify.js";
 import { EMPTY_RESPONSE } from "failbook-runtime/engine/dispatch.js";
+import { classifyKept } from "./classified.js";
 
 export interface CoverageInput {
   fixture: string;
@@ -85,7 +86,7 @@ export function exercisedVerdicts(fixture: FixtureExercise): Set<string> {
 
 /** The verdicts a fixture's recorded failures classify as, under the dispatcher's classifier: what its dispatch can classify without running it. */
 export function classifiedFailures(fixture: Fixture, registry: Registry, playbook: Playbook): string[] {
-  return recordedFailures(fixture, registry, playbook).map((f) => classify(registry, f.error, f.tool, playbook).verdict);
+  return recordedFailures(fixture, registry, playbook).map((f) => (f.error === undefined ? classify(registry, f.error, f.tool, playbook) : classifyKept(f.error, registry, f.error, f.tool, playbook)).verdict);
 }
 
 export interface RecordedFailure {

@@ -17,17 +17,59 @@ export function levenshtein(a: string, b: string): number {
 export function nearest(word: string, candidates: readonly string[], limit = 3): string[] {
   const w = word.toLowerCase();
   const threshold = Math.max(2, Math.floor(w.length / 3));
-  return candidates
-    .map((c) => {
-      const lc = c.toLowerCase();
-      const d = levenshtein(w, lc);
-      const contains = lc.includes(w) || w.includes(lc);
-      return { c, d: contains ? Math.min(d, threshold) : d };
-    })
-    .filter((x) => x.d <= threshold)
-    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
+  const close: { c: string; d: number }[] = [];
+  for (const c of candidates) {
+    const lc = c.toLowerCase();
+    const contains = lc.includes(w) || w.includes(lc);
+    // Only a distance up to the threshold counts (a text containing the other counts as the
+    // threshold at most): past it, the bounded distance need not be exact.
+    const d = boundedLevenshtein(w, lc, threshold);
+    if (contains || d <= threshold) close.push({ c, d: contains ? Math.min(d, threshold) : d });
+  }
+  // By distance, then by text (localeCompare's order): only the distances up to the
+  // limit-th are ordered by text, where thousands of codes may lie within the threshold.
+  close.sort((x, y) => x.d - y.d);
+  const last = limit > 0 && close.length > limit ? (close[limit - 1] as { d: number }).d : Infinity;
+  let end = limit;
+  while (end < close.length && (close[end] as { d: number }).d <= last) end++;
+  return close
+    .slice(0, end)
+    .sort((x, y) => x.d - y.d || (collator ??= new Intl.Collator()).compare(x.c, y.c))
     .slice(0, limit)
     .map((x) => x.c);
+}
+
+/** `localeCompare`'s order (no locale, no options), made on first use: making one loads ICU's collation data, which a start without a did-you-mean never needs. */
+let collator: Intl.Collator | undefined;
+
+let row = new Int32Array(64);
+
+/**
+ * `levenshtein(a, b)` when it is at most `bound`, else some number above `bound`: the
+ * lengths alone, or a row of the table all above it, settle that without the whole table
+ * (a did-you-mean over 10,000 codes asks this of each).
+ */
+function boundedLevenshtein(a: string, b: string, bound: number): number {
+  if (a === b) return 0;
+  if (Math.abs(a.length - b.length) > bound) return bound + 1;
+  if (row.length <= b.length) row = new Int32Array(b.length + 1);
+  for (let j = 0; j <= b.length; j++) row[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] as number;
+    row[0] = i;
+    let least = i;
+    const ch = a.charCodeAt(i - 1);
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] as number;
+      const value = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (ch === b.charCodeAt(j - 1) ? 0 : 1));
+      row[j] = value;
+      diagonal = above;
+      if (value < least) least = value;
+    }
+    // Every path to the last cell passes this row; it only grows from here.
+    if (least > bound) return bound + 1;
+  }
+  return row[b.length] as number;
 }
 
 export function closest(word: string, candidates: readonly string[]): string | undefined {

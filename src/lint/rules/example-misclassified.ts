@@ -1,5 +1,5 @@
-import { classifyExample } from "failbook-runtime/engine/classify.js";
 import { statusOf } from "failbook-runtime/model/registry.js";
+import { classifyKept } from "../../simulate/classified.js";
 import { perVerdict } from "../rule.js";
 
 export const exampleMisclassified = perVerdict({
@@ -13,7 +13,9 @@ export const exampleMisclassified = perVerdict({
     const examples = verdict.examples ?? [];
     for (let e = 0; e < examples.length; e++) {
       const example = examples[e];
-      const got = classifyExample(registry.value, example, playbook.value);
+      // As classifyExample classifies it (its `tool` is the call's), remembered by example.
+      const { tool, ...error } = example;
+      const got = classifyKept(example, registry.value, error, tool, playbook.value);
       if (got.verdict === verdict.code) continue;
       const reserved = statusOf(verdict) === "reserved" ? " (a reserved verdict never matches; move the example to the verdict that will)" : "";
       if (got.rule === undefined) {
@@ -41,3 +43,4 @@ export const exampleMisclassified = perVerdict({
     examples: [{ kind: http_error, http_status: 504 }]   # classifies as server_error`,
   fix: "Narrow the rule that wins, order the verdicts so that the example's is tried first, add a rule that recognises the example, or fix the example.",
 });
+

@@ -22,11 +22,9 @@ export const matcherShadowed: LintRule = {
   check({ registry, playbook, report }) {
     const { index, places } = compiledRegistry(registry.value, playbook.value);
     const verdicts = registry.value.verdicts;
-    for (const rule of index.rules) {
-      const winner = firstCovering(index, rule);
-      if (winner === undefined) continue;
-      const here = describe(places[rule.position], verdicts[places[rule.position].verdict].code);
-      const first = describe(places[winner.position], verdicts[places[winner.position].verdict].code);
+    for (const [rule, winner] of shadowedRules(index)) {
+      const here = describe(places[rule], verdicts[places[rule].verdict].code);
+      const first = describe(places[winner], verdicts[places[winner].verdict].code);
       report({
         message: here.verdict === first.verdict ? redundant(here, first) : shadowed(here, first),
         doc: registry.doc,
@@ -42,6 +40,27 @@ export const matcherShadowed: LintRule = {
     match: [{ http_status: 504 }]   # 5xx above always matches first`,
   fix: "Move the narrower rule's verdict before the broader one (rules are tried in file order), narrow the earlier rule, or remove the rule that can never win.",
 };
+
+/**
+ * Each shadowed rule's position and the position of the first that covers it, by compiled
+ * classifier: the analysis reads the rules' tests alone, so an index relabeled after a
+ * rename (carryCompiled: the same buckets) has the same answer (failbook lsp, at every edit
+ * of a code).
+ */
+const shadowedByIndex = new WeakMap<StringBuckets, [rule: number, winner: number][]>();
+
+function shadowedRules(index: ClassifierIndex): [rule: number, winner: number][] {
+  let known = shadowedByIndex.get(index.kind);
+  if (known === undefined) {
+    known = [];
+    for (const rule of index.rules) {
+      const winner = firstCovering(index, rule);
+      if (winner !== undefined) known.push([rule.position, winner.position]);
+    }
+    shadowedByIndex.set(index.kind, known);
+  }
+  return known;
+}
 
 const describe = (place: RulePlace, code: string) => ({ ...place, code });
 type Described = ReturnType<typeof describe>;

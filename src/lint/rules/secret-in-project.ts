@@ -61,8 +61,10 @@ function scan(value: unknown, path: PathSegment[], found: Found): void {
       path.pop();
     }
   } else if (value !== null && typeof value === "object") {
-    for (const k in value) {
-      if (!Object.hasOwn(value, k)) continue;
+    // Own keys in for-in's order, without its walk of the prototype chain.
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
       path.push(k);
       const family = familyOf(k);
       if (family !== undefined) found(family, [...path], "key");

@@ -8,7 +8,7 @@ import type { AdapterError } from "../model/fixture.js";
 import { setOwn } from "../model/json.js";
 import { hintPolicyOf, type HintPlaybook } from "../model/playbook.js";
 import { statusOf, type MatchRule, type Registry, type Verdict, type VerdictExample } from "../model/registry.js";
-import { classifyIndex, compileClassifier, type Bucket, type ClassifierIndex, type ClassifierRule, type HintSource, type RuleConditions } from "./classifier.js";
+import { classifyIndex, compileClassifier, type Bucket, type ClassifierIndex, type ClassifierRule, type CompiledRule, type HintSource, type RuleConditions } from "./classifier.js";
 import { hintSourceOf } from "./retry-after.js";
 
 export interface Classification {
@@ -54,15 +54,28 @@ export function compiledRegistry(registry: Registry, playbook?: HintPlaybook): C
 }
 
 /**
- * `to` classifies as `from` does: the caller knows that every verdict's code, status and
- * match are the same in both, in the same order (failbook lsp after an edit elsewhere in the
- * registry). `to` takes `from`'s compiled classifier, when it has one, instead of compiling
- * again; a rule that reads the playbook's hints still recompiles for another playbook.
+ * `to` classifies as `from` does, but for the codes its rules give: the caller knows that
+ * every verdict's status and match are the same in both, in the same order (failbook lsp
+ * after an edit elsewhere in the registry, or one that renamed a verdict). `to` takes
+ * `from`'s compiled classifier, when it has one, instead of compiling again, its rules
+ * giving `to`'s codes. A renamed verdict whose rules read the playbook's hints (looked up by
+ * code) compiles again, as does a rule that reads them under another playbook.
  */
 export function carryCompiled(from: Registry, to: Registry): void {
   const known = compiledRegistries.get(from);
-  if (from === to || known === undefined || known.verdicts !== from.verdicts || known.count !== from.verdicts.length || to.verdicts.length !== known.count) return;
-  compiledRegistries.set(to, { ...known, verdicts: to.verdicts });
+  if (from === to || known === undefined || known.sealed || known.verdicts !== from.verdicts || known.count !== from.verdicts.length || to.verdicts.length !== known.count) return;
+  const rules = known.index.rules;
+  let relabeled: CompiledRule[] | undefined;
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i] as CompiledRule;
+    const code = (to.verdicts[(known.places[i] as RulePlace).verdict] as Verdict).code;
+    if (rule.verdict === code) continue;
+    if (known.readsHints) return;
+    relabeled ??= rules.slice();
+    relabeled[i] = { ...rule, verdict: code };
+  }
+  const index = relabeled ? { ...known.index, rules: relabeled } : known.index;
+  compiledRegistries.set(to, { ...known, index, verdicts: to.verdicts });
 }
 
 /**
