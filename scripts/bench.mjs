@@ -293,7 +293,7 @@ for (const [label, key, limit] of [
   const pacedAdded = r?.pacedAdded;
   rows.push({ row: "`dispatch()` own key, added by a rate limit's non-empty bucket", value: pacedAdded?.us ?? null, figure: pacedAdded ? signed(pacedAdded.us) : failed(), target: "≤ 0.1 µs", pass: pacedAdded !== undefined && pacedAdded.us <= 0.1, cpuUs: pacedAdded?.cpuUs });
   const fleetAdded = r?.fleetAdded;
-  rows.push({ row: "`dispatch()` own key, added by `scope: fleet` on a retry budget and a rate limit, over `scope: process` (SPEC 23)", value: fleetAdded?.us ?? null, figure: fleetAdded ? signed(fleetAdded.us) : failed(), target: "≤ 0.1 µs", pass: fleetAdded !== undefined && fleetAdded.us <= 0.1, cpuUs: fleetAdded?.cpuUs });
+  rows.push({ row: "`dispatch()` own key, added by `scope: fleet` on a retry budget, a rate limit and a breaker, over `scope: process` (SPEC 23)", value: fleetAdded?.us ?? null, figure: fleetAdded ? signed(fleetAdded.us) : failed(), target: "≤ 0.1 µs", pass: fleetAdded !== undefined && fleetAdded.us <= 0.1, cpuUs: fleetAdded?.cpuUs });
   const metered = r?.meteredAdded;
   rows.push({ row: "`dispatch()` own key, added by a registered OpenTelemetry MeterProvider (SPEC 24)", value: metered?.us ?? null, figure: metered ? signed(metered.us) : failed(), target: "≤ 0.3 µs", pass: metered !== undefined && metered.us <= 0.3, cpuUs: metered?.cpuUs });
   const unmetered = r?.unmeteredAdded;
