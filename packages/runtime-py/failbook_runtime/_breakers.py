@@ -141,8 +141,12 @@ class Circuit:
             return False
         if self.state == "open" and now - self.opened_at < self.break_ms:
             return True
-        taken = 0 if self.state == "open" else self.probes_out + self.probes_passed
-        return taken >= self.probes
+        # An open circuit whose break is over turns half-open at its next admission, with no probe taken yet.
+        return not self._probe_free(0 if self.state == "open" else self.probes_out + self.probes_passed)
+
+    def _probe_free(self, taken: float) -> bool:
+        """Half-open with `taken` probes out or passed: may one more go?"""
+        return taken < self.probes
 
     def admit(self, now: float, emit: Emit) -> str:
         """'closed' (an ordinary attempt), 'probe' (half-open) or 'rejected'; `emit` hears the move to half-open."""
@@ -155,7 +159,7 @@ class Circuit:
             self.probes_out = 0
             self.probes_passed = 0
             emit({"type": "half_open"})
-        return "probe" if self.probes_out + self.probes_passed < self.probes else "rejected"
+        return "probe" if self._probe_free(self.probes_out + self.probes_passed) else "rejected"
 
     def record(self, now: float, admitted: str, outcome: str, emit: Emit) -> None:
         if admitted == "probe":

@@ -309,8 +309,7 @@ class DispatchRun:
         n = 1
         while True:
             refused: Optional[str] = None
-            # An attempt an open breaker will refuse takes no token: it is never sent (SPEC 22).
-            if turn.tool.paced and (breakers is None or not breakers.refuses(call["tool"], self.s.clock.now())):
+            if turn.tool.paced:
                 refused = yield from self.pace(turn)
             if refused is not None:
                 admission = Admission("rate_limit:" + refused, [], [])
@@ -386,7 +385,7 @@ class DispatchRun:
             admission: Optional[Admission] = None
             refusal: Optional[Json] = None
             # A hedge never waits for a token: with none, it is not sent (SPEC 22).
-            limited = self.pace_hedge(turn) if turn.tool.paced and (breakers is None or not breakers.refuses(turn.call["tool"], now)) else None
+            limited = self.pace_hedge(turn) if turn.tool.paced else None
             if limited is not None:
                 admission = Admission("rate_limit:" + limited, [], [])
                 refusal = rate_limited_error(limited)
@@ -466,12 +465,19 @@ class DispatchRun:
         turn.hedged = "throttled" if ended.throttled else "spent"
         return (failed[-1], first + ended.sent - 1)
 
+    def refused_by_breaker(self, tool: str) -> bool:
+        """An attempt an open breaker will refuse takes no token: it is never sent (SPEC 22)."""
+        breakers = self.s.breakers
+        return breakers is not None and breakers.refuses(tool, self.s.clock.now())
+
     def pace_hedge(self, turn: Turn) -> Optional[str]:
         """A hedge's token (SPEC 22): taken now (None), or the name of the limit that has none (the hedge is not sent)."""
         s = self.s
         limits = s.rate_limits
         assert limits is not None
         tool: str = turn.call["tool"]
+        if self.refused_by_breaker(tool):
+            return None
         decision = limits.pace(tool, s.clock.now(), None if self.stop is None else self.stop.deadline, False)
         limit: Optional[str] = decision["limit"] if decision["kind"] == "refused" else None
         if limit is None:
@@ -501,6 +507,8 @@ class DispatchRun:
         assert limits is not None
         clock = s.clock
         tool: str = turn.call["tool"]
+        if self.refused_by_breaker(tool):
+            return None
         deadline = None if self.stop is None else self.stop.deadline
         decision = limits.pace(tool, clock.now(), deadline)
         if decision["kind"] == "refused":

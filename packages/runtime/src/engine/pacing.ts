@@ -7,25 +7,30 @@
  */
 import type { UnstampedEvent } from "../model/outcome.js";
 import type { Clock } from "./clock.js";
+import type { CircuitBreakers } from "./policies/breakers.js";
 import type { RateLimits } from "./policies/rate-limits.js";
 import type { Redactor } from "./redact.js";
 import type { DispatchStop } from "./stop.js";
 
-/** What pacing needs of a dispatch: its clock, its stop (signal and deadline), its events. */
+/** What pacing needs of a dispatch: its clock, its stop (signal and deadline), its breakers, its events. */
 export interface PacedRun {
   readonly clock: Clock;
+  /** An attempt an open breaker will refuse takes no token: it is never sent (SPEC 22). */
+  readonly breakers: CircuitBreakers | undefined;
   readonly stop: DispatchStop | undefined;
   readonly redact: Redactor;
   emit(event: UnstampedEvent): void;
 }
 
 /**
- * A token of each limit over `tool` before an attempt. Undefined: go now (tokens taken). A
+ * A token of each limit over `tool` before an attempt. Undefined: go now (tokens taken, or
+ * none: an open breaker refuses the attempt, which is never sent). A
  * promise: the attempt waits for its tokens first. A string: the limit that refused it
  * (empty with `when_empty: fail`, or a wait past `max_wait_ms` or the deadline).
  */
 export function pace(limits: RateLimits, run: PacedRun, tool: string): Promise<string | undefined> | string | undefined {
   const { clock, stop } = run;
+  if (run.breakers?.refuses(tool, clock.now()) === true) return undefined;
   const decision = limits.pace(tool, clock.now(), stop?.deadline);
   if (decision.kind === "refused") return refused(run, decision.limit);
   const adaptive = limits.adaptiveOf(tool);
@@ -57,6 +62,7 @@ export function pace(limits: RateLimits, run: PacedRun, tool: string): Promise<s
 
 /** A hedge's tokens: taken now (undefined), or the limit that had none: the hedge is not sent. */
 export function paceHedge(limits: RateLimits, run: PacedRun, tool: string): string | undefined {
+  if (run.breakers?.refuses(tool, run.clock.now()) === true) return undefined;
   const decision = limits.pace(tool, run.clock.now(), run.stop?.deadline, false);
   if (decision.kind === "refused") return refused(run, decision.limit);
   for (const { name, limiter } of limits.adaptiveOf(tool)) if (!limiter.tryAcquire()) return refused(run, name);

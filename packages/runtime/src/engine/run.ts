@@ -269,8 +269,7 @@ export class DispatchRun implements RunContext {
       let observed: Failed;
       if (n === 1 && first !== undefined) ({ attempt: sent, failed: observed } = first);
       else {
-        // An attempt an open breaker will refuse takes no token: it is never sent (SPEC 22).
-        const paced = turn.tool.paced && this.policies.breakers?.refuses(call.tool, this.o.clock.now()) !== true ? pace(this.policies.rateLimits!, this.paced, call.tool) : undefined;
+        const paced = turn.tool.paced ? pace(this.policies.rateLimits!, this.paced, call.tool) : undefined;
         const refused = paced instanceof Promise ? await paced : paced;
         sent = refused === undefined ? this.send(turn, n) : this.rateLimited(turn, n, refused);
         if (sent.blocked !== undefined) observed = sent.blocked;
@@ -347,7 +346,7 @@ export class DispatchRun implements RunContext {
         this.lastTurn = turn;
         this.stop?.throwIfStopped(false);
         // A hedge never waits for a token: with none, it is not sent (SPEC 22).
-        const limited = turn.tool.paced && breakers?.refuses(call.tool, this.o.clock.now()) !== true ? paceHedge(this.policies.rateLimits!, this.paced, call.tool) : undefined;
+        const limited = turn.tool.paced ? paceHedge(this.policies.rateLimits!, this.paced, call.tool) : undefined;
         const admission = limited !== undefined ? rateLimitedAdmission(limited) : breakers?.admit(call.tool, turn.shown.tool, this.o.clock.now(), this.emitter);
         admissions[i] = admission;
         if (admission?.blockedBy !== undefined) return { status: "error", error: admission.error ?? circuitOpenError(admission.blockedBy) };
@@ -459,6 +458,7 @@ export class DispatchRun implements RunContext {
     const run = this;
     return (this.pacedRun ??= {
       clock: this.o.clock,
+      breakers: this.policies.breakers,
       get stop() {
         return run.stop;
       },

@@ -137,9 +137,9 @@ local function lease(key, r)
   redis.call('PEXPIRE', key, math.max(ttl, math.ceil(per * 2)))
   return { name = tostring(r.name), grant = grant, tokens = tokens }
 end
-if type(report.rates) == 'table' and #report.rates > 0 then
+if nrates > 0 then
   local rates = {}
-  for i = 1, #report.rates do
+  for i = 1, nrates do
     rates[i] = lease(KEYS[4 + i], report.rates[i]) or { name = tostring(report.rates[i].name), grant = -1, tokens = 0 }
   end
   out.rates = rates

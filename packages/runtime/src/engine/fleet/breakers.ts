@@ -149,10 +149,10 @@ export class FleetBreakers implements FleetPart {
     const reports = sent.breakers;
     if (!Array.isArray(fleet) || reports === undefined) return;
     const now = this.now();
+    // The report listed the circuits in order; one a `per: tool` breaker made since comes after them.
     for (let i = 0; i < reports.length; i++) {
       const answer = fleet[i];
-      const circuit = this.circuits.find((c) => c.id === reports[i].name);
-      if (circuit !== undefined && isBreakerTotals(answer, reports[i].name)) circuit.apply(answer, reports[i], now);
+      if (isBreakerTotals(answer, reports[i].name)) this.circuits[i].apply(answer, reports[i], now);
     }
   }
 }

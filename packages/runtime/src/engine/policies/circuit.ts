@@ -125,8 +125,13 @@ export class Circuit {
   refuses(now: number): boolean {
     if (this.news !== undefined || this.state === "closed") return false;
     if (this.state === "open" && now - this.openedAt < this.breakMs) return true;
-    const probesTaken = this.state === "open" ? 0 : this.probesOut + this.probesPassed;
-    return probesTaken >= this.probes || (this.fleet !== undefined && !this.fleet.mayProbe());
+    // An open circuit whose break is over turns half-open at its next admission, with no probe taken yet.
+    return !this.probeFree(this.state === "open" ? 0 : this.probesOut + this.probesPassed);
+  }
+
+  /** Half-open with `taken` probes out or passed: may one more go (this process holds the fleet's probe, or it is its own)? */
+  private probeFree(taken: number): boolean {
+    return taken < this.probes && (this.fleet === undefined || this.fleet.mayProbe());
   }
 
   /** May an attempt go now? `emit` hears the move from open to half-open. */
@@ -141,7 +146,7 @@ export class Circuit {
       this.probesPassed = 0;
       emit({ type: "half_open" });
     }
-    return this.probesOut + this.probesPassed < this.probes && (this.fleet === undefined || this.fleet.mayProbe()) ? "probe" : "rejected";
+    return this.probeFree(this.probesOut + this.probesPassed) ? "probe" : "rejected";
   }
 
   /** The fleet opened the breaker (aligned to the fleet's break) or closed it after a probe. */
