@@ -54,12 +54,6 @@ interface Lane {
 
 /** Microtask turns a woken dispatch may take without parking before the loop stops waiting for it. */
 const IDLE_TURNS = 64;
-/**
- * Microtask turns an event that settled a promise no dispatch awaits is given to take effect:
- * a fleet store's answer reaches the sync's handler in one, and the handler's `finally` (the
- * next sync may start) in the second.
- */
-const SETTLE_TURNS = 1;
 
 export class Scheduler {
   now = 0;
@@ -81,8 +75,6 @@ export class Scheduler {
   private activity = 0;
   /** Wake-ups that found their dispatch never parked again within IDLE_TURNS (should stay 0). */
   stalls = 0;
-  /** The event settled a promise outside any dispatch: its handlers run before the next event, at this event's time. */
-  private settling = false;
 
   /** The clock every dispatcher of the storm is given. */
   readonly clock: Clock = {
@@ -139,14 +131,23 @@ export class Scheduler {
   }
 
   /** Schedule `fn(a, b)` at `delay` from now, in its delay's lane. */
-  after<A, B>(delay: number, fn: (a: A, b: B) => void, a: A, b: B): void {
+  after<A, B>(delay: number, fn: (a: A, b: B) => void, a: A, b: B): Entry {
+    const entry: Entry = { t: 0, seq: 0, fn: fn as Entry["fn"], a, b };
+    this.again(entry, delay);
+    return entry;
+  }
+
+  /** Schedule the event that is running now once more, `delay` from now, in its delay's lane: a timer that repeats keeps one entry. */
+  again(entry: Entry, delay: number): void {
     let lane = this.lanes.get(delay);
     if (lane === undefined) {
       lane = { entries: [], head: 0 };
       this.lanes.set(delay, lane);
       this.laneList = [...this.lanes.values()];
     }
-    lane.entries.push({ t: this.now + delay, seq: this.seq++, fn: fn as Entry["fn"], a, b });
+    entry.t = this.now + delay;
+    entry.seq = this.seq++;
+    lane.entries.push(entry);
   }
 
   /** The running dispatch waits: a promise and the ticket to resolve it with. */
@@ -170,14 +171,6 @@ export class Scheduler {
       this.activity++;
     }
     ticket.resolve(value);
-  }
-
-  /**
-   * The running event settled a promise that no dispatch awaits (the fleet sync's answer from
-   * its store, SPEC 23): the loop lets its handlers run at this time, before the next event.
-   */
-  settle(): void {
-    this.settling = true;
   }
 
   /** A dispatch starts now: it runs until it first parks. */
@@ -219,10 +212,6 @@ export class Scheduler {
       else if (++atOnce > maxAtOnce) throw new TimeStopped(this.now);
       this.now = entry.t;
       entry.fn(entry.a, entry.b);
-      if (this.settling) {
-        this.settling = false;
-        for (let turn = 0; turn < SETTLE_TURNS; turn++) await undefined;
-      }
       let idle = 0;
       while (this.running) {
         const seen = this.activity;

@@ -6,7 +6,7 @@
  * answers are events on the scheduler, after the storm file's `latency_ms`, and a sync sent
  * inside a `down` window fails.
  */
-import { memoryFleetStore } from "failbook-runtime/engine/fleet/memory-store.js";
+import { answerSync, memoryFleetStore } from "failbook-runtime/engine/fleet/memory-store.js";
 import { FLEET_DEFAULTS, type FleetOptions, type FleetStore, type FleetTimers } from "failbook-runtime/engine/fleet/index.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { DEFAULT_STORE_LATENCY_MS, type StormStore } from "./model.js";
@@ -68,17 +68,8 @@ export class SimulatedStore {
     this.store = memoryFleetStore({
       now: () => scheduler.now,
       down: (t) => this.down.some((w) => t >= w.from_ms && t < w.to_ms),
-      respond: (answer) =>
-        new Promise((resolve, reject) => {
-          scheduler.after(this.latencyMs, () => {
-            try {
-              resolve(answer());
-            } catch (e) {
-              reject(e);
-            }
-            scheduler.settle();
-          }, undefined, undefined);
-        }),
+      // The answer is an event after the store's latency that hands it to the client's sync: no promise, no closure a sync.
+      respond: (reply, answer) => scheduler.after(this.latencyMs, answerSync, reply, answer),
     });
   }
 
@@ -124,10 +115,10 @@ export function virtualTimers(scheduler: Scheduler): FleetTimers {
       let stopped = false;
       const fire = (): void => {
         if (stopped) return;
-        scheduler.after(ms, fire, undefined, undefined);
+        scheduler.again(entry, ms);
         tick();
       };
-      scheduler.after(ms, fire, undefined, undefined);
+      const entry = scheduler.after(ms, fire, undefined, undefined);
       return { stop: () => void (stopped = true) };
     },
     after(ms, fire) {

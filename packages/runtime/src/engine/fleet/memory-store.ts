@@ -9,7 +9,7 @@
  * One assumption the script does not need: the store's clock never goes back (the syncs are
  * queued in their order, so the processes whose lease ended are found at the queue's front).
  */
-import type { FleetBreakerReport, FleetBreakerTotals, FleetRateReport, FleetReport, FleetStore, FleetTokenReport, FleetTotals } from "./store.js";
+import type { FleetBreakerReport, FleetBreakerTotals, FleetRateReport, FleetReply, FleetReport, FleetStore, FleetTokenReport, FleetTotals } from "./store.js";
 
 /** A key with a TTL: Redis drops it once its time has passed (an expired key reads as absent). */
 class Key {
@@ -39,19 +39,20 @@ class Processes extends Key {
     this.times.push(now);
   }
 
-  /** Each process whose last sync is before `horizon`, taken out of the queue and given to `drop` (which takes it out of the set). */
-  dropBefore(horizon: number, drop: (id: string) => void): void {
+  /** The next process whose last sync is before `horizon`, taken out of the queue (the caller takes it out of the set); undefined when there is none. */
+  dropBefore(horizon: number): string | undefined {
     while (this.head < this.ids.length && this.times[this.head]! < horizon) {
       const id = this.ids[this.head]!;
       const at = this.times[this.head]!;
       this.head++;
-      if (this.last.get(id) === at) drop(id);
+      if (this.last.get(id) === at) return id;
     }
     if (this.head > 1024 && this.head * 2 > this.ids.length) {
       this.ids = this.ids.slice(this.head);
       this.times = this.times.slice(this.head);
       this.head = 0;
     }
+    return undefined;
   }
 
   clear(): void {
@@ -125,15 +126,15 @@ export class MemoryFleetState {
   sync(report: FleetReport, now: number = this.now()): FleetTotals & { ignored: number } {
     const lease = Number(report.lease_ms) >= 1 ? Number(report.lease_ms) : 1000;
     const run: Run = { now, ttl: Math.floor(lease * 2), id: String(report.instance), leaving: report.leave === true, ignored: 0 };
-    const rates = Array.isArray(report.rates) ? report.rates : [];
-    const breakers = Array.isArray(report.breakers) ? report.breakers : [];
+    const rates = Array.isArray(report.rates) ? report.rates : NONE;
+    const breakers = Array.isArray(report.breakers) ? report.breakers : NONE;
     this.processesSection(run, lease, rates, breakers);
     const out: FleetTotals & { ignored: number } = { now_ms: now, instances: this.processes.last.size, ignored: 0 };
     if (isObject(report.budget)) out.budget = this.budgetSection(run, report.budget);
-    for (const name of ["throttling", "quota"] as const) {
-      const tokens = this.tokensSection(run, this.tokenKeys[name], report[name]);
-      if (tokens !== undefined) out[name] = tokens;
-    }
+    const throttling = report.throttling === undefined ? undefined : this.tokensSection(run, this.tokenKeys.throttling, report.throttling);
+    if (throttling !== undefined) out.throttling = throttling;
+    const quota = report.quota === undefined ? undefined : this.tokensSection(run, this.tokenKeys.quota, report.quota);
+    if (quota !== undefined) out.quota = quota;
     if (rates.length > 0) out.rates = rates.map((r) => this.rateSection(run, r) ?? { name: String(r?.name), grant: -1, tokens: 0 });
     // The script answers a report it cannot read with a state no process takes in.
     if (breakers.length > 0) out.breakers = breakers.map((b) => this.breakerSection(run, lease, b) ?? ({ name: String(b?.name), state: "invalid" } as unknown as FleetBreakerTotals));
@@ -154,20 +155,23 @@ export class MemoryFleetState {
       if (!p.last.has(run.id)) this.count(run.id, 1);
       p.joined(run.id, run.now);
     }
-    p.dropBefore(run.now - lease, (id) => {
-      this.forget(id);
-      this.dropEntry(id);
-      for (const key of Object.values(this.tokenKeys)) if (!key.hasExpired(run.now)) key.nets.delete(id);
-      for (const r of rates) {
-        const key = this.rateKeys.get(String(r?.name));
-        if (key !== undefined && !key.hasExpired(run.now)) key.held.delete(id);
-      }
-      for (const b of breakers) {
-        const key = this.breakerKeys.get(String(b?.name));
-        if (key !== undefined && !key.hasExpired(run.now)) key.counts.delete(id);
-      }
-    });
+    for (let id = p.dropBefore(run.now - lease); id !== undefined; id = p.dropBefore(run.now - lease)) this.dropProcess(run, id, rates, breakers);
     p.expire(run.now, run.ttl);
+  }
+
+  /** A process whose lease ended leaves the set, with its counts in each key this report names (a lease held stays taken). */
+  private dropProcess(run: Run, id: string, rates: readonly FleetRateReport[], breakers: readonly FleetBreakerReport[]): void {
+    this.forget(id);
+    this.dropEntry(id);
+    for (const key of [this.tokenKeys.throttling, this.tokenKeys.quota]) if (!key.hasExpired(run.now)) key.nets.delete(id);
+    for (const r of rates) {
+      const key = this.rateKeys.get(String(r?.name));
+      if (key !== undefined && !key.hasExpired(run.now)) key.held.delete(id);
+    }
+    for (const b of breakers) {
+      const key = this.breakerKeys.get(String(b?.name));
+      if (key !== undefined && !key.hasExpired(run.now)) key.counts.delete(id);
+    }
   }
 
   /** Drop a process from the set, and its budget entry from the sums (the entry itself stays, as in the hash). */
@@ -342,32 +346,35 @@ export interface MemoryFleetStoreOptions {
   /** The store's clock, in ms (default the wall clock): it dates syncs, leases and refills, as Redis `TIME` does. */
   now?: () => number;
   /**
-   * How an answer travels back to the process (default: at once). A storm answers after the
-   * store's latency on its virtual clock; `answer` throwing makes the sync fail.
+   * How an answer travels back to the process (default: in a microtask): call `answerSync`
+   * with both, once, when it arrives. A storm answers after the store's latency on its
+   * virtual clock. An Error for an answer makes the sync fail.
    */
-  respond?: <T>(answer: () => T) => Promise<T>;
+  respond?: (reply: FleetReply, answer: FleetTotals | Error) => void;
   /** Whether the store is unreachable at a time (store clock): a sync sent then is not taken in, and fails. */
   down?: (now: number) => boolean;
+}
+
+/** Hand an answer to the sync that waits for it: the totals, or the Error that fails it. */
+export function answerSync(reply: FleetReply, answer: FleetTotals | Error): void {
+  if (answer instanceof Error) reply.failed(answer);
+  else reply.answered(answer);
 }
 
 /** A fleet store in memory with the sync script's semantics: for storms, and for tests of a fleet without Redis. */
 export function memoryFleetStore(options: MemoryFleetStoreOptions = {}): FleetStore & { readonly state: MemoryFleetState } {
   const now = options.now ?? (() => Date.now());
   const state = new MemoryFleetState(now);
-  const respond = options.respond ?? (<T>(answer: () => T) => new Promise<T>((resolve) => resolve(answer())));
+  const respond = options.respond ?? ((reply, answer) => queueMicrotask(() => answerSync(reply, answer)));
+  const send = (report: FleetReport, reply: FleetReply): void => {
+    const at = now();
+    // The store takes the report in as it is sent (unless it is unreachable then); its answer arrives as `respond` says.
+    respond(reply, options.down?.(at) === true ? new Error("the fleet store is unreachable") : state.sync(report, at));
+  };
   return {
     state,
-    sync(report: FleetReport): Promise<FleetTotals> {
-      const at = now();
-      if (options.down?.(at) === true) {
-        return respond(() => {
-          throw new Error("the fleet store is unreachable");
-        });
-      }
-      // The store takes the report in as it is sent; its answer arrives as `respond` says.
-      const totals = state.sync(report, at);
-      return respond(() => totals);
-    },
+    send,
+    sync: (report) => new Promise<FleetTotals>((answered, failed) => send(report, { answered, failed })),
     time: () => Promise.resolve(now()),
   };
 }
@@ -395,6 +402,8 @@ function clearRate(key: RateKey): void {
   key.held.clear();
   key.expiresAt = Number.POSITIVE_INFINITY;
 }
+
+const NONE: readonly never[] = [];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 

@@ -113,6 +113,12 @@ export interface FleetTotals {
   breakers?: FleetBreakerTotals[];
 }
 
+/** How a store answers `send`. */
+export interface FleetReply {
+  answered(totals: FleetTotals): void;
+  failed(error: unknown): void;
+}
+
 /**
  * A fleet's store: `failbook-runtime/redis`'s `redisFleetStore(client)`, or a stand-in in a
  * test. Its calls may be slow or fail; the dispatcher never waits on them.
@@ -120,6 +126,13 @@ export interface FleetTotals {
 export interface FleetStore {
   /** Send this process's report, get the fleet's totals: one round trip. */
   sync(report: FleetReport): Promise<FleetTotals>;
+  /**
+   * `sync` without a promise, for a store that can answer through callbacks (the memory store
+   * on a storm's virtual clock, where a promise a sync would be most of the sync's cost): calls
+   * exactly one of `reply`'s functions, at once or later. A store that has it is sent through
+   * it; `sync` is for everything else.
+   */
+  send?(report: FleetReport, reply: FleetReply): void;
   /** The store's clock, in ms since the epoch. */
   time(): Promise<number>;
 }

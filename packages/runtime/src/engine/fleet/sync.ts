@@ -6,7 +6,7 @@
  * (`fleet_store_unavailable`), until the next good sync (`fleet_store_recovered`).
  */
 import type { FleetSettings } from "../../model/playbook.js";
-import type { FleetReport, FleetStore, FleetTotals } from "./store.js";
+import type { FleetReply, FleetReport, FleetStore, FleetTotals } from "./store.js";
 import { errorTypeOf } from "../../telemetry/global.js";
 
 export const FLEET_DEFAULTS = Object.freeze({ sync_ms: 250, lease_ms: 1000, on_store_down: "local" as const });
@@ -99,7 +99,15 @@ export class FleetSync implements FleetStatus {
   private readonly whenDown: FleetMode;
   private readonly started: number;
   private down = false;
-  private inFlight: Promise<void> | undefined;
+  /** A sync is in flight: the report sent, and the dispatcher's clock when it was sent. */
+  private inFlight = false;
+  private sent: FleetReport | undefined;
+  private sentAt = 0;
+  /** Those waiting for the sync in flight to settle (`syncNow`, `close`): made only when someone waits. */
+  private settled: Promise<void> | undefined;
+  private release: (() => void) | undefined;
+  /** How the store answers the sync in flight: made once, the same two functions for every sync. */
+  private readonly reply: FleetReply;
   private closed = false;
   private readonly tick: { stop(): void };
   private readonly lease: { restart(): void; stop(): void };
@@ -113,31 +121,45 @@ export class FleetSync implements FleetStatus {
     this.leaseMs = o.settings.lease_ms ?? FLEET_DEFAULTS.lease_ms;
     this.whenDown = (o.settings.on_store_down ?? FLEET_DEFAULTS.on_store_down) === "closed" ? "closed" : "alone";
     this.started = o.now();
+    this.reply = { answered: (totals) => this.answered(totals), failed: (error) => this.failed(error) };
     const timers = o.timers ?? realTimers;
     // The lease is a timer re-armed by each good sync: the outage is reported lease_ms after the last one, not at the next tick.
     this.lease = timers.after(this.leaseMs, () => this.leaseEnded());
-    this.tick = timers.every(this.syncMs, () => void this.syncNow());
-    void this.syncNow();
+    this.tick = timers.every(this.syncMs, () => this.send(false));
+    this.send(false);
   }
 
   /** Start a sync unless one is in flight; resolves when it settled. Never rejects. */
   syncNow(leave = false): Promise<void> {
-    if (this.inFlight !== undefined) return this.inFlight;
+    if (!this.inFlight) this.send(leave);
+    if (!this.inFlight) return Promise.resolve();
+    return (this.settled ??= new Promise<void>((resolve) => (this.release = resolve)));
+  }
+
+  /** Send this process's report unless a sync is in flight; the store answers through `reply`. */
+  private send(leave: boolean): void {
+    if (this.inFlight) return;
     const report: FleetReport = { v: 1, instance: this.instance, lease_ms: this.leaseMs };
     if (leave) report.leave = true;
     for (const part of this.o.parts) part.report(report);
-    const sentAt = this.o.now();
-    // The handlers end the sync in flight as they run: the next may start in the same turn (no `finally`, one promise a sync).
-    return (this.inFlight = this.exchange(report).then(
-      (totals) => {
-        this.inFlight = undefined;
-        this.answered(report, totals, sentAt);
-      },
-      (error: unknown) => {
-        this.inFlight = undefined;
-        this.failed(error, sentAt);
-      },
-    ));
+    this.inFlight = true;
+    this.sent = report;
+    this.sentAt = this.o.now();
+    const store = this.o.store;
+    try {
+      if (store.send !== undefined) store.send(report, this.reply);
+      else Promise.resolve(store.sync(report)).then(this.reply.answered, this.reply.failed);
+    } catch (e) {
+      this.failed(e);
+    }
+  }
+
+  /** The sync in flight settled: the next may start (in the handlers that run now, too); who waited for it is told after. */
+  private settle(): (() => void) | undefined {
+    this.inFlight = false;
+    const release = this.release;
+    this.settled = this.release = undefined;
+    return release;
   }
 
   /**
@@ -149,24 +171,20 @@ export class FleetSync implements FleetStatus {
     this.closed = true;
     this.tick.stop();
     this.lease.stop();
-    if (this.inFlight !== undefined && !(await within(this.inFlight, this.syncMs))) return;
+    if (this.inFlight && !(await within(this.syncNow(), this.syncMs))) return;
     await within(this.syncNow(true), this.syncMs);
   }
 
-  private exchange(report: FleetReport): Promise<FleetTotals> {
-    try {
-      return Promise.resolve(this.o.store.sync(report));
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-
-  private answered(sent: FleetReport, totals: FleetTotals, sentAt: number): void {
+  private answered(totals: FleetTotals): void {
+    if (!this.inFlight) return;
+    const sent = this.sent!;
+    const release = this.settle();
     // An answer later than sync_ms is stale: the next sync sends the same state again.
-    const took = this.o.now() - sentAt;
+    const took = this.o.now() - this.sentAt;
     if (took > this.syncMs || totals === null || typeof totals !== "object") {
       this.failures++;
       this.syncObserver?.(took, took > this.syncMs ? "timeout" : "malformed");
+      release?.();
       return;
     }
     this.syncObserver?.(took, undefined);
@@ -180,12 +198,16 @@ export class FleetSync implements FleetStatus {
       this.down = false;
       this.o.emit({ type: "fleet_store_recovered", instance: this.instance, down_ms: this.lastSyncMs - this.downSince });
     }
+    release?.();
   }
 
-  private failed(error: unknown, sentAt: number): void {
+  private failed(error: unknown): void {
+    if (!this.inFlight) return;
+    const release = this.settle();
     this.failures++;
     this.lastError = error instanceof Error ? error.message : String(error);
-    this.syncObserver?.(this.o.now() - sentAt, errorTypeOf(error));
+    this.syncObserver?.(this.o.now() - this.sentAt, errorTypeOf(error));
+    release?.();
   }
 
   private downSince = 0;
