@@ -88,6 +88,16 @@ describe("storms with shared: store (SPEC 23)", () => {
     expect(store.store!.syncs).toBeLessThanOrEqual(50 * 300);
   });
 
+  it("as the sync gets fresher the store converges on one dispatcher for the fleet: at 1 ms and no latency they draw the same retries", () => {
+    const fresh = (syncMs: number) => json(["--against", "shared:fleet"], project(STORM.replace("store: { latency_ms: 2 }", `store: { latency_ms: 0, sync_ms: ${syncMs} }`))).storms[0]!;
+    const [one, hundred] = [fresh(1), fresh(100)];
+    // The ideal (fleet) does not depend on the store; the store's staleness is all that separates them.
+    expect(extra(one.baseline!)).toBe(extra(hundred.baseline!));
+    expect(Math.abs(extra(one.current) - extra(one.baseline!))).toBeLessThanOrEqual(1);
+    expect(extra(hundred.current)).toBeGreaterThan(extra(one.current) + 3);
+    expect(one.current.store!.syncs).toBeGreaterThan(50 * 29_000);
+  });
+
   it("shows another sharing mode side by side in text and HTML, the store's syncs among what the run cost", () => {
     const r = failbook(["storm", "--against", "shared:client"], { cwd: project() });
     expect(r.code).toBe(0);
