@@ -177,14 +177,35 @@ export class FleetSync implements FleetStatus {
 
   private answered(totals: FleetTotals): void {
     if (!this.inFlight) return;
-    const sent = this.sent!;
+    const [sent, sentAt] = [this.sent!, this.sentAt];
     const release = this.settle();
+    try {
+      this.takeIn(totals, sent, sentAt);
+    } finally {
+      release?.();
+    }
+  }
+
+  private failed(error: unknown): void {
+    if (!this.inFlight) return;
+    const sentAt = this.sentAt;
+    const release = this.settle();
+    try {
+      this.failures++;
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.syncObserver?.(this.o.now() - sentAt, errorTypeOf(error));
+    } finally {
+      release?.();
+    }
+  }
+
+  /** The store's answer to `sent`: the parts take the fleet's totals in, unless it came after sync_ms. */
+  private takeIn(totals: FleetTotals, sent: FleetReport, sentAt: number): void {
     // An answer later than sync_ms is stale: the next sync sends the same state again.
-    const took = this.o.now() - this.sentAt;
+    const took = this.o.now() - sentAt;
     if (took > this.syncMs || totals === null || typeof totals !== "object") {
       this.failures++;
       this.syncObserver?.(took, took > this.syncMs ? "timeout" : "malformed");
-      release?.();
       return;
     }
     this.syncObserver?.(took, undefined);
@@ -198,16 +219,6 @@ export class FleetSync implements FleetStatus {
       this.down = false;
       this.o.emit({ type: "fleet_store_recovered", instance: this.instance, down_ms: this.lastSyncMs - this.downSince });
     }
-    release?.();
-  }
-
-  private failed(error: unknown): void {
-    if (!this.inFlight) return;
-    const release = this.settle();
-    this.failures++;
-    this.lastError = error instanceof Error ? error.message : String(error);
-    this.syncObserver?.(this.o.now() - this.sentAt, errorTypeOf(error));
-    release?.();
   }
 
   private downSince = 0;
