@@ -31,7 +31,7 @@ export { classify, type Classification } from "./engine/classify.js";
 export { ruleMatches, ruleCovers } from "./engine/match.js";
 export { createDispatcher, isIdempotent, actionFor, PROJECT_FORMAT } from "./engine/dispatch.js";
 export type { Dispatcher, DispatcherOptions, ProjectData, DispatchOptions, DispatchResult, AttemptFn, AttemptContext, Effects, BudgetLedger } from "./engine/dispatch.js";
-export { FLEET_DEFAULTS, memoryFleetStore, MemoryFleetState, type MemoryFleetStoreOptions, type FleetOptions, type FleetStore, type FleetReport, type FleetTotals, type FleetStatus, type FleetMode, type FleetEvent, type FleetTimers } from "./engine/fleet/index.js";
+export { FLEET_DEFAULTS, answerSync, memoryFleetStore, MemoryFleetState, type MemoryFleetStoreOptions, type FleetOptions, type FleetStore, type FleetReply, type FleetReport, type FleetTotals, type FleetStatus, type FleetMode, type FleetEvent, type FleetTimers } from "./engine/fleet/index.js";
 export { VirtualClock, virtualClock, realClock, type Clock, type RealClockOptions, type AbortSignalOf, type AbortSignalLike } from "./engine/clock.js";
 export { seededRandom, cryptoRandom, type Random } from "./engine/random.js";
 export { retryDelay } from "./engine/backoff.js";

@@ -14,9 +14,9 @@ import { FleetTokens } from "./tokens.js";
 import type { FleetStore } from "./store.js";
 import { FleetSync, type FleetEvent, type FleetPart, type FleetTimers } from "./sync.js";
 
-export type { FleetStore, FleetReport, FleetTotals, FleetBreakerReport, FleetBreakerTotals } from "./store.js";
+export type { FleetStore, FleetReply, FleetReport, FleetTotals, FleetBreakerReport, FleetBreakerTotals } from "./store.js";
 export { FLEET_DEFAULTS, type FleetEvent, type FleetMode, type FleetStatus, type FleetTimers } from "./sync.js";
-export { memoryFleetStore, MemoryFleetState, type MemoryFleetStoreOptions } from "./memory-store.js";
+export { answerSync, memoryFleetStore, MemoryFleetState, type MemoryFleetStoreOptions } from "./memory-store.js";
 
 /** `createDispatcher`'s `fleet` option. */
 export interface FleetOptions {
