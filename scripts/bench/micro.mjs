@@ -161,6 +161,11 @@ async function dispatchOverhead() {
   const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })] });
   metrics.setGlobalMeterProvider(meterProvider);
   const metered = runtime.createDispatcher({ registry, playbook, clock: runtime.virtualClock(), random: runtime.seededRandom(0) });
+  // The SDK's own `Histogram.record` on the same MeterProvider, with the attribute set the
+  // metered dispatch records its duration with (a meter of its own, the same instrument
+  // options): how much of `meteredAdded` is the SDK's and how much failbook's.
+  const sdkHistogram = meterProvider.getMeter("failbook-bench").createHistogram("failbook.dispatch.duration", { unit: "s", advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] } });
+  const sdkAttributes = Object.freeze({ "failbook.tool": call.tool, "failbook.outcome": "succeeded" });
   metrics.disable();
   // The API loaded but no MeterProvider registered (made after `disable()`): what the metrics cost a service that has none.
   const unmetered = runtime.createDispatcher({ registry, playbook, clock: runtime.virtualClock(), random: runtime.seededRandom(0) });
@@ -170,6 +175,7 @@ async function dispatchOverhead() {
 
   const allBodies = {
     bare1: async () => { await succeeds(call, 1, "k", context); },
+    sdkRecord: async () => { await succeeds(call, 1, "k", context); sdkHistogram.record(0, sdkAttributes); },
     bare2: async () => { await failsOnce(call, 1, "k", context); await failsOnce(call, 2, "k", context); },
     succeeds: () => dispatcher.dispatch(call, succeeds),
     ownKey: () => dispatcher.dispatch(ownKeyCall, succeeds),
@@ -183,6 +189,11 @@ async function dispatchOverhead() {
     fleet: () => fleet.dispatch(ownKeyCall, succeeds),
     metered: () => metered.dispatch(ownKeyCall, succeeds),
     unmetered: () => unmetered.dispatch(ownKeyCall, succeeds),
+    // The un-metered dispatch, then the SDK's record made by hand: the record where a dispatch has just run (its caches, not a loop's);
+    // and the metered dispatch in the same wrapper, for failbook's own part.
+    ownKeyAwaited: async () => { await dispatcher.dispatch(ownKeyCall, succeeds); },
+    ownKeyRecord: async () => { await dispatcher.dispatch(ownKeyCall, succeeds); sdkHistogram.record(0, sdkAttributes); },
+    meteredAwaited: async () => { await metered.dispatch(ownKeyCall, succeeds); },
     cockatiel: () => cockatiel.execute(succeeds),
   };
   const bodies = opts.only ? Object.fromEntries(opts.only.map((k) => [k, allBodies[k]])) : allBodies;
@@ -244,6 +255,11 @@ async function dispatchOverhead() {
     fleetAdded: delta("fleet", "fleetProcess"),
     // SPEC 24: what a registered MeterProvider adds (≤ 0.3 µs).
     meteredAdded: delta("metered", "ownKey"),
+    // Its reference, the SDK's `Histogram.record` with the same two attributes: over an await alone, and
+    // right after the same un-metered dispatch; and failbook's own part, the metered dispatch less that dispatch and record.
+    sdkHistogramRecord: delta("sdkRecord", "bare1"),
+    sdkRecordAfterDispatch: delta("ownKeyRecord", "ownKeyAwaited"),
+    meteredOwn: delta("meteredAwaited", "ownKeyRecord"),
     // SPEC 24: with the API loaded and no MeterProvider, nothing measurable (≈ 0).
     unmeteredAdded: delta("unmetered", "ownKey"),
     // What hashing a key that does not start with 12 hex digits into its trace id adds.
