@@ -4,7 +4,7 @@
  * verdict, never from raw exception text alone.
  */
 import type { AdapterError } from "../model/fixture.js";
-import type { Envelope, EnvelopeError, OutcomeKind, RecoveryPacket } from "../model/outcome.js";
+import type { Envelope, EnvelopeError, Outcome, OutcomeKind, RecoveryPacket } from "../model/outcome.js";
 import { sideEffectOf, type Registry, type SideEffectState, type Verdict } from "../model/registry.js";
 import { verdictByCode } from "./classify.js";
 import { traceId } from "./idempotency.js";
@@ -47,6 +47,27 @@ export function buildEnvelope(registry: Registry, facts: EndFacts, redact: Redac
     attempts: facts.attempts,
     retried: facts.retried,
     error: ok || facts.verdict === null ? null : envelopeError(registry, facts, redact),
+  };
+}
+
+/**
+ * The outcome of a call whose first attempt answered ok, built directly (no facts, no
+ * verdict to look up): what `outcomeOf` makes of such an end, member for member in the same
+ * order, with two objects instead of three (the success path of every dispatch).
+ */
+export function succeededOutcome(tool: string, shownKey: string, elapsedMs: number, trace: string | undefined): Outcome {
+  return {
+    kind: "succeeded",
+    verdict: null,
+    attempts: 1,
+    retried: 0,
+    elapsed_ms: elapsedMs,
+    reason: null,
+    queue: null,
+    replan: false,
+    exhausted: false,
+    envelope: { ok: true, tool, outcome: "succeeded", reason: null, replan: false, trace_id: trace ?? traceId(shownKey), attempts: 1, retried: 0, error: null },
+    packet: null,
   };
 }
 

@@ -14,7 +14,7 @@ import { actionFor, EMPTY_RESPONSE, endOf, isIdempotent, type CallTurn, type End
 import { classify, verdictByCode } from "./classify.js";
 import type { AbortSignalOf } from "./clock.js";
 import type { AttemptContext, AttemptFn, DispatchResult, DispatchSettings } from "./dispatch.js";
-import { buildEnvelope, buildPacket, type EndFacts } from "./envelope.js";
+import { buildEnvelope, buildPacket, succeededOutcome, type EndFacts } from "./envelope.js";
 import { idempotencyKey } from "./idempotency.js";
 import { sendWithin } from "./policies/attempt-timeout.js";
 import { circuitOpenError, type Admission, type CountedFailure } from "./policies/breakers.js";
@@ -651,22 +651,7 @@ export function succeededAtOnce(shared: RunShared, call: Call, tool: ToolFacts, 
   if (admission !== undefined) policies.breakers!.record(admission, tool.shown, now, null, closedSuccessEmitsNothing);
   policies.throttle?.succeeded();
   shared.quota?.settle(NO_COSTS);
-  const facts: EndFacts = {
-    kind: "succeeded",
-    tool: tool.shown,
-    idempotencyKey: shownKey,
-    idempotent: mayRetry(call, tool),
-    verdict: null,
-    error: null,
-    reason: null,
-    replan: false,
-    queue: null,
-    attempts: 1,
-    retried: 0,
-    elapsedMs: now - before,
-    traceId: trace,
-  };
-  return { outcome: outcomeOf(o.registry, facts, false, null, redact), events, errors: [], idempotencyKey: shownKey };
+  return { outcome: succeededOutcome(tool.shown, shownKey, now - before, trace), events, errors: [], idempotencyKey: shownKey };
 }
 
 /** A success of an attempt every breaker admitted closed moves no breaker out of closed: it has no event. */
@@ -714,12 +699,13 @@ let lastTraceId: string | undefined;
 export function checkedTraceId(id: unknown): string {
   // The calls of one trace bring the same id (an agent's run, a request's tool calls): it is checked once.
   if (id === lastTraceId) return id as string;
-  // One compiled pattern reads the 32 characters faster than a loop of charCodeAt (the bench's ownKeyFreshTrace row).
-  if (typeof id === "string" && W3C_TRACE_ID.test(id) && id !== ZERO_TRACE_ID) return (lastTraceId = id);
+  // The length first, then one scan for a character that is not a lower-case hex digit: V8 runs
+  // a lone negated class about twice as fast as the anchored /^[0-9a-f]{32}$/ (docs/performance.md).
+  if (typeof id === "string" && id.length === 32 && !NOT_HEX.test(id) && id !== ZERO_TRACE_ID) return (lastTraceId = id);
   throw new TypeError("failbook: DispatchOptions.traceId must be a W3C trace-id: 32 lower-case hex digits, not all zero (an OpenTelemetry span's spanContext().traceId)");
 }
 
-const W3C_TRACE_ID = /^[0-9a-f]{32}$/;
+const NOT_HEX = /[^0-9a-f]/;
 const ZERO_TRACE_ID = "0".repeat(32);
 
 /**
