@@ -177,7 +177,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   const shown = rememberRedactions(redact);
   const quota = options.playbook.retry_quota === undefined ? undefined : new RetryQuotaBucket(options.playbook.retry_quota, options.quotaTokens);
   const policies = createPolicies(options.playbook, options.clock.now(), options.state, () => options.clock.now());
-  const shared: RunShared = { o: options, redact: shown, tools: new Map(), quota, policies };
+  const shared: RunShared = { o: options, redact: shown, tools: new Map(), last: undefined, quota, policies, emptyIsFailure: options.playbook.empty_response_is_failure ?? false };
   const { breakers, budget } = policies;
   const fleet = dispatcherOptions.fleet === undefined ? undefined : startFleet(options.registry, options.playbook, policies, quota, dispatcherOptions.fleet, () => options.clock.now(), fleetEvent);
   const recordFailed = dispatcherOptions.onRecordError ?? warnOnce("failbook: a dispatch's record could not be written (pass onRecordError to createDispatcher to handle it)");

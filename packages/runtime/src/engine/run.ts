@@ -34,6 +34,8 @@ import { heard, pace, paceHedge, type PacedRun } from "./pacing.js";
  * are hedged (SPEC 18).
  */
 export interface ToolFacts {
+  /** The tool's name as calls give it. */
+  readonly tool: string;
   readonly shown: string;
   readonly idempotent: boolean;
   readonly timeoutMs: number | undefined;
@@ -50,14 +52,18 @@ export interface ToolFacts {
 export interface RunShared {
   readonly o: DispatchSettings;
   readonly redact: Redactor;
-  /** The dispatcher's facts per tool, filled in as tools appear. */
+  /** The dispatcher's facts per tool, filled in as tools appear; the last tool's, also at hand without a lookup. */
   readonly tools: Map<string, ToolFacts>;
+  last: ToolFacts | undefined;
   readonly quota: RetryQuotaBucket | undefined;
   readonly policies: SharedPolicies;
+  /** The playbook's `empty_response_is_failure`, read once (the playbooks a process holds differ in shape). */
+  readonly emptyIsFailure: boolean;
 }
 
 /** A tool's facts, worked out once per dispatcher. */
 export function toolFactsOf(shared: RunShared, tool: string): ToolFacts {
+  if (shared.last?.tool === tool) return shared.last;
   let facts = shared.tools.get(tool);
   if (facts === undefined) {
     const { o, policies } = shared;
@@ -66,11 +72,11 @@ export function toolFactsOf(shared: RunShared, tool: string): ToolFacts {
     const hedged = idempotent && policies.hedging?.hedges(tool) === true;
     const limits = policies.rateLimits;
     const paced = limits !== undefined && limits.of(tool).length > 0;
-    facts = { shown: shared.redact(tool), idempotent, timeoutMs, hedged, direct: !hedged && timeoutMs === undefined, paced, listened: paced && limits!.listens(tool) };
+    facts = { tool, shown: shared.redact(tool), idempotent, timeoutMs, hedged, direct: !hedged && timeoutMs === undefined, paced, listened: paced && limits!.listens(tool) };
     if (shared.tools.size >= 4096) shared.tools.clear();
     shared.tools.set(tool, facts);
   }
-  return facts;
+  return (shared.last = facts);
 }
 
 /** A failed attempt (`kind` is none of an outcome's: `answer` returns an End or this). */
@@ -504,7 +510,7 @@ export class DispatchRun implements RunContext {
   private observed(n: number, shownKey: string, shown: ShownCall, response: Response, before: number, hedge = false): Observed {
     const now = this.o.clock.now();
     const latency = now - before;
-    const observed = observe(response, this.o.playbook.empty_response_is_failure ?? false);
+    const observed = observe(response, this.shared.emptyIsFailure);
     if (observed.kind === "ok") {
       // The common event, stamped in place (emit's order: t, type, then the body).
       if (this.label === undefined && !hedge) this.record(okAttempt(now - this.ledgerStart, n, shownKey, latency));
@@ -642,7 +648,7 @@ function outcomeOf(registry: Registry, facts: EndFacts, exhausted: boolean, pack
  */
 export function succeededAtOnce(shared: RunShared, call: Call, tool: ToolFacts, key: string, admission: Admission | undefined, before: number, ledger: BudgetLedger | undefined, response: Response, trace: string | undefined): DispatchResult | undefined {
   const { o, redact, policies } = shared;
-  if (observe(response, o.playbook.empty_response_is_failure ?? false) !== OK) return undefined;
+  if (observe(response, shared.emptyIsFailure) !== OK) return undefined;
   const now = o.clock.now();
   const shownKey = shownKeyOf(call, key, redact);
   const event = okAttempt(now - (ledger === undefined ? before : ledger.startedAt), 1, shownKey, now - before);
