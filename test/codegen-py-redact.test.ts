@@ -56,6 +56,10 @@ const EDGES = [
   `x😀 password=😀${token(8, 16)} 😀 sk-${token(20, 17)}😀`,
   `\u{1F511}abc deploy-abcdefghij internal-host-42 ext-host-1`,
   "secret tokens and passwords are words too",
+  // gen py scans the lower-cased text for the trigger's words first: mixed case is found, and a
+  // non-ASCII letter that lower-cases to ASCII (the Kelvin sign to k, dotted I to i) is no trigger.
+  `PaSsWoRd=${token(10, 18)} BeArEr ${token(24, 19)}`,
+  `api\u212Aey=${token(12, 20)} \u0130nternal-host-3 \u212Aey: ${token(12, 21)}`,
 ];
 
 const FILLER = ["", " ", "\n", "\t", "\\", '"', "'", "=", ": ", "&", ",", "😀", "é", "\u2028", "word", "token", "Secret", "PASSWORD", "api-key", "://", "@", "x".repeat(40), "\u{1F511}", "deploy-", "internal-host-7", "\\n", "%0A"];

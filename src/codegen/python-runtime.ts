@@ -405,7 +405,7 @@ def _redact(text: str) -> str:
     """Every secret in the text replaced by [REDACTED], exactly as failbook redacts (redactSecrets)."""
     out = text
     units = _utf16(text)
-    if len(units) >= _SHORTEST_SECRET and _SECRET_TRIGGER.search(units) is not None:
+    if len(units) >= _SHORTEST_SECRET and _SECRET_HINT.search(units.lower()) is not None and _SECRET_TRIGGER.search(units) is not None:
         for pattern, keep in _SECRET_FAMILIES:
             units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
         out = units if units is text else _from_utf16(units)
@@ -428,7 +428,8 @@ def _redact_details(value: object) -> object:
 export const PY_CLASSIFY = String.raw`
 def _object(value: object) -> Optional[Mapping[str, object]]:
     """An object of the error, as JavaScript sees one: a mapping, or a list keyed "0", "1", ..."""
-    if isinstance(value, Mapping):
+    # A dict first: typing's Mapping answers isinstance through two more calls.
+    if type(value) is dict or isinstance(value, Mapping):
         return cast(Mapping[str, object], value)
     if isinstance(value, list):
         return {str(i): item for i, item in enumerate(cast(List[object], value))}
