@@ -288,19 +288,22 @@ class DispatchRun:
             if why is not None:
                 raise Stopped(why, in_flight)
 
-    def turn_of(self, call: Json, depth: int) -> Turn:
+    def turn_of(self, call: Json, depth: int, key: Optional[str] = None) -> Turn:
+        """`key`: the call's idempotency key when worked out already (the dispatcher's direct path)."""
         tool = self.s.tool(call["tool"])
-        key = idempotency_key(self.run_id, call)
+        if key is None:
+            key = idempotency_key(self.run_id, call)
         shown_key = key if call.get("idempotency_key") is None else self.s.redact(key)
         idempotent = call.get("idempotent") is not False and tool.idempotent
         return Turn(call, shown_key, tool.shown, self.s.redact(str(call["id"])), idempotent, depth, key, tool.timeout_ms, tool)
 
     # The run loop -----------------------------------------------------------------------
 
-    def call(self, call: Json, depth: int, first: Optional[Tuple[float, Any]] = None) -> Run:
+    def call(self, call: Json, depth: int, first: Optional[Tuple[float, Any, str]] = None) -> Run:
         """One call (and its fallback), attempt by attempt, until an action ends it; `first`: when
-        its first attempt was sent and answered already (the dispatcher's direct path), then and what."""
-        turn = self.turn_of(call, depth)
+        its first attempt was sent and answered already (the dispatcher's direct path), then, what,
+        and with which idempotency key."""
+        turn = self.turn_of(call, depth, None if first is None else first[2])
         # A call that is not idempotent is never hedged (SPEC 18).
         hedging = self.s.hedging
         if hedging is not None and turn.idempotent and hedging.hedges(call["tool"]):

@@ -262,4 +262,27 @@ def schema_error(e: Mapping[str, Any], depth: int = 0) -> Dict[str, Any]:
 
 
 def shown_error(error: Mapping[str, Any], redact: Redactor) -> Dict[str, Any]:
-    return redact_deep(schema_error(error), redact)
+    """`redact_deep(schema_error(error), redact)`, walking the shape schema_error makes instead of any value's."""
+    return _shown_schema(schema_error(error), redact)
+
+
+def _shown_schema(error: Dict[str, Any], redact: Redactor) -> Dict[str, Any]:
+    # schema_error's members: strings, integers, its cause, headers (strings) and fields (JSON
+    # scalars, finite); no None, no cycle, at most CAUSE_DEPTH causes, so redact_deep's depth
+    # bound is never met and it leaves nothing out. Its width bound holds for headers and fields.
+    out: Dict[str, Any] = {}
+    for name, value in error.items():
+        if isinstance(value, str):
+            out[name] = REDACTED if value != "" and secret_named(name) else redact(value)
+        elif name == "cause":
+            out[name] = _shown_schema(value, redact)
+        elif name == "headers" or name == "fields":
+            shown: Dict[str, Any] = {}
+            for i, (key, item) in enumerate(cast(Dict[str, Any], value).items()):
+                if i >= JSON_SAFE_WIDTH:
+                    break
+                shown[key] = (REDACTED if item != "" and secret_named(key) else redact(item)) if isinstance(item, str) else item
+            out[name] = shown
+        else:
+            out[name] = value
+    return out
