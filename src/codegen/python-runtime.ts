@@ -404,7 +404,7 @@ def _own(m: re.Match[str]) -> str:
 def _redact(text: str) -> str:
     """Every secret in the text replaced by [REDACTED], exactly as failbook redacts (redactSecrets)."""
     out = text
-    units = _utf16(text)
+    units = text if text.isascii() else _utf16(text)
     if len(units) >= _SHORTEST_SECRET and _SECRET_HINT.search(units.lower()) is not None and _SECRET_TRIGGER.search(units) is not None:
         for pattern, keep in _SECRET_FAMILIES:
             units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
@@ -428,7 +428,9 @@ def _redact_details(value: object) -> object:
 export const PY_CLASSIFY = String.raw`
 def _object(value: object) -> Optional[Mapping[str, object]]:
     """An object of the error, as JavaScript sees one: a mapping, or a list keyed "0", "1", ..."""
-    # A dict first: typing's Mapping answers isinstance through two more calls.
+    # None and a dict first: typing's Mapping answers isinstance through two more calls.
+    if value is None:
+        return None
     if type(value) is dict or isinstance(value, Mapping):
         return cast(Mapping[str, object], value)
     if isinstance(value, list):
