@@ -145,7 +145,7 @@ class Shared:
     def tool(self, tool: str) -> "ToolFacts":
         facts = self.tools.get(tool)
         if facts is None:
-            idempotent = is_idempotent(self.playbook, {"tool": tool})
+            idempotent = tool_idempotent(self.playbook, tool)
             limits = self.rate_limits
             paced = limits is not None and len(limits.of(tool)) > 0
             facts = ToolFacts(self.redact(tool), idempotent, None if self.timeouts is None else self.timeouts.for_tool(tool), paced, paced and limits is not None and limits.listens(tool))
@@ -183,6 +183,26 @@ class ToolFacts:
         """Rate limits pace its attempts (SPEC 22)."""
         self.listened = listened
         """A rate limit reads its answers (headers, throttling)."""
+
+
+_idempotent_of: List[Any] = [None, {}]
+"""The last playbook's `tools:` with whether each tool met so far is idempotent by it: a simulation makes a dispatcher per fixture over one playbook."""
+
+
+def tool_idempotent(playbook: Mapping[str, Any], tool: str) -> bool:
+    """`is_idempotent` of a call that says nothing itself, worked out once per tool for the same `tools:`."""
+    tools = playbook.get("tools")
+    if _idempotent_of[0] is not tools:
+        _idempotent_of[0] = tools
+        _idempotent_of[1] = {}
+    known = cast(Dict[str, bool], _idempotent_of[1])
+    idempotent = known.get(tool)
+    if idempotent is None:
+        idempotent = is_idempotent(playbook, {"tool": tool})
+        if len(known) >= 4096:
+            known.clear()
+        known[tool] = idempotent
+    return idempotent
 
 
 def is_idempotent(playbook: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
@@ -275,9 +295,8 @@ class DispatchRun:
         event: Json = {"t": t, "type": body["type"]}
         if self.label is not None:
             event["call"] = self.label
-        for k, v in body.items():
-            if k != "type":
-                event[k] = v
+        # The body's members after these, in its order (a member already in place keeps its place).
+        event.update(body)
         self.events.append(event)
         if self.s.on_event is not None:
             self.s.on_event(event)

@@ -172,12 +172,11 @@ def canonical_json(value: object) -> str:
         else:
             parts: List[str] = []
             for k in sorted(plain):
-                v = plain[k]
-                t = type(v)
+                v: object = plain[k]
                 # A string or a safe integer written here, as the branches above write them, without a call each.
-                if t is str:
+                if type(v) is str:
                     text = _ascii_string(v) if v.isascii() else js_string(v)
-                elif t is int and -9007199254740992 <= v <= 9007199254740992:
+                elif type(v) is int and -9007199254740992 <= v <= 9007199254740992:
                     text = str(v)
                 else:
                     text = canonical_json(v)
