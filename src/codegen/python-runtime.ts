@@ -405,9 +405,12 @@ def _redact(text: str) -> str:
     """Every secret in the text replaced by [REDACTED], exactly as failbook redacts (redactSecrets)."""
     out = text
     units = text if text.isascii() else _utf16(text)
-    if len(units) >= _SHORTEST_SECRET and _SECRET_HINT.search(units.lower()) is not None and _SECRET_TRIGGER.search(units) is not None:
-        for pattern, keep in _SECRET_FAMILIES:
-            units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
+    if len(units) >= _SHORTEST_SECRET:
+        lowered = units.lower()
+        if _SECRET_HINT.search(lowered) is not None and _SECRET_TRIGGER.search(units) is not None:
+            for pattern, keep, words in _SECRET_FAMILIES:
+                if words.search(lowered) is not None:
+                    units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
         out = units if units is text else _from_utf16(units)
     for pattern in _REDACT_PATTERNS:
         out = pattern.sub(_own, out)
