@@ -407,11 +407,13 @@ def _redact(text: str) -> str:
     units = text if text.isascii() else _utf16(text)
     if len(units) >= _SHORTEST_SECRET:
         lowered = units.lower()
-        if _SECRET_HINT.search(lowered) is not None and _SECRET_TRIGGER.search(units) is not None:
-            for pattern, keep, words in _SECRET_FAMILIES:
-                if words.search(lowered) is not None:
+        if _SECRET_HINT.search(lowered) is not None:
+            families = [(pattern, keep) for pattern, keep, words in _SECRET_FAMILIES if words.search(lowered) is not None]
+            # The exact scan only where a family may match, or where the text is written back from its code units.
+            if (families or units is not text) and _SECRET_TRIGGER.search(units) is not None:
+                for pattern, keep in families:
                     units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
-        out = units if units is text else _from_utf16(units)
+                out = units if units is text else _from_utf16(units)
     for pattern in _REDACT_PATTERNS:
         out = pattern.sub(_own, out)
     return out
