@@ -222,8 +222,8 @@ def trace_id(key: str) -> str:
     if known is not None:
         return known
     head = key[:12]
-    if len(head) == 12 and all(c in _HEX_ANY for c in head):
-        made = "fb_" + (head if all(c in _HEX_LOWER for c in head) else head.lower())
+    if len(head) == 12 and _HEX_ANY.issuperset(head):
+        made = "fb_" + (head if _HEX_LOWER.issuperset(head) else head.lower())
     else:
         made = tagged_hex48("fb_", key)
     if len(_TRACE_IDS) >= 4096:
