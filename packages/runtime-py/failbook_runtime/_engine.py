@@ -912,20 +912,21 @@ class DispatchRun:
 
 def headers_of(answer: Any) -> Optional[Mapping[str, Any]]:
     """A response's or an error's headers, as a mapping (any other shape made plain), or None."""
-    if not isinstance(answer, Mapping):
+    # A dict first: isinstance against Mapping is an ABC check.
+    if type(answer) is not dict and not isinstance(answer, Mapping):
         return None
     headers: object = cast(Mapping[str, Any], answer).get("headers")
     if headers is None:
         return None
-    if isinstance(headers, Mapping):
+    if type(headers) is dict or isinstance(headers, Mapping):
         return cast(Mapping[str, Any], headers)
     return None if isinstance(headers, (str, int, float, bool)) else plain_headers(headers)
 
 
 def observe(response: Any, empty_is_failure: bool) -> Any:
-    if not isinstance(response, Mapping):
+    if type(response) is not dict and not isinstance(response, Mapping):
         raise TypeError("failbook: the attempt function returned an invalid response (" + ("None" if response is None else type(response).__name__) + '); return {"status": "ok" | "error" | "needs_input", ...}')
-    r: Mapping[str, Any] = response  # pyright: ignore[reportUnknownVariableType]
+    r = cast(Mapping[str, Any], response)
     status = r.get("status")
     if status == "ok":
         if empty_is_failure and r.get("value") is None:

@@ -152,6 +152,8 @@ def plain_headers(headers: object) -> Dict[str, str]:
 def adapter_error_of(raw: object) -> Optional[Dict[str, Any]]:
     """The error a failed response carries, for classification: a mapping (or an exception, read
     by its attributes) with plain headers, causes cut at CAUSE_DEPTH; anything else is no error (None)."""
+    if type(raw) is dict:  # the common error, before isinstance's ABC checks
+        return _chain_of(cast(Dict[str, Any], raw), 0)
     if isinstance(raw, BaseException):
         return _chain_of(exception_error(raw), 0)
     if not isinstance(raw, Mapping):
@@ -228,7 +230,9 @@ def _chain_of(error: Mapping[str, Any], depth: int) -> Dict[str, Any]:
     if headers is not None and not (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())):  # pyright: ignore[reportUnknownVariableType]
         out["headers"] = plain_headers(cast(object, headers))
     cause = error.get("cause")
-    if isinstance(cause, BaseException) and depth < CAUSE_DEPTH:
+    if cause is None:
+        out.pop("cause", None)
+    elif isinstance(cause, BaseException) and depth < CAUSE_DEPTH:
         out["cause"] = _chain_of(exception_error(cause, depth + 1), depth + 1)
     elif isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
         out["cause"] = _chain_of(cause, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
