@@ -404,11 +404,16 @@ def _own(m: re.Match[str]) -> str:
 def _redact(text: str) -> str:
     """Every secret in the text replaced by [REDACTED], exactly as failbook redacts (redactSecrets)."""
     out = text
-    units = _utf16(text)
-    if len(units) >= _SHORTEST_SECRET and _SECRET_TRIGGER.search(units) is not None:
-        for pattern, keep in _SECRET_FAMILIES:
-            units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
-        out = units if units is text else _from_utf16(units)
+    units = text if text.isascii() else _utf16(text)
+    if len(units) >= _SHORTEST_SECRET:
+        lowered = units.lower()
+        if _SECRET_HINT.search(lowered) is not None:
+            families = [(pattern, keep) for pattern, keep, words in _SECRET_FAMILIES if words.search(lowered) is not None]
+            # The exact scan only where a family may match, or where the text is written back from its code units.
+            if (families or units is not text) and _SECRET_TRIGGER.search(units) is not None:
+                for pattern, keep in families:
+                    units = pattern.sub(_keep_label, units) if keep else pattern.sub(_REDACTED, units)
+                out = units if units is text else _from_utf16(units)
     for pattern in _REDACT_PATTERNS:
         out = pattern.sub(_own, out)
     return out
@@ -428,7 +433,10 @@ def _redact_details(value: object) -> object:
 export const PY_CLASSIFY = String.raw`
 def _object(value: object) -> Optional[Mapping[str, object]]:
     """An object of the error, as JavaScript sees one: a mapping, or a list keyed "0", "1", ..."""
-    if isinstance(value, Mapping):
+    # None and a dict first: typing's Mapping answers isinstance through two more calls.
+    if value is None:
+        return None
+    if type(value) is dict or isinstance(value, Mapping):
         return cast(Mapping[str, object], value)
     if isinstance(value, list):
         return {str(i): item for i, item in enumerate(cast(List[object], value))}

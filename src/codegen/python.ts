@@ -107,6 +107,79 @@ function compiled(translated: PythonPattern, what: string, unicode: boolean): st
 /** A built-in pattern (no u flag: it runs over UTF-16 code units, as in JavaScript). */
 const unitsPattern = (re: RegExp): string => compiled(pythonPattern(`/${re.source}/${re.flags}`, { backreferences: true }), `built-in pattern ${re}`, false);
 
+/** TRIGGER's words, checked to be written in lower case, with the i flag alone, as one alternation without groups. */
+function triggerWords(): string[] {
+  if (TRIGGER.source !== TRIGGER.source.toLowerCase() || TRIGGER.flags !== "i") throw new Error(`the secret trigger ${TRIGGER} must be written in lower case with the i flag alone`);
+  const words = TRIGGER.source.split("|");
+  if (words.some((w) => /[()]/.test(w))) throw new Error(`the secret trigger ${TRIGGER} must be one alternation of words without groups`);
+  return words;
+}
+
+/**
+ * Words as one alternation whose words that start with the same letter share one branch
+ * (`a(?:3t|kia|...)`): Python's re tries a branch per position, and whether any word is
+ * found does not depend on their order.
+ */
+function grouped(words: readonly string[]): string {
+  const byLetter = new Map<string, string[]>();
+  for (const word of words) {
+    // A word that starts with a class or an escape is a branch of its own.
+    const head = /^[a-z0-9]/.test(word) ? word[0]! : word;
+    byLetter.set(head, [...(byLetter.get(head) ?? []), head === word ? "" : word.slice(1)]);
+  }
+  return [...byLetter].map(([head, tails]) => (tails.length === 1 ? head + tails[0] : `${head}(?:${tails.join("|")})`)).join("|");
+}
+
+/**
+ * TRIGGER without its i flag: run over a lower-cased text, it finds every word TRIGGER finds
+ * (lower-casing maps each ASCII letter to its lower case, one for one, and TRIGGER matches
+ * nothing beyond ASCII), and sometimes one more (a non-ASCII letter that lower-cases to
+ * ASCII, such as the Kelvin sign), which the exact scan then rejects.
+ */
+const triggerAsWritten = (): RegExp => new RegExp(grouped(triggerWords()));
+
+const KEY_WORDS = ["token", "secret", "passw", "api[_-]?key", "access[_-]?key"];
+
+/**
+ * The TRIGGER words each built-in family's every match holds (its literal prefix, or the key
+ * word of a key-value pair, whose separator `:` or `=` follows the key word with no other `:`
+ * or `=` between). gen py runs a family only over a text whose lower-cased form holds one:
+ * the others cannot match there, nor after a family before them replaced a match (a
+ * replacement writes [REDACTED], which holds no word and joins none).
+ */
+const FAMILY_WORDS: Record<string, { words: string[]; separator?: true }> = {
+  "private key block": { words: ["private key"] },
+  "bearer token": { words: ["bearer"] },
+  "Stripe key (sk_live_, sk_test_, rk_...)": { words: ["[sr]k[_-]"] },
+  "Anthropic and OpenAI key (sk-ant-, sk-proj-, sk-)": { words: ["[sr]k[_-]"] },
+  "AWS access key id (AKIA, ASIA, ...)": { words: ["a3t", "akia", "asia", "agpa", "aida", "aroa", "aipa", "anpa", "anva"] },
+  JWT: { words: ["eyj"] },
+  "GitHub token (ghp_, gho_, ghs_, ghu_, ghr_, github_pat_)": { words: ["gh[opsur]_", "github_pat_"] },
+  "Slack token (xoxa-, xoxb-, xoxo-, xoxp-, xoxr-, xoxs-, xapp-)": { words: ["xox[abopsr]-", "xapp-"] },
+  "Google API key (AIza)": { words: ["aiza"] },
+  "password in a URL (scheme://user:password@host)": { words: [":\\/\\/"] },
+  "quoted key-value pair": { words: KEY_WORDS, separator: true },
+  "key-value pair (key containing token, secret, password, passwd, api_key, apikey, access_key, client_secret)": { words: KEY_WORDS, separator: true },
+};
+
+/** Each family's words as a pattern over the lower-cased text; every TRIGGER word is some family's, and no other word. */
+function familyHints(): RegExp[] {
+  const trigger = new Set(triggerWords());
+  const used = new Set<string>();
+  const hints = FAMILIES.map((f) => {
+    const entry = FAMILY_WORDS[f.name];
+    if (entry === undefined) throw new Error(`the secret family ${f.name} has no words in FAMILY_WORDS (src/codegen/python.ts)`);
+    for (const word of entry.words) {
+      if (!trigger.has(word)) throw new Error(`the secret family ${f.name}'s word ${word} is no word of the trigger ${TRIGGER}`);
+      used.add(word);
+    }
+    return new RegExp(entry.separator === true ? `(?:${grouped(entry.words)})[^:=]*[:=]` : grouped(entry.words));
+  });
+  const unused = [...trigger].filter((w) => !used.has(w));
+  if (unused.length > 0) throw new Error(`the trigger's words ${unused.join(", ")} are no family's in FAMILY_WORDS (src/codegen/python.ts)`);
+  return hints;
+}
+
 /**
  * The redaction the envelope constructors run: failbook's own secret families
  * (src/engine/secrets.ts) and their trigger, translated by ./pyregex.ts from the very
@@ -115,7 +188,8 @@ const unitsPattern = (re: RegExp): string => compiled(pythonPattern(`/${re.sourc
  * points (they run with u), as in failbook.
  */
 function redactionSection(patterns: readonly string[]): string {
-  const families = FAMILIES.map((f) => `    (${unitsPattern(f.re)}, ${f.keep === true ? "True" : "False"}),  # ${pyComment(f.name)}`);
+  const hints = familyHints();
+  const families = FAMILIES.map((f, i) => `    (${unitsPattern(f.re)}, ${f.keep === true ? "True" : "False"}, ${unitsPattern(hints[i]!)}),  # ${pyComment(f.name)}`);
   const own = patterns.map((p) => `    ${compiled(redactPattern(p), `redact pattern ${p}`, true)},`);
   return [
     "# ---------------------------------------------------------------------------------------",
@@ -129,10 +203,13 @@ function redactionSection(patterns: readonly string[]): string {
     `_SECRET_TRIGGER: Final = ${unitsPattern(TRIGGER)}`,
     '"""Every built-in family\'s match holds this: a text without it needs no family pattern."""',
     "",
+    `_SECRET_HINT: Final = ${unitsPattern(triggerAsWritten())}`,
+    '"""The trigger\'s words as written, in lower case: a text whose lower-cased form holds none of them holds no trigger. Python\'s re tries every case-folded word at every position; this scan costs a fifth of that, and the exact one runs only where it finds a word."""',
+    "",
     `_SHORTEST_SECRET: Final = ${SHORTEST_SECRET}`,
     "",
-    `_SECRET_FAMILIES: Tuple[Tuple[re.Pattern[str], bool], ...] = (\n${families.join("\n")}\n)`,
-    '"""The built-in secret families, in order; True: group 1 (a label such as "Bearer ") survives."""',
+    `_SECRET_FAMILIES: Tuple[Tuple[re.Pattern[str], bool, re.Pattern[str]], ...] = (\n${families.join("\n")}\n)`,
+    '"""The built-in secret families, in order; True: group 1 (a label such as "Bearer ") survives; then the words one of which the lower-cased text must hold for the family to match."""',
     "",
     `_REDACT_PATTERNS: Tuple[re.Pattern[str], ...] = ${own.length === 0 ? "()" : `(\n${own.join("\n")}\n)`}`,
     '"""The project\'s own redact: patterns (failbook.yaml), applied after the built-in families."""',

@@ -55,7 +55,7 @@ class Dispatcher:
         """A fresh budget ledger starting now: share it to make several dispatches one run."""
         return Ledger(self.clock.now())
 
-    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None, concurrent: bool = False, first: Optional[Tuple[float, Any]] = None) -> Run:
+    def _run(self, call: Json, run_id: Optional[str], ledger: Optional[Ledger], label: bool, stop: Optional[Stop], trace: Optional[str], recording: Optional[Recording] = None, record: Optional[RecordSink] = None, concurrent: bool = False, first: Optional[Tuple[float, Any, str]] = None) -> Run:
         """The dispatch's run; `first`: its first attempt, sent and answered by `_direct` (which counted the call in the retry budget)."""
         s = self._s
         run = DispatchRun(s, ledger, run_id or "", str(call["id"]) if label else None, stop, trace, concurrent, None if first is None else first[0])
@@ -96,7 +96,7 @@ class Dispatcher:
         """One call under the playbook, blocking: {"outcome", "events", "errors", "idempotency_key"}.
         `record`: hand the finished dispatch, as one redacted record (SPEC 14), to this sink (a RecordWriter's `sink`)."""
         trace = None if trace_id is None else checked_trace_id(trace_id)
-        first: Optional[Tuple[float, Any]] = None
+        first: Optional[Tuple[float, Any, str]] = None
         if cancel is None and deadline_ms is None and record is None and not label:
             direct = self._direct(call, attempt, run_id, ledger, trace)
             if isinstance(direct, dict):
@@ -161,12 +161,12 @@ class Dispatcher:
             except BaseException as e:
                 error = e
 
-    def _direct(self, call: Json, attempt: AttemptFn, run_id: Optional[str], ledger: Optional[Ledger], trace: Optional[str]) -> Union[Json, Tuple[float, Any], None]:
+    def _direct(self, call: Json, attempt: AttemptFn, run_id: Optional[str], ledger: Optional[Ledger], trace: Optional[str]) -> Union[Json, Tuple[float, Any, str], None]:
         """The common call, as failbook-runtime's dispatch sends it without a run (SPEC 11): no
         breaker, hedge, attempt timeout or rate limit over its tool. Its first attempt is sent
         here; when it answers ok, the dispatch is finished here as the run finishes it (the same
         event, policies told, outcome) and returned. Else None (not such a call), or the
-        (sent at, answer) the run goes on from."""
+        (sent at, answer, idempotency key) the run goes on from."""
         s = self._s
         if s.breakers is not None:
             return None
@@ -188,7 +188,7 @@ class Dispatcher:
                 budget.call_ended(False)
             raise
         if type(response) is not dict or response.get("status") != "ok" or (response.get("value") is None and s.playbook.get("empty_response_is_failure", False)):
-            return (before, response)
+            return (before, response, key)
         now: float = clock.now()
         shown_key = key if call.get("idempotency_key") is None else s.redact(key)
         event: Json = {"t": now - (before if ledger is None else ledger.started_at), "type": "attempt", "n": 1, "status": "ok", "idempotency_key": shown_key, "latency_ms": now - before}

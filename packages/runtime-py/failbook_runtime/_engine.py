@@ -145,7 +145,7 @@ class Shared:
     def tool(self, tool: str) -> "ToolFacts":
         facts = self.tools.get(tool)
         if facts is None:
-            idempotent = is_idempotent(self.playbook, {"tool": tool})
+            idempotent = tool_idempotent(self.playbook, tool)
             limits = self.rate_limits
             paced = limits is not None and len(limits.of(tool)) > 0
             facts = ToolFacts(self.redact(tool), idempotent, None if self.timeouts is None else self.timeouts.for_tool(tool), paced, paced and limits is not None and limits.listens(tool))
@@ -183,6 +183,26 @@ class ToolFacts:
         """Rate limits pace its attempts (SPEC 22)."""
         self.listened = listened
         """A rate limit reads its answers (headers, throttling)."""
+
+
+_idempotent_of: List[Any] = [None, {}]
+"""The last playbook's `tools:` with whether each tool met so far is idempotent by it: a simulation makes a dispatcher per fixture over one playbook."""
+
+
+def tool_idempotent(playbook: Mapping[str, Any], tool: str) -> bool:
+    """`is_idempotent` of a call that says nothing itself, worked out once per tool for the same `tools:`."""
+    tools = playbook.get("tools")
+    if _idempotent_of[0] is not tools:
+        _idempotent_of[0] = tools
+        _idempotent_of[1] = {}
+    known = cast(Dict[str, bool], _idempotent_of[1])
+    idempotent = known.get(tool)
+    if idempotent is None:
+        idempotent = is_idempotent(playbook, {"tool": tool})
+        if len(known) >= 4096:
+            known.clear()
+        known[tool] = idempotent
+    return idempotent
 
 
 def is_idempotent(playbook: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
@@ -275,9 +295,8 @@ class DispatchRun:
         event: Json = {"t": t, "type": body["type"]}
         if self.label is not None:
             event["call"] = self.label
-        for k, v in body.items():
-            if k != "type":
-                event[k] = v
+        # The body's members after these, in its order (a member already in place keeps its place).
+        event.update(body)
         self.events.append(event)
         if self.s.on_event is not None:
             self.s.on_event(event)
@@ -288,19 +307,22 @@ class DispatchRun:
             if why is not None:
                 raise Stopped(why, in_flight)
 
-    def turn_of(self, call: Json, depth: int) -> Turn:
+    def turn_of(self, call: Json, depth: int, key: Optional[str] = None) -> Turn:
+        """`key`: the call's idempotency key when worked out already (the dispatcher's direct path)."""
         tool = self.s.tool(call["tool"])
-        key = idempotency_key(self.run_id, call)
+        if key is None:
+            key = idempotency_key(self.run_id, call)
         shown_key = key if call.get("idempotency_key") is None else self.s.redact(key)
         idempotent = call.get("idempotent") is not False and tool.idempotent
         return Turn(call, shown_key, tool.shown, self.s.redact(str(call["id"])), idempotent, depth, key, tool.timeout_ms, tool)
 
     # The run loop -----------------------------------------------------------------------
 
-    def call(self, call: Json, depth: int, first: Optional[Tuple[float, Any]] = None) -> Run:
+    def call(self, call: Json, depth: int, first: Optional[Tuple[float, Any, str]] = None) -> Run:
         """One call (and its fallback), attempt by attempt, until an action ends it; `first`: when
-        its first attempt was sent and answered already (the dispatcher's direct path), then and what."""
-        turn = self.turn_of(call, depth)
+        its first attempt was sent and answered already (the dispatcher's direct path), then, what,
+        and with which idempotency key."""
+        turn = self.turn_of(call, depth, None if first is None else first[2])
         # A call that is not idempotent is never hedged (SPEC 18).
         hedging = self.s.hedging
         if hedging is not None and turn.idempotent and hedging.hedges(call["tool"]):
@@ -890,20 +912,21 @@ class DispatchRun:
 
 def headers_of(answer: Any) -> Optional[Mapping[str, Any]]:
     """A response's or an error's headers, as a mapping (any other shape made plain), or None."""
-    if not isinstance(answer, Mapping):
+    # A dict first: isinstance against Mapping is an ABC check.
+    if type(answer) is not dict and not isinstance(answer, Mapping):
         return None
     headers: object = cast(Mapping[str, Any], answer).get("headers")
     if headers is None:
         return None
-    if isinstance(headers, Mapping):
+    if type(headers) is dict or isinstance(headers, Mapping):
         return cast(Mapping[str, Any], headers)
     return None if isinstance(headers, (str, int, float, bool)) else plain_headers(headers)
 
 
 def observe(response: Any, empty_is_failure: bool) -> Any:
-    if not isinstance(response, Mapping):
+    if type(response) is not dict and not isinstance(response, Mapping):
         raise TypeError("failbook: the attempt function returned an invalid response (" + ("None" if response is None else type(response).__name__) + '); return {"status": "ok" | "error" | "needs_input", ...}')
-    r: Mapping[str, Any] = response  # pyright: ignore[reportUnknownVariableType]
+    r = cast(Mapping[str, Any], response)
     status = r.get("status")
     if status == "ok":
         if empty_is_failure and r.get("value") is None:

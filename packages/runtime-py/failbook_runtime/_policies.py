@@ -164,7 +164,7 @@ def read_retry_after(readers: HintReaders, error: Optional[Mapping[str, Any]], p
     zero_absent = p.get("zero") == "absent"
     parse = p.get("parse", "strict")
     raw_headers = error.get("headers")
-    headers: Optional[Mapping[str, Any]] = cast(Mapping[str, Any], raw_headers) if isinstance(raw_headers, Mapping) else None
+    headers: Optional[Mapping[str, Any]] = cast(Mapping[str, Any], raw_headers) if type(raw_headers) is dict or (raw_headers is not None and isinstance(raw_headers, Mapping)) else None
 
     def now() -> float:
         if p.get("clock") == "local" or headers is None:
@@ -178,7 +178,7 @@ def read_retry_after(readers: HintReaders, error: Optional[Mapping[str, Any]], p
         for name, value, form in _listed_headers(headers, policy):
             sources.append((name, readers.hint_value(value, is_millisecond_header(name, policy), parse, form), value, True))
     raw_fields = error.get("fields")
-    fields: Optional[Mapping[str, Any]] = cast(Mapping[str, Any], raw_fields) if isinstance(raw_fields, Mapping) else None
+    fields: Optional[Mapping[str, Any]] = cast(Mapping[str, Any], raw_fields) if type(raw_fields) is dict or (raw_fields is not None and isinstance(raw_fields, Mapping)) else None
     for name in p.get("fields", []):
         value = None if fields is None else fields.get(name)
         if value is not None:

@@ -28,24 +28,26 @@ def remembered(redact: Redactor) -> Redactor:
     """`redact`, remembering what it made of each string (two bounded generations, as failbook's memo)."""
     recent: Dict[str, str] = {}
     older: Dict[str, str] = {}
-    chars = [0]
+    chars = 0
 
     def shown(text: str) -> str:
-        nonlocal recent, older
-        if len(text) > 4096:
-            return redact(text)
+        nonlocal recent, older, chars
+        # A text longer than 4096 is never remembered, so never found: looking first costs it nothing.
         out = recent.get(text)
         if out is not None:
             return out
+        size = len(text)
+        if size > 4096:
+            return redact(text)
         out = older.get(text)
         if out is None:
             out = redact(text)
-        if len(recent) >= 4096 or chars[0] >= 1 << 21:
+        if chars >= 1 << 21 or len(recent) >= 4096:
             older = recent
             recent = {}
-            chars[0] = 0
+            chars = 0
         recent[text] = out
-        chars[0] += len(text) + len(out)
+        chars += size + len(out)
         return out
 
     return shown
@@ -108,6 +110,16 @@ def redact_deep(value: object, redact: Redactor) -> Any:
 def plain_headers(headers: object) -> Dict[str, str]:
     """Headers in any shape a client gives them (a mapping, a list of pairs, an object with items()) as one dict of strings."""
     out: Dict[str, str] = {}
+    if type(headers) is dict:
+        # The common headers: a dict of strings, each kept as is (what add below does with one).
+        for key, text in cast(Dict[object, object], headers).items():
+            if type(key) is str and type(text) is str:
+                out[key] = text
+            else:
+                out.clear()
+                break
+        else:
+            return out
 
     def add(name: object, value: object) -> None:
         if not isinstance(name, str) or name in out:
@@ -127,8 +139,7 @@ def plain_headers(headers: object) -> Dict[str, str]:
                     if len(both) >= 2:
                         add(both[0], both[1])
         elif isinstance(headers, Mapping):
-            mapping: Mapping[Any, Any] = headers  # pyright: ignore[reportUnknownVariableType]
-            for name, value in mapping.items():
+            for name, value in cast(Mapping[object, object], headers).items():
                 add(name, value)
         elif hasattr(headers, "items"):
             for name, value in getattr(headers, "items")():
@@ -141,6 +152,8 @@ def plain_headers(headers: object) -> Dict[str, str]:
 def adapter_error_of(raw: object) -> Optional[Dict[str, Any]]:
     """The error a failed response carries, for classification: a mapping (or an exception, read
     by its attributes) with plain headers, causes cut at CAUSE_DEPTH; anything else is no error (None)."""
+    if type(raw) is dict:  # the common error, before isinstance's ABC checks
+        return _chain_of(cast(Dict[str, Any], raw), 0)
     if isinstance(raw, BaseException):
         return _chain_of(exception_error(raw), 0)
     if not isinstance(raw, Mapping):
@@ -217,7 +230,9 @@ def _chain_of(error: Mapping[str, Any], depth: int) -> Dict[str, Any]:
     if headers is not None and not (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())):  # pyright: ignore[reportUnknownVariableType]
         out["headers"] = plain_headers(cast(object, headers))
     cause = error.get("cause")
-    if isinstance(cause, BaseException) and depth < CAUSE_DEPTH:
+    if cause is None:
+        out.pop("cause", None)
+    elif isinstance(cause, BaseException) and depth < CAUSE_DEPTH:
         out["cause"] = _chain_of(exception_error(cause, depth + 1), depth + 1)
     elif isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
         out["cause"] = _chain_of(cause, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
@@ -231,24 +246,33 @@ _STATES = ("none", "unknown", "committed")
 
 def schema_error(e: Mapping[str, Any], depth: int = 0) -> Dict[str, Any]:
     """The error in its schema shape: kind always a string, other members only when of their type, nothing else."""
+    # Each member read once; None and exact ints and dicts tested by type first (Mapping's isinstance costs calls).
     kind = e.get("kind")
     out: Dict[str, Any] = {"kind": kind if isinstance(kind, str) else ""}
-    if isinstance(e.get("message"), str):
-        out["message"] = e["message"]
+    message = e.get("message")
+    if isinstance(message, str):
+        out["message"] = message
     status = e.get("http_status")
-    if isinstance(status, (int, float)) and not isinstance(status, bool) and float(status).is_integer() and 100 <= status <= 999:
+    if type(status) is int and 100 <= status <= 999:
+        out["http_status"] = status
+    elif status is not None and isinstance(status, (int, float)) and not isinstance(status, bool) and float(status).is_integer() and 100 <= status <= 999:
         out["http_status"] = int(status)
-    if isinstance(e.get("provider_code"), str):
-        out["provider_code"] = e["provider_code"]
-    if e.get("side_effect_state") in _STATES:
-        out["side_effect_state"] = e["side_effect_state"]
+    provider_code = e.get("provider_code")
+    if isinstance(provider_code, str):
+        out["provider_code"] = provider_code
+    state = e.get("side_effect_state")
+    if state in _STATES:
+        out["side_effect_state"] = state
     hint = e.get("retry_after_ms")
-    if isinstance(hint, (int, float)) and not isinstance(hint, bool) and math.isfinite(hint):
+    if type(hint) is int and 0 <= hint <= MAX_HINT_MS:
+        out["retry_after_ms"] = hint
+    elif hint is not None and isinstance(hint, (int, float)) and not isinstance(hint, bool) and math.isfinite(hint):
         out["retry_after_ms"] = min(MAX_HINT_MS, max(0, math.floor(hint)))
-    if isinstance(e.get("headers"), (Mapping, list, tuple)):
-        out["headers"] = plain_headers(e["headers"])
+    headers = e.get("headers")
+    if headers is not None and (type(headers) is dict or isinstance(headers, (Mapping, list, tuple))):
+        out["headers"] = plain_headers(cast(object, headers))
     fields = e.get("fields")
-    if isinstance(fields, Mapping):
+    if fields is not None and isinstance(fields, Mapping):
         plain: Dict[str, Any] = {}
         fmap: Mapping[Any, Any] = fields  # pyright: ignore[reportUnknownVariableType]
         for name, value in fmap.items():
@@ -256,10 +280,33 @@ def schema_error(e: Mapping[str, Any], depth: int = 0) -> Dict[str, Any]:
                 plain[str(name)] = value
         out["fields"] = plain
     cause = e.get("cause")
-    if isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
+    if cause is not None and isinstance(cause, Mapping) and depth < CAUSE_DEPTH:
         out["cause"] = schema_error(cause, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
     return out
 
 
 def shown_error(error: Mapping[str, Any], redact: Redactor) -> Dict[str, Any]:
-    return redact_deep(schema_error(error), redact)
+    """`redact_deep(schema_error(error), redact)`, walking the shape schema_error makes instead of any value's."""
+    return _shown_schema(schema_error(error), redact)
+
+
+def _shown_schema(error: Dict[str, Any], redact: Redactor) -> Dict[str, Any]:
+    # schema_error's members: strings, integers, its cause, headers (strings) and fields (JSON
+    # scalars, finite); no None, no cycle, at most CAUSE_DEPTH causes, so redact_deep's depth
+    # bound is never met and it leaves nothing out. Its width bound holds for headers and fields.
+    out: Dict[str, Any] = {}
+    for name, value in error.items():
+        if isinstance(value, str):
+            out[name] = REDACTED if value != "" and secret_named(name) else redact(value)
+        elif name == "cause":
+            out[name] = _shown_schema(value, redact)
+        elif name == "headers" or name == "fields":
+            shown: Dict[str, Any] = {}
+            for i, (key, item) in enumerate(cast(Dict[str, Any], value).items()):
+                if i >= JSON_SAFE_WIDTH:
+                    break
+                shown[key] = (REDACTED if item != "" and secret_named(key) else redact(item)) if isinstance(item, str) else item
+            out[name] = shown
+        else:
+            out[name] = value
+    return out

@@ -166,8 +166,22 @@ def canonical_json(value: object) -> str:
     if kind is dict:
         # The common arguments: a plain dict with ASCII keys, whose code-point order is their UTF-16 order.
         plain: Dict[Any, Any] = cast(Any, value)
-        if all(type(k) is str and k.isascii() for k in plain):
-            return "{" + ",".join(js_string(k) + ":" + canonical_json(plain[k]) for k in sorted(plain)) + "}"
+        for k in plain:
+            if type(k) is not str or not k.isascii():
+                break
+        else:
+            parts: List[str] = []
+            for k in sorted(plain):
+                v: object = plain[k]
+                # A string or a safe integer written here, as the branches above write them, without a call each.
+                if type(v) is str:
+                    text = _ascii_string(v) if v.isascii() else js_string(v)
+                elif type(v) is int and -9007199254740992 <= v <= 9007199254740992:
+                    text = str(v)
+                else:
+                    text = canonical_json(v)
+                parts.append(_ascii_string(k) + ":" + text)
+            return "{" + ",".join(parts) + "}"
     if isinstance(value, str) or value is None or isinstance(value, bool):
         return js_json(value)
     if isinstance(value, (int, float)):
@@ -208,8 +222,8 @@ def trace_id(key: str) -> str:
     if known is not None:
         return known
     head = key[:12]
-    if len(head) == 12 and all(c in _HEX_ANY for c in head):
-        made = "fb_" + (head if all(c in _HEX_LOWER for c in head) else head.lower())
+    if len(head) == 12 and _HEX_ANY.issuperset(head):
+        made = "fb_" + (head if _HEX_LOWER.issuperset(head) else head.lower())
     else:
         made = tagged_hex48("fb_", key)
     if len(_TRACE_IDS) >= 4096:
