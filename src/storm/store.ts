@@ -67,7 +67,8 @@ export class SimulatedStore {
     this.timers = virtualTimers(scheduler);
     this.store = memoryFleetStore({
       now: () => scheduler.now,
-      down: (t) => this.down.some((w) => t >= w.from_ms && t < w.to_ms),
+      // A storm without outages asks nothing a sync.
+      down: this.down.length === 0 ? undefined : (t) => this.down.some((w) => t >= w.from_ms && t < w.to_ms),
       // The answer is an event after the store's latency that hands it to the client's sync: no promise, no closure a sync.
       respond: (reply, answer) => scheduler.after(this.latencyMs, answerSync, reply, answer),
     });

@@ -124,8 +124,9 @@ export class MemoryFleetState {
 
   /** Take a report in and answer the fleet's totals, as one run of the sync script would at `now`. */
   sync(report: FleetReport, now: number = this.now()): FleetTotals & { ignored: number } {
-    const lease = Number(report.lease_ms) >= 1 ? Number(report.lease_ms) : 1000;
-    const run: Run = { now, ttl: Math.floor(lease * 2), id: String(report.instance), leaving: report.leave === true, ignored: 0 };
+    const asked = Number(report.lease_ms);
+    const lease = asked >= 1 ? asked : 1000;
+    const run: Run = { now, ttl: Math.floor(lease * 2), id: typeof report.instance === "string" ? report.instance : String(report.instance), leaving: report.leave === true, ignored: 0 };
     const rates = Array.isArray(report.rates) ? report.rates : NONE;
     const breakers = Array.isArray(report.breakers) ? report.breakers : NONE;
     this.processesSection(run, lease, rates, breakers);
