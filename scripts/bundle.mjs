@@ -85,13 +85,30 @@ const separateEntries = {
     b.onResolve({ filter: ENTRY_IMPORTS }, (args) => ({ path: `./${ENTRY_IMPORTS.exec(args.path)[1].replace("/", "-")}.js`, external: true }));
   },
 };
+// commander requires child_process as it loads, for subcommands that are executables of
+// their own (failbook has none): it is required on first use instead, which spares every
+// start loading it (child_process, dgram and their internals: 2-3 ms).
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes(COMMANDER_CHILD_PROCESS)) {
+        console.error("bundle: commander's require of child_process has changed; it loads at start-up again");
+        return undefined;
+      }
+      return { contents: text.replace(COMMANDER_CHILD_PROCESS, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: "js" };
+    });
+  },
+};
 await bundle({
   ...common,
   ...CJS_URL,
   entryPoints: [join(root, "src/cli/main.ts")],
   outfile: join(out, "cli.cjs"),
   format: "cjs",
-  plugins: [separateEntries],
+  plugins: [separateEntries, lazyChildProcess],
   write: false,
 }).then(({ outputFiles }) => {
   const [cli] = outputFiles;

@@ -4,7 +4,6 @@
  * symbolic links to their target, keeps the file's mode and line endings, refuses to
  * rewrite a file that is not UTF-8, and leaves no temporary file behind.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -24,6 +23,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "failbook-runtime/model/errors.js";
+import { nodeCrypto } from "failbook-runtime/util/builtin.js";
 
 export const DEFAULT_MAX_FILE_MB = 64;
 const MB = 1024 * 1024;
@@ -232,7 +232,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, opti
   const existing = typeof content !== "string" ? currentMode(target) : options.current !== undefined ? currentMode(target, options.current) : currentFile(target, shown);
   const text = typeof content !== "string" ? content : existing?.crlf ? content.replace(/(?<!\r)\n/g, "\r\n") : content;
   const dir = dirname(target);
-  const tmp = join(dir, temporaryName(basename(target), process.pid, randomBytes(6).toString("hex")));
+  const tmp = join(dir, temporaryName(basename(target), process.pid, nodeCrypto().randomBytes(6).toString("hex")));
   try {
     makeDirectory(dir);
     removeStaleTemporaries(dir, basename(target));

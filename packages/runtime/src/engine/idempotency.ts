@@ -3,13 +3,20 @@
  * upstream can deduplicate a retry. Keyed on the run, the call id, the tool and the
  * arguments in canonical JSON (RFC 8785).
  */
-import * as crypto from "node:crypto";
 import type { Call } from "../model/fixture.js";
+import { nodeCrypto } from "../util/builtin.js";
 import { taggedHex48 } from "../util/hash.js";
 
-/** Hex SHA-256, with Node's one-shot hash (20.12+, about twice as fast) where it has one. */
-export const sha256Hex: (text: string) => string =
-  typeof crypto.hash === "function" ? (text) => crypto.hash("sha256", text, "hex") : (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
+let hashHex: ((text: string) => string) | undefined;
+
+/** Hex SHA-256, with Node's one-shot hash (20.12+, about twice as fast) where it has one; crypto is loaded by the first hash (util/builtin.ts). */
+export function sha256Hex(text: string): string {
+  if (hashHex === undefined) {
+    const crypto = nodeCrypto();
+    hashHex = typeof crypto.hash === "function" ? (t) => crypto.hash("sha256", t, "hex") : (t) => crypto.createHash("sha256").update(t, "utf8").digest("hex");
+  }
+  return hashHex(text);
+}
 
 /** The call's idempotency key: the fixture's own when it gives one, else a SHA-256. */
 export function idempotencyKey(runId: string, call: Call): string {
