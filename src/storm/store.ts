@@ -10,7 +10,7 @@ import { answerSync, memoryFleetStore } from "failbook-runtime/engine/fleet/memo
 import { FLEET_DEFAULTS, type FleetOptions, type FleetStore, type FleetTimers } from "failbook-runtime/engine/fleet/index.js";
 import type { Playbook } from "failbook-runtime/model/playbook.js";
 import { DEFAULT_STORE_LATENCY_MS, type StormStore } from "./model.js";
-import type { Scheduler } from "./scheduler.js";
+import type { Entry, Scheduler } from "./scheduler.js";
 
 /** What the store did over the run, for the report. */
 export interface StoreCost {
@@ -108,43 +108,74 @@ export class SimulatedStore {
 
 /**
  * The sync's timers as events on the storm's clock. The lease timer is re-armed by every good
- * sync; it keeps one event on the heap, moved on when it comes due early, not one a sync.
+ * sync; it keeps one event on the heap, moved on when it comes due early, not one a sync. Each
+ * timer is one object and its events call a shared function with it: a storm's thousand
+ * clients each fire one every `sync_ms`, and a closure and its context are two objects more
+ * to touch a tick.
  */
 export function virtualTimers(scheduler: Scheduler): FleetTimers {
   return {
-    every(ms, tick) {
-      let stopped = false;
-      const fire = (): void => {
-        if (stopped) return;
-        scheduler.again(entry, ms);
-        tick();
-      };
-      const entry = scheduler.after(ms, fire, undefined, undefined);
-      return { stop: () => void (stopped = true) };
-    },
-    after(ms, fire) {
-      let stopped = false;
-      let armed = true;
-      let due = scheduler.now + ms;
-      const check = (): void => {
-        if (stopped) return;
-        if (scheduler.now < due) {
-          scheduler.at(due, check, undefined, undefined);
-          return;
-        }
-        armed = false;
-        fire();
-      };
-      scheduler.at(due, check, undefined, undefined);
-      return {
-        restart() {
-          due = scheduler.now + ms;
-          if (armed) return;
-          armed = true;
-          scheduler.at(due, check, undefined, undefined);
-        },
-        stop: () => void (stopped = true),
-      };
-    },
+    every: (ms, tick) => new RepeatingTimer(scheduler, ms, tick),
+    after: (ms, fire) => new LeaseTimer(scheduler, ms, fire),
   };
+}
+
+class RepeatingTimer {
+  private stopped = false;
+  private readonly entry: Entry;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly ms: number,
+    private readonly tick: () => void,
+  ) {
+    this.entry = scheduler.after(ms, RepeatingTimer.fire, this, undefined);
+  }
+
+  private static fire(timer: RepeatingTimer): void {
+    if (timer.stopped) return;
+    timer.scheduler.again(timer.entry, timer.ms);
+    timer.tick();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+class LeaseTimer {
+  private stopped = false;
+  private armed = true;
+  private due: number;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly ms: number,
+    private readonly fire: () => void,
+  ) {
+    this.due = scheduler.now + ms;
+    scheduler.at(this.due, LeaseTimer.check, this, undefined);
+  }
+
+  /** Its event came: the timer fires, unless it was restarted since (its event moves on to the new time). */
+  private static check(timer: LeaseTimer): void {
+    if (timer.stopped) return;
+    if (timer.scheduler.now < timer.due) {
+      timer.scheduler.at(timer.due, LeaseTimer.check, timer, undefined);
+      return;
+    }
+    timer.armed = false;
+    timer.fire();
+  }
+
+  restart(): void {
+    this.due = this.scheduler.now + this.ms;
+    if (this.armed) return;
+    this.armed = true;
+    this.scheduler.at(this.due, LeaseTimer.check, this, undefined);
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
 }

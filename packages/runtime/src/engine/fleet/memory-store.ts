@@ -25,39 +25,84 @@ class Key {
   }
 }
 
+/**
+ * What the store keeps of one process under its instance's name: its score in the set of
+ * processes, and its field in each token count's hash. The script keeps these in separate
+ * keys; here they are one record, found by one lookup a sync, each token field valid while its
+ * key is the generation it was written in (a key that expired or was cleared drops them all).
+ */
+class Member {
+  /** Its last sync (store ms) while it is in the set of processes; undefined when it is not. */
+  last: number | undefined = undefined;
+  /** Its last reported sum of changes to each token count, and the generation of the key it was written in. */
+  throttlingNet = 0;
+  throttlingGen = -1;
+  quotaNet = 0;
+  quotaGen = -1;
+
+  constructor(readonly id: string) {}
+}
+
 /** The processes (a sorted set: instance -> last sync, store ms), and every sync in order: the set's order by score. */
 class Processes extends Key {
-  readonly last = new Map<string, number>();
-  /** Instances and times of the syncs not yet past the horizon, oldest first, from `head`; an entry is stale when its process synced since. */
-  private ids: string[] = [];
+  /** Every process the store holds anything of, by instance. */
+  readonly members = new Map<string, Member>();
+  /** Processes in the set. */
+  size = 0;
+  /** The syncs not yet past the horizon, oldest first, from `head`: a member and its time then (stale when it synced since). */
+  private queue: Member[] = [];
   private times: number[] = [];
   private head = 0;
 
-  joined(id: string, now: number): void {
-    this.last.set(id, now);
-    this.ids.push(id);
+  member(id: string): Member {
+    let m = this.members.get(id);
+    if (m === undefined) this.members.set(id, (m = new Member(id)));
+    return m;
+  }
+
+  has(id: string): boolean {
+    return this.members.get(id)?.last !== undefined;
+  }
+
+  joined(m: Member, now: number): void {
+    if (m.last === undefined) this.size++;
+    m.last = now;
+    this.queue.push(m);
     this.times.push(now);
   }
 
+  /** Take a process out of the set; whether it was in it. */
+  left(m: Member): boolean {
+    if (m.last === undefined) return false;
+    m.last = undefined;
+    this.size--;
+    return true;
+  }
+
   /** The next process whose last sync is before `horizon`, taken out of the queue (the caller takes it out of the set); undefined when there is none. */
-  dropBefore(horizon: number): string | undefined {
-    while (this.head < this.ids.length && this.times[this.head]! < horizon) {
-      const id = this.ids[this.head]!;
+  dropBefore(horizon: number): Member | undefined {
+    while (this.head < this.queue.length && this.times[this.head]! < horizon) {
+      const m = this.queue[this.head]!;
       const at = this.times[this.head]!;
       this.head++;
-      if (this.last.get(id) === at) return id;
+      if (m.last === at) return m;
     }
-    if (this.head > 1024 && this.head * 2 > this.ids.length) {
-      this.ids = this.ids.slice(this.head);
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
       this.times = this.times.slice(this.head);
       this.head = 0;
     }
     return undefined;
   }
 
+  /** The processes in the set. */
+  *inSet(): Generator<Member> {
+    for (const m of this.members.values()) if (m.last !== undefined) yield m;
+  }
+
+  /** The set expired: its queue goes (the caller took each member out of the set). */
   clear(): void {
-    this.last.clear();
-    this.ids = [];
+    this.queue = [];
     this.times = [];
     this.head = 0;
     this.expiresAt = Number.POSITIVE_INFINITY;
@@ -73,10 +118,40 @@ class BudgetKey extends Key {
   malformed = 0;
 }
 
-/** A fleet token count (a hash: the count, and each process's last reported sum of changes). */
+/** A fleet token count (a hash: the count, and each process's last reported sum of changes, kept in its Member). */
 class TokenKey extends Key {
   tokens: number | undefined;
-  readonly nets = new Map<string, number>();
+  /** Bumped when the hash goes: every member's field written before is gone with it. */
+  gen = 0;
+
+  constructor(private readonly kind: "throttling" | "quota") {
+    super();
+  }
+
+  /** A process's field, undefined when it has none. */
+  net(m: Member): number | undefined {
+    return this.kind === "throttling" ? (m.throttlingGen === this.gen ? m.throttlingNet : undefined) : m.quotaGen === this.gen ? m.quotaNet : undefined;
+  }
+
+  setNet(m: Member, net: number): void {
+    if (this.kind === "throttling") {
+      m.throttlingNet = net;
+      m.throttlingGen = this.gen;
+    } else {
+      m.quotaNet = net;
+      m.quotaGen = this.gen;
+    }
+  }
+
+  deleteNet(m: Member): void {
+    if (this.kind === "throttling") m.throttlingGen = -1;
+    else m.quotaGen = -1;
+  }
+
+  /** Whether the process has a field here. */
+  holds(m: Member): boolean {
+    return this.net(m) !== undefined;
+  }
 }
 
 /** A fleet rate limit's bucket (a hash: its tokens, when it was last refilled, each process's lease and spent). */
@@ -106,6 +181,8 @@ interface Run {
   now: number;
   ttl: number;
   id: string;
+  /** The process's record (made for this sync if the store held nothing of it). */
+  member: Member;
   leaving: boolean;
   ignored: number;
 }
@@ -114,7 +191,7 @@ interface Run {
 export class MemoryFleetState {
   private readonly processes = new Processes();
   private readonly budgetKey = new BudgetKey();
-  private readonly tokenKeys = { throttling: new TokenKey(), quota: new TokenKey() };
+  private readonly tokenKeys = { throttling: new TokenKey("throttling"), quota: new TokenKey("quota") };
   private readonly rateKeys = new Map<string, RateKey>();
   private readonly breakerKeys = new Map<string, BreakerKey>();
   private readonly probeKeys = new Map<string, ProbeKey>();
@@ -126,11 +203,12 @@ export class MemoryFleetState {
   sync(report: FleetReport, now: number = this.now()): FleetTotals & { ignored: number } {
     const asked = Number(report.lease_ms);
     const lease = asked >= 1 ? asked : 1000;
-    const run: Run = { now, ttl: Math.floor(lease * 2), id: typeof report.instance === "string" ? report.instance : String(report.instance), leaving: report.leave === true, ignored: 0 };
+    const id = typeof report.instance === "string" ? report.instance : String(report.instance);
+    const run: Run = { now, ttl: Math.floor(lease * 2), id, member: this.processes.member(id), leaving: report.leave === true, ignored: 0 };
     const rates = Array.isArray(report.rates) ? report.rates : NONE;
     const breakers = Array.isArray(report.breakers) ? report.breakers : NONE;
     this.processesSection(run, lease, rates, breakers);
-    const out: FleetTotals & { ignored: number } = { now_ms: now, instances: this.processes.last.size, ignored: 0 };
+    const out: FleetTotals & { ignored: number } = { now_ms: now, instances: this.processes.size, ignored: 0 };
     if (isObject(report.budget)) out.budget = this.budgetSection(run, report.budget);
     const throttling = report.throttling === undefined ? undefined : this.tokensSection(run, this.tokenKeys.throttling, report.throttling);
     if (throttling !== undefined) out.throttling = throttling;
@@ -140,6 +218,7 @@ export class MemoryFleetState {
     // The script answers a report it cannot read with a state no process takes in.
     if (breakers.length > 0) out.breakers = breakers.map((b) => this.breakerSection(run, lease, b) ?? ({ name: String(b?.name), state: "invalid" } as unknown as FleetBreakerTotals));
     out.ignored = run.ignored;
+    this.release(run.member);
     return out;
   }
 
@@ -147,24 +226,28 @@ export class MemoryFleetState {
   private processesSection(run: Run, lease: number, rates: readonly FleetRateReport[], breakers: readonly FleetBreakerReport[]): void {
     const p = this.processes;
     if (p.hasExpired(run.now)) {
-      for (const id of [...p.last.keys()]) this.forget(id);
+      for (const m of [...p.inSet()]) {
+        this.forget(m);
+        if (m !== run.member) this.release(m);
+      }
       p.clear();
     }
     if (this.budgetKey.hasExpired(run.now)) clearBudget(this.budgetKey);
-    if (run.leaving) this.forget(run.id);
+    if (run.leaving) this.forget(run.member);
     else {
-      if (!p.last.has(run.id)) this.count(run.id, 1);
-      p.joined(run.id, run.now);
+      if (run.member.last === undefined) this.count(run.id, 1);
+      p.joined(run.member, run.now);
     }
-    for (let id = p.dropBefore(run.now - lease); id !== undefined; id = p.dropBefore(run.now - lease)) this.dropProcess(run, id, rates, breakers);
+    for (let m = p.dropBefore(run.now - lease); m !== undefined; m = p.dropBefore(run.now - lease)) this.dropProcess(run, m, rates, breakers);
     p.expire(run.now, run.ttl);
   }
 
   /** A process whose lease ended leaves the set, with its counts in each key this report names (a lease held stays taken). */
-  private dropProcess(run: Run, id: string, rates: readonly FleetRateReport[], breakers: readonly FleetBreakerReport[]): void {
-    this.forget(id);
+  private dropProcess(run: Run, m: Member, rates: readonly FleetRateReport[], breakers: readonly FleetBreakerReport[]): void {
+    const id = m.id;
+    this.forget(m);
     this.dropEntry(id);
-    for (const key of [this.tokenKeys.throttling, this.tokenKeys.quota]) if (!key.hasExpired(run.now)) key.nets.delete(id);
+    for (const key of [this.tokenKeys.throttling, this.tokenKeys.quota]) if (!key.hasExpired(run.now)) key.deleteNet(m);
     for (const r of rates) {
       const key = this.rateKeys.get(String(r?.name));
       if (key !== undefined && !key.hasExpired(run.now)) key.held.delete(id);
@@ -173,11 +256,17 @@ export class MemoryFleetState {
       const key = this.breakerKeys.get(String(b?.name));
       if (key !== undefined && !key.hasExpired(run.now)) key.counts.delete(id);
     }
+    if (m !== run.member) this.release(m);
+  }
+
+  /** A record that holds nothing any more is let go (the store keeps no field of that process). */
+  private release(m: Member): void {
+    if (m.last === undefined && !this.tokenKeys.throttling.holds(m) && !this.tokenKeys.quota.holds(m) && this.processes.members.get(m.id) === m) this.processes.members.delete(m.id);
   }
 
   /** Drop a process from the set, and its budget entry from the sums (the entry itself stays, as in the hash). */
-  private forget(id: string): void {
-    if (this.processes.last.delete(id)) this.count(id, -1);
+  private forget(m: Member): void {
+    if (this.processes.left(m)) this.count(m.id, -1);
   }
 
   /** Add (or take away) a process's budget entry to the sums over the live processes. */
@@ -199,7 +288,7 @@ export class MemoryFleetState {
   /** The retry budget: this process's calls and retries in progress, summed over the live processes. */
   private budgetSection(run: Run, budget: { calls?: unknown; retries?: unknown }): { calls: number; retries: number } {
     const key = this.budgetKey;
-    const live = this.processes.last.has(run.id);
+    const live = run.member.last !== undefined;
     if (live) this.count(run.id, -1);
     this.dropEntry(run.id);
     if (!run.leaving) {
@@ -230,11 +319,11 @@ export class MemoryFleetState {
       clearTokens(key);
       count = max;
     } else {
-      const last = key.nets.get(run.id);
+      const last = key.net(run.member);
       count = last === undefined ? key.tokens : Math.min(max, Math.max(0, key.tokens + net - last));
     }
-    if (run.leaving) key.nets.delete(run.id);
-    else key.nets.set(run.id, lua14(net));
+    if (run.leaving) key.deleteNet(run.member);
+    else key.setNet(run.member, lua14(net));
     key.tokens = lua14(count);
     key.expire(run.now, run.ttl);
     return { tokens: lua14(count) };
@@ -300,7 +389,7 @@ export class MemoryFleetState {
     else key.counts.set(run.id, { attempts: 0, failures: 0 });
     let [sumA, sumF, processes, crossing] = [0, 0, 0, 0];
     for (const [id, c] of key.counts) {
-      if (!this.processes.last.has(id)) continue;
+      if (!this.processes.has(id)) continue;
       sumA += c.attempts;
       sumF += c.failures;
       if (c.attempts > 0) {
@@ -388,7 +477,7 @@ function clearBudget(key: BudgetKey): void {
 
 function clearTokens(key: TokenKey): void {
   key.tokens = undefined;
-  key.nets.clear();
+  key.gen++;
   key.expiresAt = Number.POSITIVE_INFINITY;
 }
 

@@ -87,7 +87,12 @@ export interface FleetSyncOptions {
   timers?: FleetTimers | undefined;
 }
 
-export class FleetSync implements FleetStatus {
+/**
+ * The sync of one dispatcher. It is itself the reply a store answers through (`answered`,
+ * `failed`), and keeps the options a sync reads on itself: a storm's thousand clients each
+ * sync every `sync_ms`, and what one sync touches of its client should be few objects.
+ */
+export class FleetSync implements FleetStatus, FleetReply {
   readonly instance: string;
   mode: FleetMode = "alone";
   syncs = 0;
@@ -106,8 +111,9 @@ export class FleetSync implements FleetStatus {
   /** Those waiting for the sync in flight to settle (`syncNow`, `close`): made only when someone waits. */
   private settled: Promise<void> | undefined;
   private release: (() => void) | undefined;
-  /** How the store answers the sync in flight: made once, the same two functions for every sync. */
-  private readonly reply: FleetReply;
+  private readonly parts: readonly FleetPart[];
+  private readonly store: FleetStore;
+  private readonly now: () => number;
   private closed = false;
   private readonly tick: { stop(): void };
   private readonly lease: { restart(): void; stop(): void };
@@ -120,8 +126,10 @@ export class FleetSync implements FleetStatus {
     this.syncMs = o.settings.sync_ms ?? FLEET_DEFAULTS.sync_ms;
     this.leaseMs = o.settings.lease_ms ?? FLEET_DEFAULTS.lease_ms;
     this.whenDown = (o.settings.on_store_down ?? FLEET_DEFAULTS.on_store_down) === "closed" ? "closed" : "alone";
+    this.parts = o.parts;
+    this.store = o.store;
+    this.now = o.now;
     this.started = o.now();
-    this.reply = { answered: (totals) => this.answered(totals), failed: (error) => this.failed(error) };
     const timers = o.timers ?? realTimers;
     // The lease is a timer re-armed by each good sync: the outage is reported lease_ms after the last one, not at the next tick.
     this.lease = timers.after(this.leaseMs, () => this.leaseEnded());
@@ -136,19 +144,23 @@ export class FleetSync implements FleetStatus {
     return (this.settled ??= new Promise<void>((resolve) => (this.release = resolve)));
   }
 
-  /** Send this process's report unless a sync is in flight; the store answers through `reply`. */
+  /** Send this process's report unless a sync is in flight; the store answers through `answered` or `failed`. */
   private send(leave: boolean): void {
     if (this.inFlight) return;
     const report: FleetReport = { v: 1, instance: this.instance, lease_ms: this.leaseMs };
     if (leave) report.leave = true;
-    for (const part of this.o.parts) part.report(report);
+    for (const part of this.parts) part.report(report);
     this.inFlight = true;
     this.sent = report;
-    this.sentAt = this.o.now();
-    const store = this.o.store;
+    this.sentAt = this.now();
+    const store = this.store;
     try {
-      if (store.send !== undefined) store.send(report, this.reply);
-      else Promise.resolve(store.sync(report)).then(this.reply.answered, this.reply.failed);
+      if (store.send !== undefined) store.send(report, this);
+      else
+        Promise.resolve(store.sync(report)).then(
+          (totals) => this.answered(totals),
+          (error: unknown) => this.failed(error),
+        );
     } catch (e) {
       this.failed(e);
     }
@@ -175,7 +187,8 @@ export class FleetSync implements FleetStatus {
     await within(this.syncNow(true), this.syncMs);
   }
 
-  private answered(totals: FleetTotals): void {
+  /** The store's answer to the sync in flight (FleetReply): ignored when none is. */
+  answered(totals: FleetTotals): void {
     if (!this.inFlight) return;
     const [sent, sentAt] = [this.sent!, this.sentAt];
     const release = this.settle();
@@ -186,14 +199,15 @@ export class FleetSync implements FleetStatus {
     }
   }
 
-  private failed(error: unknown): void {
+  /** The sync in flight failed (FleetReply): ignored when none is. */
+  failed(error: unknown): void {
     if (!this.inFlight) return;
     const sentAt = this.sentAt;
     const release = this.settle();
     try {
       this.failures++;
       this.lastError = error instanceof Error ? error.message : String(error);
-      this.syncObserver?.(this.o.now() - sentAt, errorTypeOf(error));
+      this.syncObserver?.(this.now() - sentAt, errorTypeOf(error));
     } finally {
       release?.();
     }
@@ -202,16 +216,17 @@ export class FleetSync implements FleetStatus {
   /** The store's answer to `sent`: the parts take the fleet's totals in, unless it came after sync_ms. */
   private takeIn(totals: FleetTotals, sent: FleetReport, sentAt: number): void {
     // An answer later than sync_ms is stale: the next sync sends the same state again.
-    const took = this.o.now() - sentAt;
+    const now = this.now();
+    const took = now - sentAt;
     if (took > this.syncMs || totals === null || typeof totals !== "object") {
       this.failures++;
       this.syncObserver?.(took, took > this.syncMs ? "timeout" : "malformed");
       return;
     }
     this.syncObserver?.(took, undefined);
-    for (const part of this.o.parts) part.apply(totals, sent);
+    for (const part of this.parts) part.apply(totals, sent);
     this.syncs++;
-    this.lastSyncMs = this.o.now();
+    this.lastSyncMs = now;
     this.instances = typeof totals.instances === "number" && totals.instances >= 1 ? totals.instances : 1;
     this.mode = "fleet";
     if (!this.closed) this.lease.restart();
@@ -227,7 +242,7 @@ export class FleetSync implements FleetStatus {
     if (this.closed || this.down) return;
     this.down = true;
     this.mode = this.whenDown;
-    this.downSince = this.o.now();
+    this.downSince = this.now();
     const event: FleetEvent = { type: "fleet_store_unavailable", instance: this.instance, since_ms: this.downSince - (this.lastSyncMs ?? this.started) };
     if (this.lastError !== undefined) event.error = this.lastError;
     this.o.emit(event);
