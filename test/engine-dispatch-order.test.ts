@@ -1,0 +1,215 @@
+/**
+ * Concurrent dispatches on one virtual clock interleave by microtasks (a storm, a wave, a
+ * saga's steps): which dispatch reads the clock after which, and which caller hears of its
+ * end first, decide the outputs. This pins that order, job by job, for every way a dispatch's
+ * first attempt can go (sync and async answers, ok, failing then retried, ending at once,
+ * throwing, rejecting, a bad trace id), with and without effects: a change to how dispatch()
+ * waits for the first attempt must keep every line in place.
+ */
+import { describe, expect, it } from "vitest";
+import type { Response } from "failbook-runtime/model/fixture.js";
+import { VirtualClock } from "failbook-runtime/engine/clock.js";
+import { createDispatcher, type AttemptFn, type Effects } from "failbook-runtime/engine/dispatch.js";
+import { seededRandom } from "failbook-runtime/engine/random.js";
+import { CALL, err, ok, playbook, REGISTRY, retry } from "./helpers/dispatch.js";
+
+const needsInput: Response = { status: "needs_input", question: "Which account?" };
+const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+/** How an attempt answers: at once, in a resolved promise, after `hops` microtasks, or not at all. */
+type Answer = { sync: Response } | { resolved: Response } | { later: Response; hops: number } | { throws: string } | { rejects: string };
+
+/** The log of one run: each dispatch's events, attempts, effects and end, and a probe counting microtasks. */
+async function interleaving(effects: boolean): Promise<string[]> {
+  const log: string[] = [];
+  const clock = new VirtualClock();
+  const effectsLogged: Effects = {
+    escalate: async (packet) => {
+      log.push(`escalate ${packet.failed_step}`);
+      await null;
+      log.push(`escalated ${packet.failed_step}`);
+    },
+    deadLetter: (entry) => void log.push(`dead letter ${entry.queue}`),
+  };
+  const dispatcher = createDispatcher({
+    registry: REGISTRY,
+    playbook: playbook({ timeout: retry(3), denied: { action: "escalate_to_human", queue: "policy" }, refused: { action: "dead_letter", queue: "dlq" } }),
+    clock,
+    random: seededRandom(0),
+    onEvent: (event) => log.push(`${event.type}${"n" in event ? ` ${event.n}` : ""} @${event.t}`),
+    ...(effects ? { effects: effectsLogged } : {}),
+  });
+  const attempts = (id: string, answers: Answer[]): AttemptFn => (_call, n) => {
+    const answer = answers[n - 1]!;
+    log.push(`${id} sends ${n} @${clock.now()}`);
+    clock.advance(10);
+    if ("sync" in answer) return answer.sync;
+    if ("resolved" in answer) return Promise.resolve(answer.resolved);
+    if ("throws" in answer) throw new Error(answer.throws);
+    if ("rejects" in answer) return Promise.reject(new Error(answer.rejects));
+    let p: Promise<Response> = Promise.resolve(answer.later);
+    for (let k = 0; k < answer.hops; k++) p = p.then((r) => r);
+    return p;
+  };
+  const cases: [string, Answer[], { traceId?: string; key?: string }?][] = [
+    ["ok-sync", [{ sync: ok() }]],
+    ["ok-async", [{ resolved: ok() }], { traceId: TRACE }],
+    ["ok-late", [{ later: ok(), hops: 3 }], { key: "order-42" }],
+    ["retried-sync", [{ sync: err("timeout") }, { sync: ok() }]],
+    ["retried-async", [{ resolved: err("timeout") }, { later: ok(), hops: 2 }], { traceId: TRACE }],
+    ["question", [{ sync: needsInput }]],
+    ["question-async", [{ resolved: needsInput }]],
+    ["escalated", [{ sync: err("denied") }]],
+    ["dead-lettered", [{ resolved: err("refused") }]],
+    ["empty-ok-then-ok", [{ sync: { status: "ok" } }]],
+    ["throws", [{ throws: "boom" }]],
+    ["rejects", [{ rejects: "gone" }]],
+    ["bad-trace", [{ sync: ok() }], { traceId: "not-a-trace-id" }],
+  ];
+  const probe = (async () => {
+    for (let k = 0; k < 12; k++) {
+      log.push(`tick ${k}`);
+      await null;
+    }
+  })();
+  const ends = cases.map(([id, answers, more]) =>
+    dispatcher
+      .dispatch({ ...CALL, id, ...(more?.key === undefined ? {} : { idempotency_key: more.key }) }, attempts(id, answers), { runId: "run_1", ...(more?.traceId === undefined ? {} : { traceId: more.traceId }) })
+      .then(
+        (r) => log.push(`${id} ends ${r.outcome.kind} ${r.outcome.envelope.trace_id} @${clock.now()}`),
+        (e: Error) => log.push(`${id} rejects ${e.constructor.name} ${e.message.slice(0, 40)}`),
+      ),
+  );
+  await Promise.all([...ends, probe]);
+  return log;
+}
+
+describe("concurrent dispatches keep their order, microtask by microtask", () => {
+  it.each([false, true])("effects: %s", async (effects) => {
+    expect((await interleaving(effects)).join("\n")).toBe(EXPECTED[String(effects) as "false" | "true"]);
+  });
+});
+
+const EXPECTED = {
+  false: `tick 0
+ok-sync sends 1 @0
+ok-async sends 1 @10
+ok-late sends 1 @20
+retried-sync sends 1 @30
+retried-async sends 1 @40
+question sends 1 @50
+question-async sends 1 @60
+escalated sends 1 @70
+dead-lettered sends 1 @80
+empty-ok-then-ok sends 1 @90
+throws sends 1 @100
+rejects sends 1 @110
+tick 1
+attempt 1 @120
+attempt 1 @110
+attempt 1 @90
+failure_classified @90
+retry_scheduled @90
+attempt 1 @180
+failure_classified @180
+retry_scheduled @180
+attempt 1 @270
+attempt 1 @260
+attempt 1 @250
+failure_classified @250
+attempt 1 @240
+failure_classified @240
+attempt 1 @230
+throws rejects Error boom
+bad-trace rejects TypeError failbook: DispatchOptions.traceId must b
+tick 2
+ok-sync ends succeeded fb_cbb5b3f8845f @320
+ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @320
+question ends needs_input fb_5fc7fc73c561 @320
+question-async ends needs_input fb_20922080111c @320
+empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @320
+rejects rejects Error gone
+tick 3
+retried-sync sends 2 @320
+retried-async sends 2 @330
+escalated @270
+dead_lettered @260
+tick 4
+attempt 1 @320
+attempt 2 @310
+escalated ends escalated fb_519067e56ce8 @340
+dead-lettered ends dead_lettered fb_492768f63666 @340
+tick 5
+ok-late ends succeeded fb_b86b7e2c1c2b @340
+tick 6
+retried-sync ends recovered fb_0159b2cccbbe @340
+attempt 2 @300
+tick 7
+tick 8
+retried-async ends recovered 4bf92f3577b34da6a3ce929d0e0e4736 @340
+tick 9
+tick 10
+tick 11`,
+  true: `tick 0
+ok-sync sends 1 @0
+ok-async sends 1 @10
+ok-late sends 1 @20
+retried-sync sends 1 @30
+retried-async sends 1 @40
+question sends 1 @50
+question-async sends 1 @60
+escalated sends 1 @70
+dead-lettered sends 1 @80
+empty-ok-then-ok sends 1 @90
+throws sends 1 @100
+rejects sends 1 @110
+tick 1
+attempt 1 @120
+attempt 1 @110
+attempt 1 @90
+failure_classified @90
+retry_scheduled @90
+attempt 1 @180
+failure_classified @180
+retry_scheduled @180
+attempt 1 @270
+attempt 1 @260
+attempt 1 @250
+failure_classified @250
+attempt 1 @240
+failure_classified @240
+attempt 1 @230
+throws rejects Error boom
+bad-trace rejects TypeError failbook: DispatchOptions.traceId must b
+tick 2
+ok-sync ends succeeded fb_cbb5b3f8845f @320
+ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @320
+empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @320
+rejects rejects Error gone
+tick 3
+retried-sync sends 2 @320
+retried-async sends 2 @330
+question ends needs_input fb_5fc7fc73c561 @340
+question-async ends needs_input fb_20922080111c @340
+escalated @270
+escalate escalated
+dead_lettered @260
+dead letter dlq
+tick 4
+attempt 1 @320
+attempt 2 @310
+escalated escalated
+tick 5
+ok-late ends succeeded fb_b86b7e2c1c2b @340
+tick 6
+attempt 2 @300
+dead-lettered ends dead_lettered fb_492768f63666 @340
+tick 7
+retried-sync ends recovered fb_0159b2cccbbe @340
+escalated ends escalated fb_519067e56ce8 @340
+tick 8
+tick 9
+retried-async ends recovered 4bf92f3577b34da6a3ce929d0e0e4736 @340
+tick 10
+tick 11`,
+};
