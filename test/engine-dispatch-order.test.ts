@@ -17,7 +17,7 @@ const needsInput: Response = { status: "needs_input", question: "Which account?"
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 
 /** How an attempt answers: at once, in a resolved promise, after `hops` microtasks, or not at all. */
-type Answer = { sync: Response } | { resolved: Response } | { later: Response; hops: number } | { throws: string } | { rejects: string };
+type Answer = { sync: Response } | { resolved: Response } | { later: Response; hops: number } | { thenable: Response } | { thenGetterThrows: string } | { throws: string } | { rejects: string };
 
 /** The log of one run: each dispatch's events, attempts, effects and end, and a probe counting microtasks. */
 async function interleaving(effects: boolean): Promise<string[]> {
@@ -47,6 +47,15 @@ async function interleaving(effects: boolean): Promise<string[]> {
     if ("resolved" in answer) return Promise.resolve(answer.resolved);
     if ("throws" in answer) throw new Error(answer.throws);
     if ("rejects" in answer) return Promise.reject(new Error(answer.rejects));
+    // Not a promise, but `await` takes it as one: its `then` is called a job later.
+    if ("thenable" in answer) return { then: (resolve: (r: Response) => void) => resolve(answer.thenable) } as unknown as Response;
+    if ("thenGetterThrows" in answer) {
+      return Object.defineProperty({ status: "ok", value: 1 }, "then", {
+        get() {
+          throw new Error(answer.thenGetterThrows);
+        },
+      }) as Response;
+    }
     let p: Promise<Response> = Promise.resolve(answer.later);
     for (let k = 0; k < answer.hops; k++) p = p.then((r) => r);
     return p;
@@ -62,6 +71,9 @@ async function interleaving(effects: boolean): Promise<string[]> {
     ["escalated", [{ sync: err("denied") }]],
     ["dead-lettered", [{ resolved: err("refused") }]],
     ["empty-ok-then-ok", [{ sync: { status: "ok" } }]],
+    ["ok-thenable", [{ thenable: ok() }]],
+    ["retried-thenable", [{ thenable: err("timeout") }, { thenable: ok() }]],
+    ["then-getter-throws", [{ thenGetterThrows: "no then" }]],
     ["throws", [{ throws: "boom" }]],
     ["rejects", [{ rejects: "gone" }]],
     ["bad-trace", [{ sync: ok() }], { traceId: "not-a-trace-id" }],
@@ -102,51 +114,63 @@ question-async sends 1 @60
 escalated sends 1 @70
 dead-lettered sends 1 @80
 empty-ok-then-ok sends 1 @90
-throws sends 1 @100
-rejects sends 1 @110
+ok-thenable sends 1 @100
+retried-thenable sends 1 @110
+then-getter-throws sends 1 @120
+throws sends 1 @130
+rejects sends 1 @140
 tick 1
+attempt 1 @150
+attempt 1 @140
 attempt 1 @120
-attempt 1 @110
-attempt 1 @90
-failure_classified @90
-retry_scheduled @90
-attempt 1 @180
-failure_classified @180
-retry_scheduled @180
+failure_classified @120
+retry_scheduled @120
+attempt 1 @210
+failure_classified @210
+retry_scheduled @210
+attempt 1 @300
+attempt 1 @290
+attempt 1 @280
+failure_classified @280
 attempt 1 @270
+failure_classified @270
 attempt 1 @260
-attempt 1 @250
-failure_classified @250
-attempt 1 @240
-failure_classified @240
-attempt 1 @230
 throws rejects Error boom
 bad-trace rejects TypeError failbook: DispatchOptions.traceId must b
 tick 2
-ok-sync ends succeeded fb_cbb5b3f8845f @320
-ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @320
-question ends needs_input fb_5fc7fc73c561 @320
-question-async ends needs_input fb_20922080111c @320
-empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @320
+ok-sync ends succeeded fb_cbb5b3f8845f @350
+ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @350
+question ends needs_input fb_5fc7fc73c561 @350
+question-async ends needs_input fb_20922080111c @350
+empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @350
+attempt 1 @250
+attempt 1 @240
+failure_classified @240
+retry_scheduled @240
+then-getter-throws rejects Error no then
 rejects rejects Error gone
 tick 3
-retried-sync sends 2 @320
-retried-async sends 2 @330
-escalated @270
-dead_lettered @260
+retried-sync sends 2 @450
+retried-async sends 2 @460
+escalated @400
+dead_lettered @390
+ok-thenable ends succeeded fb_0f74bd974c0c @470
 tick 4
-attempt 1 @320
-attempt 2 @310
-escalated ends escalated fb_519067e56ce8 @340
-dead-lettered ends dead_lettered fb_492768f63666 @340
+attempt 1 @450
+attempt 2 @440
+escalated ends escalated fb_519067e56ce8 @470
+dead-lettered ends dead_lettered fb_492768f63666 @470
+retried-thenable sends 2 @470
 tick 5
-ok-late ends succeeded fb_b86b7e2c1c2b @340
+ok-late ends succeeded fb_b86b7e2c1c2b @480
 tick 6
-retried-sync ends recovered fb_0159b2cccbbe @340
-attempt 2 @300
+retried-sync ends recovered fb_0159b2cccbbe @480
+attempt 2 @440
+attempt 2 @370
 tick 7
 tick 8
-retried-async ends recovered 4bf92f3577b34da6a3ce929d0e0e4736 @340
+retried-async ends recovered 4bf92f3577b34da6a3ce929d0e0e4736 @480
+retried-thenable ends recovered fb_737c1d9146b6 @480
 tick 9
 tick 10
 tick 11`,
@@ -161,55 +185,67 @@ question-async sends 1 @60
 escalated sends 1 @70
 dead-lettered sends 1 @80
 empty-ok-then-ok sends 1 @90
-throws sends 1 @100
-rejects sends 1 @110
+ok-thenable sends 1 @100
+retried-thenable sends 1 @110
+then-getter-throws sends 1 @120
+throws sends 1 @130
+rejects sends 1 @140
 tick 1
+attempt 1 @150
+attempt 1 @140
 attempt 1 @120
-attempt 1 @110
-attempt 1 @90
-failure_classified @90
-retry_scheduled @90
-attempt 1 @180
-failure_classified @180
-retry_scheduled @180
+failure_classified @120
+retry_scheduled @120
+attempt 1 @210
+failure_classified @210
+retry_scheduled @210
+attempt 1 @300
+attempt 1 @290
+attempt 1 @280
+failure_classified @280
 attempt 1 @270
+failure_classified @270
 attempt 1 @260
-attempt 1 @250
-failure_classified @250
-attempt 1 @240
-failure_classified @240
-attempt 1 @230
 throws rejects Error boom
 bad-trace rejects TypeError failbook: DispatchOptions.traceId must b
 tick 2
-ok-sync ends succeeded fb_cbb5b3f8845f @320
-ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @320
-empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @320
+ok-sync ends succeeded fb_cbb5b3f8845f @350
+ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @350
+empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @350
+attempt 1 @250
+attempt 1 @240
+failure_classified @240
+retry_scheduled @240
+then-getter-throws rejects Error no then
 rejects rejects Error gone
 tick 3
-retried-sync sends 2 @320
-retried-async sends 2 @330
-question ends needs_input fb_5fc7fc73c561 @340
-question-async ends needs_input fb_20922080111c @340
-escalated @270
+retried-sync sends 2 @450
+retried-async sends 2 @460
+question ends needs_input fb_5fc7fc73c561 @470
+question-async ends needs_input fb_20922080111c @470
+escalated @400
 escalate escalated
-dead_lettered @260
+dead_lettered @390
 dead letter dlq
+ok-thenable ends succeeded fb_0f74bd974c0c @470
 tick 4
-attempt 1 @320
-attempt 2 @310
+attempt 1 @450
+attempt 2 @440
 escalated escalated
+retried-thenable sends 2 @470
 tick 5
-ok-late ends succeeded fb_b86b7e2c1c2b @340
+ok-late ends succeeded fb_b86b7e2c1c2b @480
 tick 6
-attempt 2 @300
-dead-lettered ends dead_lettered fb_492768f63666 @340
+attempt 2 @440
+dead-lettered ends dead_lettered fb_492768f63666 @480
+attempt 2 @370
 tick 7
-retried-sync ends recovered fb_0159b2cccbbe @340
-escalated ends escalated fb_519067e56ce8 @340
+retried-sync ends recovered fb_0159b2cccbbe @480
+escalated ends escalated fb_519067e56ce8 @480
 tick 8
 tick 9
-retried-async ends recovered 4bf92f3577b34da6a3ce929d0e0e4736 @340
+retried-async ends recovered 4bf92f3577b34da6a3ce929d0e0e4736 @480
+retried-thenable ends recovered fb_737c1d9146b6 @480
 tick 10
 tick 11`,
 };

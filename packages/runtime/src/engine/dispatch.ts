@@ -245,15 +245,18 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     const before = options.clock.now();
     budget?.callStarted();
     let sent: Promise<Response> | Response;
+    let answer: Promise<unknown>;
     try {
       sent = attempt(call, 1, key, PLAIN_CONTEXT);
+      answer = awaited(sent);
     } catch (e) {
       budget?.callEnded(false);
       throw e;
     }
     return thenAsAwait(
-      Promise.resolve(sent),
-      (response: Response): DispatchResult | PromiseLike<DispatchResult> => {
+      answer,
+      (settled: unknown): DispatchResult | PromiseLike<DispatchResult> => {
+        const response = (answer === ANSWERED ? sent : settled) as Response;
         let done: DispatchResult | undefined;
         try {
           done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response, trace);
@@ -405,6 +408,26 @@ const promiseThen = Promise.prototype.then;
 /** `promise.then(...)` with `Promise.prototype.then` as this module found it: dispatch() takes an answer as `await` does, whatever is done to the prototype later. */
 function thenAsAwait<T, R>(promise: Promise<T>, onFulfilled: (value: T) => R | PromiseLike<R>, onRejected: (reason: unknown) => R | PromiseLike<R>): Promise<R> {
   return promiseThen.call(promise, onFulfilled, onRejected) as Promise<R>;
+}
+
+/** A promise settled once and for all: what dispatch() hears an answer that is no thenable through. */
+const ANSWERED: Promise<undefined> = Promise.resolve(undefined);
+
+/**
+ * What `await value` waits on, job for job: a thenable's promise, or, for any other value
+ * (a simulation's answer, a cached one), a promise already settled, which hears of it in the
+ * same job as `await` would without a promise made for it; its `then` read once, as `await`
+ * reads it (a `then` getter that throws rejects, as there).
+ */
+function awaited(value: unknown): Promise<unknown> {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return ANSWERED;
+  let then: unknown;
+  try {
+    then = (value as { then?: unknown }).then;
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  return typeof then === "function" ? Promise.resolve(value) : ANSWERED;
 }
 
 /**
