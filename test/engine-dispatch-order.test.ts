@@ -70,7 +70,7 @@ async function interleaving(effects: boolean): Promise<string[]> {
     ["question-async", [{ resolved: needsInput }]],
     ["escalated", [{ sync: err("denied") }]],
     ["dead-lettered", [{ resolved: err("refused") }]],
-    ["empty-ok-then-ok", [{ sync: { status: "ok" } }]],
+    ["empty-ok", [{ sync: { status: "ok" } }]],
     ["ok-thenable", [{ thenable: ok() }]],
     ["retried-thenable", [{ thenable: err("timeout") }, { thenable: ok() }]],
     ["then-getter-throws", [{ thenGetterThrows: "no then" }]],
@@ -113,7 +113,7 @@ question sends 1 @50
 question-async sends 1 @60
 escalated sends 1 @70
 dead-lettered sends 1 @80
-empty-ok-then-ok sends 1 @90
+empty-ok sends 1 @90
 ok-thenable sends 1 @100
 retried-thenable sends 1 @110
 then-getter-throws sends 1 @120
@@ -142,7 +142,7 @@ ok-sync ends succeeded fb_cbb5b3f8845f @350
 ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @350
 question ends needs_input fb_5fc7fc73c561 @350
 question-async ends needs_input fb_20922080111c @350
-empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @350
+empty-ok ends succeeded fb_0f0950b5763d @350
 attempt 1 @250
 attempt 1 @240
 failure_classified @240
@@ -184,7 +184,7 @@ question sends 1 @50
 question-async sends 1 @60
 escalated sends 1 @70
 dead-lettered sends 1 @80
-empty-ok-then-ok sends 1 @90
+empty-ok sends 1 @90
 ok-thenable sends 1 @100
 retried-thenable sends 1 @110
 then-getter-throws sends 1 @120
@@ -211,7 +211,7 @@ bad-trace rejects TypeError failbook: DispatchOptions.traceId must b
 tick 2
 ok-sync ends succeeded fb_cbb5b3f8845f @350
 ok-async ends succeeded 4bf92f3577b34da6a3ce929d0e0e4736 @350
-empty-ok-then-ok ends succeeded fb_076a6e0b4a3d @350
+empty-ok ends succeeded fb_0f0950b5763d @350
 attempt 1 @250
 attempt 1 @240
 failure_classified @240
