@@ -318,11 +318,8 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
 
   /** What the `finally` of a run's dispatch does: an unanswered attempt's breaker probe given back, the call no longer in progress. */
   function ended(run: DispatchRun): void {
-    try {
-      run.abandon();
-    } finally {
-      budget?.callEnded(run.retrying);
-    }
+    run.abandon();
+    budget?.callEnded(run.retrying);
   }
 
   /**
