@@ -143,6 +143,12 @@ describe("the caller's trace id (DispatchOptions.traceId)", () => {
     await expect(dispatcher.dispatch(CALL, () => ok(), { traceId: id })).rejects.toThrow(/W3C trace-id: 32 lower-case hex digits, not all zero/);
   });
 
+  // The check reads the last digit before comparing with all zeros: ids that end in 0, or are all zeros but one digit, are still taken.
+  it.each(["00000000000000000000000000000010", "10000000000000000000000000000000", "00000000000000000000000000000001", "0000000000000000f000000000000000"])("%s is taken as given", async (id) => {
+    const dispatcher = createDispatcher({ registry: REGISTRY, playbook: playbook({}), clock: new VirtualClock(), random: seededRandom(1) });
+    expect((await dispatcher.dispatch(CALL, () => ok(), { traceId: id })).outcome.envelope.trace_id).toBe(id);
+  });
+
   it("the published envelope schema accepts both forms", async () => {
     const { generateJsonSchema } = await import("../src/codegen/jsonschema.js");
     const fail = { action: "fail" as const };

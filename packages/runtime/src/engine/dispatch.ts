@@ -230,49 +230,113 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
 
   /**
    * The common call (no hedge, no attempt timeout, every breaker guarding it closed, neither
-   * recorded nor labelled): its first attempt is sent and awaited before any run exists, and
-   * a success is the whole dispatch (`succeededAtOnce`). Anything else makes the run, which
-   * goes on from that attempt as if it had sent it (`resume`).
+   * recorded nor labelled): its first attempt is sent before any run exists, and a success is
+   * the whole dispatch (`succeededAtOnce`). Anything else makes the run, which goes on from
+   * that attempt as if it had sent it (`resumeAtOnce`).
+   *
+   * Not an async function: its answer is taken with `then` where `await` would take it (the
+   * same job, so concurrent dispatches on one clock keep their order), without an async
+   * function's frame, which cost the success path more than the rest of its bookkeeping.
    */
-  async function dispatchAtOnce(call: Call, attempt: AttemptFn, dispatchOptions: DispatchOptions, tool: ToolFacts, admission: Admission | undefined): Promise<DispatchResult> {
+  function dispatchAtOnce(call: Call, attempt: AttemptFn, dispatchOptions: DispatchOptions, tool: ToolFacts, admission: Admission | undefined): Promise<DispatchResult> {
     const runId = dispatchOptions.runId ?? "";
     const trace = dispatchOptions.traceId === undefined ? undefined : checkedTraceId(dispatchOptions.traceId);
     const key = idempotencyKey(runId, call);
     const before = options.clock.now();
     budget?.callStarted();
-    let response: Response;
+    let sent: Promise<Response> | Response;
+    let answer: Promise<unknown>;
     try {
-      response = await attempt(call, 1, key, PLAIN_CONTEXT);
+      sent = attempt(call, 1, key, PLAIN_CONTEXT);
+      answer = awaited(sent);
     } catch (e) {
       budget?.callEnded(false);
       throw e;
     }
-    let done: DispatchResult | undefined;
-    try {
-      done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response, trace);
-    } catch (e) {
-      // A malformed answer or a throwing onEvent: the call is no longer in progress.
-      budget?.callEnded(false);
-      throw e;
-    }
-    if (done !== undefined) {
-      budget?.callEnded(false);
-      return metrics === undefined ? done : metrics.observe(done);
-    }
-    const run = new DispatchRun(shared, dispatchOptions.ledger, runId, undefined, before);
+    return thenAsAwait(
+      answer,
+      (settled: unknown): DispatchResult | PromiseLike<DispatchResult> => {
+        const response = (answer === ANSWERED ? sent : settled) as Response;
+        let done: DispatchResult | undefined;
+        try {
+          done = succeededAtOnce(shared, call, tool, key, admission, before, dispatchOptions.ledger, response, trace);
+        } catch (e) {
+          // A malformed answer or a throwing onEvent: the call is no longer in progress.
+          budget?.callEnded(false);
+          throw e;
+        }
+        if (done === undefined) return resumeAtOnce(call, attempt, dispatchOptions.ledger, tool, admission, runId, trace, key, before, response);
+        budget?.callEnded(false);
+        return metrics === undefined ? done : metrics.observe(done);
+      },
+      attemptRejected,
+    );
+  }
+
+  /** The first attempt's promise rejected: the call is no longer in progress. */
+  function attemptRejected(e: unknown): never {
+    budget?.callEnded(false);
+    throw e;
+  }
+
+  /**
+   * The first attempt did not succeed: the run takes it over and goes on. What an async
+   * function would do after its `await`, job for job: the run's end is heard where `await`
+   * would hear it, and the dispatch's promise settles in that very job (`Settling`).
+   */
+  function resumeAtOnce(call: Call, attempt: AttemptFn, ledger: BudgetLedger | undefined, tool: ToolFacts, admission: Admission | undefined, runId: string, trace: string | undefined, key: string, before: number, response: Response): DispatchResult | PromiseLike<DispatchResult> {
+    const run = new DispatchRun(shared, ledger, runId, undefined, before);
     run.traceId = trace;
-    let end: End;
+    let resumed: Promise<End> | End;
     try {
-      // A question ends the call at once (no await, as when the run sent the attempt); a failure goes on in the run loop.
-      const resumed = run.resume(call, attempt, tool, key, admission, before, response);
-      end = resumed instanceof Promise ? await resumed : resumed;
-    } finally {
-      run.abandon();
-      budget?.callEnded(run.retrying);
+      // A question ends the call at once (as when the run sent the attempt); a failure goes on in the run loop.
+      resumed = run.resume(call, attempt, tool, key, admission, before, response);
+    } catch (e) {
+      ended(run);
+      throw e;
     }
+    const settling = new Settling<DispatchResult>();
+    if (!(resumed instanceof Promise)) {
+      ended(run);
+      return finishedAtOnce(run, resumed, settling) ?? settling.promised();
+    }
+    thenAsAwait(
+      resumed,
+      (end: End) =>
+        settling.settleWith(() => {
+          ended(run);
+          return finishedAtOnce(run, end, settling);
+        }),
+      (e: unknown) =>
+        settling.settleWith(() => {
+          ended(run);
+          throw e;
+        }),
+    );
+    return settling.promised();
+  }
+
+  /** What the `finally` of a run's dispatch does: an unanswered attempt's breaker probe given back, the call no longer in progress. */
+  function ended(run: DispatchRun): void {
+    run.abandon();
+    budget?.callEnded(run.retrying);
+  }
+
+  /**
+   * The run's end as the dispatch's result; with effects, undefined: `settling` gets the
+   * result once they are applied (their promise heard where `await` would hear it).
+   */
+  function finishedAtOnce(run: DispatchRun, end: End, settling: Settling<DispatchResult>): DispatchResult | undefined {
     const result = run.finish(end);
-    if (options.effects !== undefined) await run.applyEffects(result.outcome);
-    return metrics === undefined ? result : metrics.observe(result);
+    if (options.effects === undefined) return metrics === undefined ? result : metrics.observe(result);
+    thenAsAwait(
+      run.applyEffects(result.outcome),
+      () => settling.settleWith(() => (metrics === undefined ? result : metrics.observe(result))),
+      (e: unknown) => settling.settleWith(() => {
+        throw e;
+      }),
+    );
+    return undefined;
   }
 
   /** Any other call: the run sends every attempt, the first too. */
@@ -334,6 +398,76 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   }
 
   return dispatcher;
+}
+
+const promiseThen = Promise.prototype.then;
+
+/** `promise.then(...)` with `Promise.prototype.then` as this module found it: dispatch() takes an answer as `await` does, whatever is done to the prototype later. */
+function thenAsAwait<T, R>(promise: Promise<T>, onFulfilled: (value: T) => R | PromiseLike<R>, onRejected: (reason: unknown) => R | PromiseLike<R>): Promise<R> {
+  return promiseThen.call(promise, onFulfilled, onRejected) as Promise<R>;
+}
+
+/** A promise settled once and for all: what dispatch() hears an answer that is no thenable through. */
+const ANSWERED: Promise<undefined> = Promise.resolve(undefined);
+
+/**
+ * What `await value` waits on, job for job: a thenable's promise, or, for any other value
+ * (a simulation's answer, a cached one), a promise already settled, which hears of it in the
+ * same job as `await` would without a promise made for it; its `then` read once, as `await`
+ * reads it (a `then` getter that throws rejects, as there).
+ */
+function awaited(value: unknown): Promise<unknown> {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return ANSWERED;
+  let then: unknown;
+  try {
+    then = (value as { then?: unknown }).then;
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  return typeof then === "function" ? Promise.resolve(value) : ANSWERED;
+}
+
+/**
+ * The end of a dispatch whose first attempt failed, for the promise dispatch() returned to
+ * adopt. That promise calls `then` one job after it is handed this (as it does with any
+ * thenable), and then settles in the very job `settle` runs in, where an async function that
+ * awaited the run would have returned: adopting a promise instead would settle it a job later,
+ * and reorder concurrent dispatches.
+ */
+class Settling<T> {
+  private resolve: ((value: T) => void) | undefined;
+  private reject: ((reason: unknown) => void) | undefined;
+  private early: { ok: boolean; value: unknown } | undefined;
+
+  then(resolve: (value: T) => void, reject: (reason: unknown) => void): void {
+    if (this.early === undefined) {
+      this.resolve = resolve;
+      this.reject = reject;
+    } else if (this.early.ok) resolve(this.early.value as T);
+    else reject(this.early.value);
+  }
+
+  /** Settle with what `fn` returns (undefined: it arranged a later settle), or what it throws. */
+  settleWith(fn: () => T | undefined): void {
+    let value: T | undefined;
+    try {
+      value = fn();
+    } catch (e) {
+      this.settle(false, e);
+      return;
+    }
+    if (value !== undefined) this.settle(true, value);
+  }
+
+  private settle(ok: boolean, value: unknown): void {
+    if (this.resolve === undefined) this.early = { ok, value };
+    else if (ok) this.resolve(value as T);
+    else this.reject!(value);
+  }
+
+  promised(): PromiseLike<T> {
+    return this as unknown as PromiseLike<T>;
+  }
 }
 
 /** A handler that warns once (Node's process warnings, where there are any), then stays silent. */

@@ -707,7 +707,8 @@ export function checkedTraceId(id: unknown): string {
   if (id === lastTraceId) return id as string;
   // The length first, then one scan for a character that is not a lower-case hex digit: V8 runs
   // a lone negated class about twice as fast as the anchored /^[0-9a-f]{32}$/ (docs/performance.md).
-  if (typeof id === "string" && id.length === 32 && !NOT_HEX.test(id) && id !== ZERO_TRACE_ID) return (lastTraceId = id);
+  // All zeros only if the last digit is one: comparing 32 characters with ZERO_TRACE_ID cost the check of a new id a tenth of its time.
+  if (typeof id === "string" && id.length === 32 && !NOT_HEX.test(id) && (id.charCodeAt(31) !== 0x30 || id !== ZERO_TRACE_ID)) return (lastTraceId = id);
   throw new TypeError("failbook: DispatchOptions.traceId must be a W3C trace-id: 32 lower-case hex digits, not all zero (an OpenTelemetry span's spanContext().traceId)");
 }
 
