@@ -53,6 +53,8 @@ interface Made {
   rules: Map<string, Finding[]>;
   /** Each per-verdict rule's findings for the rest of the project. */
   rests: Map<string, Finding[]>;
+  /** The code set of each per-verdict rule that has one (LintRule.codeSet). */
+  codeSets: Map<string, ReadonlySet<string>>;
 }
 
 /** What an edit changed, when it left the project outside the registry's verdict list as it was. */
@@ -79,7 +81,7 @@ export class VerdictFindings {
   begin(project: Project): boolean {
     const checked = checkedOf(project);
     const before = this.made;
-    this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map() } : undefined;
+    this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map(), codeSets: new Map() } : undefined;
     this.change = checked && before ? changeOf(before, checked) : undefined;
     const change = this.change;
     // The classifier reads each verdict's status and match (and its code, which only labels
@@ -92,9 +94,17 @@ export class VerdictFindings {
    * The findings of per-verdict `rule` (at `severity`), verdict by verdict: for verdict
    * `index`, reused when its lines are unchanged (and the edit changed none of the `fields`
    * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
-   * with their verdict).
+   * with their verdict). A rule that reads the other verdicts only through a set of codes
+   * (LintRule.codeSet, `codeSet` here) keeps, after an edit to those fields, the findings of
+   * every unchanged verdict whose code is in both sets or in neither.
    */
-  verdictFindings(rule: string, severity: string, fields: readonly (keyof Verdict)[] | undefined, check: (index: number) => Finding[]): (index: number) => Finding[] {
+  verdictFindings(
+    rule: string,
+    severity: string,
+    fields: readonly (keyof Verdict)[] | undefined,
+    check: (index: number) => Finding[],
+    codeSet?: () => ReadonlySet<string>,
+  ): (index: number) => Finding[] {
     const made = this.made;
     if (!made) return check;
     const key = `${rule}\u0000${severity}`;
@@ -104,12 +114,21 @@ export class VerdictFindings {
     const { first, end, registryFile } = made.checked;
     const others = fields === undefined || (change !== undefined && sameVerdicts(change, made.checked, fields));
     const lastFound = change?.before.verdicts.get(key);
-    const known = others ? lastFound : undefined;
+    const lastCodes = change?.before.codeSets.get(key);
+    let flipped: ReadonlySet<string> | undefined;
+    if (codeSet) {
+      // Unchanged fields, unchanged rest of the project: the set is the last check's.
+      const codes = others && lastCodes !== undefined ? lastCodes : codeSet();
+      made.codeSets.set(key, codes);
+      if (!others && lastCodes !== undefined) flipped = symmetricDifference(codes, lastCodes);
+    }
+    const known = others || flipped ? lastFound : undefined;
+    const verdicts = made.checked.registry.verdicts;
     return (index) => {
       const line = first[index];
       const was = change ? change.from[index] : -1;
       const entry = was >= 0 ? known?.[was] : undefined;
-      if (entry) {
+      if (entry && (flipped === undefined || !flipped.has(verdicts[index].code))) {
         // Ten thousand verdicts, most of them unchanged and where they were: each keeps its entry.
         if (entry.line === line) return (entries[index] = entry).findings;
         const moved = entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
@@ -170,6 +189,15 @@ export class VerdictFindings {
     made.rules.set(key, found);
     return found;
   }
+}
+
+/** The codes in one set and not the other. */
+function symmetricDifference(a: ReadonlySet<string>, b: ReadonlySet<string>): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (a === b) return out;
+  for (const code of a) if (!b.has(code)) out.add(code);
+  for (const code of b) if (!a.has(code)) out.add(code);
+  return out;
 }
 
 const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["status", "match"];

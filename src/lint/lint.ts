@@ -80,7 +80,8 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
       const checkRest = rule.checkRest;
       if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
       const verdicts = registry.value.verdicts;
-      const findings = previous.verdictFindings(rule.id, severity, fields, (index) => found(() => checkVerdict(ctx, verdicts[index], index)));
+      const codeSet = rule.codeSet;
+      const findings = previous.verdictFindings(rule.id, severity, fields, (index) => found(() => checkVerdict(ctx, verdicts[index], index)), codeSet && (() => codeSet(ctx)));
       for (let index = 0; index < verdicts.length; index++) for (const f of findings(index)) out.push(f);
     } else if (incremental && previous && fields) {
       // A project-wide rule that says which verdict fields it reads: its findings reused when the edit changed none.
