@@ -42,4 +42,16 @@ describe("nearest", () => {
       expect(nearest(w, codes, 5)).toEqual(textbook(w, codes, 5));
     }
   });
+
+  it("asked again for the same word over a long list with codes changed (a rename in the editor), answers for the list it is given", () => {
+    const codes = Array.from({ length: 5000 }, (_, i) => `svc${i % 50}.request_timeout_${i}`);
+    const w = "svc1.request_timeout";
+    expect(nearest(w, codes, 3)).toEqual(textbook(w, codes, 3));
+    // The best candidates renamed away, one closer put in another's place, and the list shortened.
+    const renamed = codes.map((c, i) => (i === 1 || i === 51 ? `other.${c}` : i === 700 ? "svc1.request_timeou" : c));
+    expect(nearest(w, renamed, 3)).toEqual(textbook(w, renamed, 3));
+    expect(nearest(w, renamed, 3)).toEqual(textbook(w, renamed, 3));
+    expect(nearest(w, codes, 3)).toEqual(textbook(w, codes, 3));
+    expect(nearest(w, codes.slice(2), 3)).toEqual(textbook(w, codes.slice(2), 3));
+  });
 });
