@@ -35,6 +35,17 @@ describe("nearest", () => {
     }
   });
 
+  it("gives the textbook answer over lists long enough for the bit-parallel distance, words of up to 40 characters", () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const word = (max: number) => Array.from({ length: Math.floor(next() * max) }, () => "abcAB_.é1\u{1F600}"[Math.floor(next() * 10)]).join("");
+    for (let t = 0; t < 400; t++) {
+      const w = word(41);
+      const candidates = Array.from({ length: 64 + Math.floor(next() * 100) }, () => (next() < 0.3 ? w.slice(0, Math.floor(next() * 40)) + word(6) : word(41)));
+      for (const limit of [1, 3, 50]) expect(nearest(w, candidates, limit), `${w} among ${candidates.length}`).toEqual(textbook(w, candidates, limit));
+    }
+  });
+
   it("orders thousands of codes within the threshold as localeCompare does", () => {
     const codes = Array.from({ length: 5000 }, (_, i) => `svc${i % 50}.request_timeout_${i}`);
     for (const w of ["svcx0.request_timeout_0", "svc1.request_timeout", "SVC2.Request_Timeout_7"]) {

@@ -23,6 +23,9 @@ export function nearest(word: string, candidates: readonly string[], limit = 3):
   const last = long ? remembered.get(w) : undefined;
   const known = last && last.candidates.length === candidates.length ? last : undefined;
   const distances = long ? new Int32Array(candidates.length) : undefined;
+  // A word of at most 32 characters: each candidate's distance a machine word at a time.
+  const bits = w.length > 0 && w.length <= 32 && candidates.length >= BIT_PARALLEL_FROM;
+  if (bits) setPattern(w);
   for (let i = 0; i < candidates.length; i++) {
     const c = candidates[i] as string;
     let d: number;
@@ -32,12 +35,13 @@ export function nearest(word: string, candidates: readonly string[], limit = 3):
       const contains = lc.includes(w) || w.includes(lc);
       // Only a distance up to the threshold counts (a text containing the other counts as the
       // threshold at most): past it, the bounded distance need not be exact.
-      const bounded = boundedLevenshtein(w, lc, threshold);
+      const bounded = Math.abs(lc.length - w.length) > threshold ? threshold + 1 : bits ? bitParallelLevenshtein(w.length, lc) : boundedLevenshtein(w, lc, threshold);
       d = contains ? Math.min(bounded, threshold) : bounded <= threshold ? bounded : -1;
     }
     if (distances) distances[i] = d;
     if (d >= 0) close.push({ c, d });
   }
+  if (bits) clearPattern(w);
   if (distances) {
     if (!remembered.has(w) && remembered.size >= REMEMBERED_WORDS) remembered.delete(remembered.keys().next().value as string);
     remembered.set(w, { candidates: candidates.slice(), distances });
@@ -68,6 +72,47 @@ const REMEMBERED_WORDS = 8;
 let collator: Intl.Collator | undefined;
 
 let row = new Int32Array(64);
+
+/** Lists this long are worth the pattern's table. */
+const BIT_PARALLEL_FROM = 64;
+/** For each UTF-16 code unit, the places (bits) where the pattern has it; all zero between calls. */
+let patternBits: Uint32Array | undefined;
+
+function setPattern(pattern: string): void {
+  const table = (patternBits ??= new Uint32Array(0x10000));
+  for (let i = 0; i < pattern.length; i++) table[pattern.charCodeAt(i)] |= 1 << i;
+}
+
+function clearPattern(pattern: string): void {
+  const table = patternBits as Uint32Array;
+  for (let i = 0; i < pattern.length; i++) table[pattern.charCodeAt(i)] = 0;
+}
+
+/**
+ * The edit distance between the pattern set by setPattern (1 to 32 code units, `length`) and
+ * `text`: Myers' bit-parallel algorithm (Hyyrö's form), a column of the table in one 32-bit
+ * word, so one step per character of the text where the table takes one per pair.
+ */
+function bitParallelLevenshtein(length: number, text: string): number {
+  const table = patternBits as Uint32Array;
+  const last = 1 << (length - 1);
+  let pv = -1;
+  let mv = 0;
+  let score = length;
+  for (let i = 0; i < text.length; i++) {
+    let eq = table[text.charCodeAt(i)] as number;
+    const xv = eq | mv;
+    eq |= ((eq & pv) + pv) ^ pv;
+    mv |= ~(eq | pv);
+    pv &= eq;
+    if (mv & last) score++;
+    if (pv & last) score--;
+    mv = (mv << 1) | 1;
+    pv = (pv << 1) | ~(xv | mv);
+    mv &= xv;
+  }
+  return score;
+}
 
 /**
  * `levenshtein(a, b)` when it is at most `bound`, else some number above `bound`: the
