@@ -266,6 +266,16 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
     expect(lint((t) => setField(t, 10, "code", "svc9.renamed_again"))).toEqual({ found: [], rechecked: [10] });
   });
 
+  it("gives the same finding objects in an unchanged file after a rename, which runs again every rule reading codes", () => {
+    const unreachable = editing("retries-unreachable");
+    const before = unreachable();
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((f) => f.file.endsWith("playbook.yaml"))).toBe(true);
+    const after = unreachable((t) => setField(t, 10, "code", "svc9.renamed"));
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.filter((f) => !before.includes(f)).map((f) => f.message)).toEqual([]);
+  });
+
   it("holds every rule to the verdict fields it declares (on the generated project and every example)", () => {
     const projects = [dir, ...readdirSync("examples").map((d) => join(process.cwd(), "examples", d))];
     // A per-verdict rule reads its own verdict freely, and of the others only what it declares (nothing when it declares nothing).

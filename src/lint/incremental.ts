@@ -21,7 +21,8 @@ import type { Finding } from "failbook-runtime/model/finding.js";
 import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
-import type { YamlSource } from "../load/yaml.js";
+import { findingAt, type FindingInput } from "../load/finding.js";
+import type { YamlDocument, YamlSource } from "../load/yaml.js";
 import { firstAbove } from "../util/sorted.js";
 import { editedSpan } from "../util/text.js";
 
@@ -72,6 +73,9 @@ interface Change {
 export class VerdictFindings {
   private made: Made | undefined;
   private change: Change | undefined;
+  /** The findings the last check and this one made on documents other than the registry's, by document and by what was reported. */
+  private reportedBefore = new Map<YamlDocument, Map<string, Finding>>();
+  private reported = new Map<YamlDocument, Map<string, Finding>>();
 
   /**
    * Start a check of `project`: what the last check found stays usable only when everything
@@ -79,6 +83,8 @@ export class VerdictFindings {
    * told apart by their lines (a flow list, an anchor): every verdict is then checked.
    */
   begin(project: Project): boolean {
+    this.reportedBefore = this.reported;
+    this.reported = new Map();
     const checked = checkedOf(project);
     const before = this.made;
     this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map(), codeSets: new Map() } : undefined;
@@ -88,6 +94,26 @@ export class VerdictFindings {
     // its rules' answers): equal, the last one classifies this registry, relabeled.
     if (checked && change && sameVerdicts(change, checked, CLASSIFIER_FIELDS)) carryCompiled(change.before.checked.registry, checked.registry);
     return checked !== undefined;
+  }
+
+  /**
+   * A report as a finding (findingAt). On a document the edit left alone (not the registry's:
+   * the loader keeps an unchanged file's document), the same report as at the last check gives
+   * the same finding object, neither located nor fingerprinted again, and what an editor made
+   * of it is not made again: a rename runs again every rule that reads codes, and
+   * `retries-unreachable` alone reports 541 findings in the 10k project's playbook.
+   */
+  finding(input: FindingInput): Finding {
+    const registry = this.made?.checked.registry;
+    if (registry === undefined || input.doc.file === this.made?.checked.registryFile) return findingAt(input);
+    const key = JSON.stringify([input.rule, input.severity, input.target ?? "value", input.path, input.message, input.related ?? null, input.fix ?? null]);
+    let now = this.reported.get(input.doc);
+    if (now === undefined) this.reported.set(input.doc, (now = new Map()));
+    // A report made twice in one check gives two findings, as without this.
+    if (now.has(key)) return findingAt(input);
+    const found = this.reportedBefore.get(input.doc)?.get(key) ?? findingAt(input);
+    now.set(key, found);
+    return found;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
 import { isRetryAction, type Playbook, type RetryAction } from "failbook-runtime/model/playbook.js";
 import { statusOf } from "failbook-runtime/model/registry.js";
 import { retryDelay } from "failbook-runtime/engine/backoff.js";
@@ -30,6 +30,8 @@ export const retriesUnreachable: LintRule = {
   description: "A verdict's max_retries that a budget (same_verdict_ceiling, budgets.retries, retry_seconds, wall_ms) cuts short: the dispatch never ends as the action says.",
   check(ctx) {
     const { registry, playbook } = ctx;
+    // Where each budget is set, located once: hundreds of findings point at the same few.
+    const budgetAt = new Map<string, Position>();
     for (const { verdict, code, action } of playbookEntries(ctx)) {
       if (!isRetryAction(action) || statusOf(verdict) === "reserved" || !verdict.retryable) continue;
       const classMax = Object.hasOwn(registry.value.classes, verdict.class) ? registry.value.classes[verdict.class].max_retries : undefined;
@@ -38,11 +40,13 @@ export const retriesUnreachable: LintRule = {
       const cap = firstCap(playbook.value, action, promised);
       if (cap === undefined) continue;
       const where = cap.path.join(".");
+      let setAt = budgetAt.get(where);
+      if (setAt === undefined) budgetAt.set(where, (setAt = playbook.doc.locate(cap.path)));
       ctx.report({
         message: `max_retries ${promised} for '${code}' cannot be reached: ${where} ${cap.value} ends the dispatch after ${cap.retries === 1 ? "1 retry" : `${cap.retries} retries`} (${cap.why}), ${cap.ends}, not exhausted after ${promised} as max_retries says; lower max_retries to ${cap.retries}, or raise ${where}`,
         doc: playbook.doc,
         path: ["verdicts", code, "max_retries"],
-        related: [{ message: `${where} is set here`, position: playbook.doc.locate(cap.path) }],
+        related: [{ message: `${where} is set here`, position: setAt }],
       });
     }
   },
