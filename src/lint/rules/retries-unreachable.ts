@@ -37,7 +37,7 @@ export const retriesUnreachable: LintRule = {
       const classMax = Object.hasOwn(registry.value.classes, verdict.class) ? registry.value.classes[verdict.class].max_retries : undefined;
       // What the action promises, within its class's ceiling (class-retry-ceiling says the rest).
       const promised = classMax === undefined ? action.max_retries : Math.min(action.max_retries, classMax);
-      const cap = firstCap(playbook.value, action, promised);
+      const cap = firstCapOf(playbook.value, action, promised);
       if (cap === undefined) continue;
       const where = cap.path.join(".");
       let setAt = budgetAt.get(where);
@@ -56,6 +56,21 @@ verdicts:
   upstream_unavailable: { action: retry_with_backoff, max_retries: 3, backoff_ms: [200, 400, 800] }`,
   fix: "Lower max_retries to what the budget allows, so the playbook says what the dispatch does, or raise the budget (same_verdict_ceiling above max_retries, budgets.retries, or retry_seconds and wall_ms above the shortest backoff) if the verdict should retry that often.",
 };
+
+/**
+ * Each action's first cap, with the playbook and promise it was worked out for: the loader
+ * keeps an unchanged playbook's objects, so a rename, which runs this rule again, works out
+ * none of the thousands again.
+ */
+const caps = new WeakMap<RetryAction, { playbook: Playbook; promised: number; cap: Cap | undefined }>();
+
+function firstCapOf(playbook: Playbook, action: RetryAction, promised: number): Cap | undefined {
+  const known = caps.get(action);
+  if (known !== undefined && known.playbook === playbook && known.promised === promised) return known.cap;
+  const cap = firstCap(playbook, action, promised);
+  caps.set(action, { playbook, promised, cap });
+  return cap;
+}
 
 /**
  * The budget that ends the dispatch first, with fewer retries than `promised` (SPEC 4): the
