@@ -117,22 +117,27 @@ export class VerdictFindings {
   }
 
   /**
-   * The findings of per-verdict `rule` (at `severity`), verdict by verdict: for verdict
-   * `index`, reused when its lines are unchanged (and the edit changed none of the `fields`
+   * The findings of per-verdict `rule` (at `severity`), verdict by verdict onto `out`, in
+   * order, for the `count` verdicts: for verdict `index`, reused when its lines are unchanged (and the edit changed none of the `fields`
    * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
    * with their verdict). A rule that reads the other verdicts only through a set of codes
    * (LintRule.codeSet, `codeSet` here) keeps, after an edit to those fields, the findings of
    * every unchanged verdict whose code is in both sets or in neither.
    */
-  verdictFindings(
+  pushVerdictFindings(
     rule: string,
     severity: string,
     fields: readonly (keyof Verdict)[] | undefined,
+    count: number,
     check: (index: number) => Finding[],
-    codeSet?: () => ReadonlySet<string>,
-  ): (index: number) => Finding[] {
+    codeSet: (() => ReadonlySet<string>) | undefined,
+    out: Finding[],
+  ): void {
     const made = this.made;
-    if (!made) return check;
+    if (!made) {
+      for (let index = 0; index < count; index++) pushAll(out, check(index));
+      return;
+    }
     const key = `${rule}\u0000${severity}`;
     const entries: (Entry | undefined)[] = [];
     made.verdicts.set(key, entries);
@@ -150,16 +155,22 @@ export class VerdictFindings {
     }
     const known = others || flipped ? lastFound : undefined;
     const verdicts = made.checked.registry.verdicts;
-    return (index) => {
-      const line = first[index];
-      const was = change ? change.from[index] : -1;
+    // One loop in this method for every rule, not a closure a rule called by each verdict:
+    // V8 compiles the loop once, where a loop over closures in runRules was compiled again
+    // (the whole of runRules, on the stack) for each rule at the first edit after the open.
+    for (let index = 0; index < count; index++) {
+      const line = first[index] as number;
+      const was = change ? (change.from[index] as number) : -1;
       const entry = was >= 0 ? known?.[was] : undefined;
-      if (entry && (flipped === undefined || !flipped.has(verdicts[index].code))) {
+      if (entry && (flipped === undefined || !flipped.has((verdicts[index] as Verdict).code))) {
         // Ten thousand verdicts, most of them unchanged and where they were: each keeps its entry.
-        if (entry.line === line) return (entries[index] = entry).findings;
-        const moved = entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
-        entries[index] = { line, findings: moved };
-        return moved;
+        if (entry.line === line) pushAll(out, (entries[index] = entry).findings);
+        else {
+          const moved = entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
+          entries[index] = { line, findings: moved };
+          pushAll(out, moved);
+        }
+        continue;
       }
       let found = check(index);
       // Checked again after an edit to a field the rule reads of the other verdicts (a
@@ -167,11 +178,12 @@ export class VerdictFindings {
       // objects then, so that what was made of them (an editor's diagnostics) is not made again.
       const before = was >= 0 ? lastFound?.[was] : undefined;
       if (before && before.line === line && sameFindings(before.findings, found)) found = before.findings;
-      const last = index + 1 < first.length ? first[index + 1] : end;
+      const last = index + 1 < first.length ? (first[index + 1] as number) : end;
       if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
-      return found;
-    };
+      pushAll(out, found);
+    }
   }
+
 
   /**
    * The findings of a per-verdict rule's check of the rest of the project (LintRule.checkRest):
@@ -215,6 +227,10 @@ export class VerdictFindings {
     made.rules.set(key, found);
     return found;
   }
+}
+
+function pushAll(out: Finding[], findings: readonly Finding[]): void {
+  for (let i = 0; i < findings.length; i++) out.push(findings[i] as Finding);
 }
 
 /** The codes in one set and not the other. */

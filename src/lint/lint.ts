@@ -82,8 +82,7 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
       if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
       const verdicts = registry.value.verdicts;
       const codeSet = rule.codeSet;
-      const findings = previous.verdictFindings(rule.id, severity, fields, (index) => found(() => checkVerdict(ctx, verdicts[index], index)), codeSet && (() => codeSet(ctx)));
-      for (let index = 0; index < verdicts.length; index++) for (const f of findings(index)) out.push(f);
+      previous.pushVerdictFindings(rule.id, severity, fields, verdicts.length, (index) => found(() => checkVerdict(ctx, verdicts[index], index)), codeSet && (() => codeSet(ctx)), out);
     } else if (incremental && previous && fields) {
       // A project-wide rule that says which verdict fields it reads: its findings reused when the edit changed none.
       for (const f of previous.ruleFindings(rule.id, severity, fields, () => found(() => rule.check(ctx)))) out.push(f);
