@@ -15,7 +15,7 @@ import { LoadCache, loadProjectFrom } from "../src/load/project.js";
 import { lintProject } from "../src/lint/lint.js";
 import { VerdictFindings } from "../src/lint/incremental.js";
 import { RULES } from "../src/lint/rules/index.js";
-import type { LintRule } from "../src/lint/rule.js";
+import { perVerdict, type LintRule, type RuleContext } from "../src/lint/rule.js";
 import { classifyExample, compiledRegistry } from "failbook-runtime/engine/classify.js";
 import type { Verdict } from "failbook-runtime/model/registry.js";
 // @ts-expect-error: a script of the benchmark, without types
@@ -217,6 +217,63 @@ describe("lint after an edit reuses only what the edit cannot change", () => {
     const others = after.filter((f) => f.line !== renamedLine);
     expect(others.length).toBeGreaterThan(10);
     expect(others.filter((f) => !before.includes(f)).map((f) => f.message)).toEqual([]);
+  });
+
+  it("checks again after a rename only the verdicts whose code went into or out of a rule's code set, finding what a full check finds", () => {
+    // A per-verdict rule that reads the other verdicts through a set of codes: the codes given twice.
+    const twice = (ctx: RuleContext) => {
+      const seen = new Set<string>();
+      const out = new Set<string>();
+      for (const v of ctx.registry.value.verdicts) (seen.has(v.code) ? out : seen).add(v.code);
+      return out;
+    };
+    const checked: number[] = [];
+    const rule = perVerdict({
+      id: "duplicate-code",
+      severity: "info",
+      description: "",
+      example: "",
+      fix: "",
+      verdictFields: ["code"],
+      codeSet: twice,
+      checkVerdict(ctx, verdict, index) {
+        checked.push(index);
+        if (twice(ctx).has(verdict.code)) ctx.report({ message: `'${verdict.code}' twice`, doc: ctx.registry.doc, path: ["verdicts", index, "code"] });
+      },
+    });
+    let text = ORIGINAL;
+    const disk = diskReader(dir);
+    const files: FileReader = { ...bound(disk), readText: (p, max) => (p === REGISTRY ? text : disk.readText(p, max)) };
+    const previous = new VerdictFindings();
+    const cache = new LoadCache();
+    const mine = (findings: ReturnType<typeof lintProject>) => findings.filter((f) => f.rule === "duplicate-code" && f.severity === "info");
+    const lint = (edit: (t: string) => string) => {
+      text = edit(text);
+      checked.length = 0;
+      const { project, findings } = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir, cache });
+      const incremental = mine(lintProject(project, findings, { previous, extraRules: [rule] }));
+      const rechecked = [...checked];
+      const full = loadProjectFrom(files, join(dir, "failbook.yaml"), { cwd: dir });
+      expect(incremental).toEqual(mine(lintProject(full.project, full.findings, { extraRules: [rule] })));
+      return { found: incremental.map((f) => f.message), rechecked };
+    };
+    expect(lint((t) => t).found).toEqual([]);
+    const firstCode = /\n {2}- code: ([^\n]+)/.exec(ORIGINAL)![1];
+    // Verdict 10 renamed to verdict 0's code: verdict 0, not edited, is checked again and found.
+    expect(lint((t) => setField(t, 10, "code", firstCode))).toEqual({ found: [`'${firstCode}' twice`, `'${firstCode}' twice`], rechecked: [0, 10] });
+    expect(lint((t) => setField(t, 10, "code", "svc9.renamed"))).toEqual({ found: [], rechecked: [0, 10] });
+    // A rename that flips no code of the set: the renamed verdict alone.
+    expect(lint((t) => setField(t, 10, "code", "svc9.renamed_again"))).toEqual({ found: [], rechecked: [10] });
+  });
+
+  it("gives the same finding objects in an unchanged file after a rename, which runs again every rule reading codes", () => {
+    const unreachable = editing("retries-unreachable");
+    const before = unreachable();
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((f) => f.file.endsWith("playbook.yaml"))).toBe(true);
+    const after = unreachable((t) => setField(t, 10, "code", "svc9.renamed"));
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.filter((f) => !before.includes(f)).map((f) => f.message)).toEqual([]);
   });
 
   it("holds every rule to the verdict fields it declares (on the generated project and every example)", () => {

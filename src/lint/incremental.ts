@@ -21,7 +21,8 @@ import type { Finding } from "failbook-runtime/model/finding.js";
 import type { Registry, Verdict } from "failbook-runtime/model/registry.js";
 import { carryCompiled } from "failbook-runtime/engine/classify.js";
 import type { Project } from "../load/project.js";
-import type { YamlSource } from "../load/yaml.js";
+import { findingAt, type FindingInput } from "../load/finding.js";
+import type { YamlDocument, YamlSource } from "../load/yaml.js";
 import { firstAbove } from "../util/sorted.js";
 import { editedSpan } from "../util/text.js";
 
@@ -53,6 +54,8 @@ interface Made {
   rules: Map<string, Finding[]>;
   /** Each per-verdict rule's findings for the rest of the project. */
   rests: Map<string, Finding[]>;
+  /** The code set of each per-verdict rule that has one (LintRule.codeSet). */
+  codeSets: Map<string, ReadonlySet<string>>;
 }
 
 /** What an edit changed, when it left the project outside the registry's verdict list as it was. */
@@ -70,6 +73,9 @@ interface Change {
 export class VerdictFindings {
   private made: Made | undefined;
   private change: Change | undefined;
+  /** The findings the last check and this one made on documents other than the registry's, by document and by what was reported. */
+  private reportedBefore = new Map<YamlDocument, Map<string, Finding>>();
+  private reported = new Map<YamlDocument, Map<string, Finding>>();
 
   /**
    * Start a check of `project`: what the last check found stays usable only when everything
@@ -77,9 +83,11 @@ export class VerdictFindings {
    * told apart by their lines (a flow list, an anchor): every verdict is then checked.
    */
   begin(project: Project): boolean {
+    this.reportedBefore = this.reported;
+    this.reported = new Map();
     const checked = checkedOf(project);
     const before = this.made;
-    this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map() } : undefined;
+    this.made = checked ? { checked, verdicts: new Map(), rules: new Map(), rests: new Map(), codeSets: new Map() } : undefined;
     this.change = checked && before ? changeOf(before, checked) : undefined;
     const change = this.change;
     // The classifier reads each verdict's status and match (and its code, which only labels
@@ -89,14 +97,47 @@ export class VerdictFindings {
   }
 
   /**
-   * The findings of per-verdict `rule` (at `severity`), verdict by verdict: for verdict
-   * `index`, reused when its lines are unchanged (and the edit changed none of the `fields`
-   * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
-   * with their verdict).
+   * A report as a finding (findingAt). On a document the edit left alone (not the registry's:
+   * the loader keeps an unchanged file's document), the same report as at the last check gives
+   * the same finding object, neither located nor fingerprinted again, and what an editor made
+   * of it is not made again: a rename runs again every rule that reads codes, and
+   * `retries-unreachable` alone reports 541 findings in the 10k project's playbook.
    */
-  verdictFindings(rule: string, severity: string, fields: readonly (keyof Verdict)[] | undefined, check: (index: number) => Finding[]): (index: number) => Finding[] {
+  finding(input: FindingInput): Finding {
+    const registry = this.made?.checked.registry;
+    if (registry === undefined || input.doc.file === this.made?.checked.registryFile) return findingAt(input);
+    const key = JSON.stringify([input.rule, input.severity, input.target ?? "value", input.path, input.message, input.related ?? null, input.fix ?? null]);
+    let now = this.reported.get(input.doc);
+    if (now === undefined) this.reported.set(input.doc, (now = new Map()));
+    // A report made twice in one check gives two findings, as without this.
+    if (now.has(key)) return findingAt(input);
+    const found = this.reportedBefore.get(input.doc)?.get(key) ?? findingAt(input);
+    now.set(key, found);
+    return found;
+  }
+
+  /**
+   * The findings of per-verdict `rule` (at `severity`), verdict by verdict onto `out`, in
+   * order, for the `count` verdicts: for verdict `index`, reused when its lines are unchanged (and the edit changed none of the `fields`
+   * the rule reads of other verdicts), else made by `check` (and kept when they can be moved
+   * with their verdict). A rule that reads the other verdicts only through a set of codes
+   * (LintRule.codeSet, `codeSet` here) keeps, after an edit to those fields, the findings of
+   * every unchanged verdict whose code is in both sets or in neither.
+   */
+  pushVerdictFindings(
+    rule: string,
+    severity: string,
+    fields: readonly (keyof Verdict)[] | undefined,
+    count: number,
+    check: (index: number) => Finding[],
+    codeSet: (() => ReadonlySet<string>) | undefined,
+    out: Finding[],
+  ): void {
     const made = this.made;
-    if (!made) return check;
+    if (!made) {
+      for (let index = 0; index < count; index++) pushAll(out, check(index));
+      return;
+    }
     const key = `${rule}\u0000${severity}`;
     const entries: (Entry | undefined)[] = [];
     made.verdicts.set(key, entries);
@@ -104,17 +145,32 @@ export class VerdictFindings {
     const { first, end, registryFile } = made.checked;
     const others = fields === undefined || (change !== undefined && sameVerdicts(change, made.checked, fields));
     const lastFound = change?.before.verdicts.get(key);
-    const known = others ? lastFound : undefined;
-    return (index) => {
-      const line = first[index];
-      const was = change ? change.from[index] : -1;
+    const lastCodes = change?.before.codeSets.get(key);
+    let flipped: ReadonlySet<string> | undefined;
+    if (codeSet) {
+      // Unchanged fields, unchanged rest of the project: the set is the last check's.
+      const codes = others && lastCodes !== undefined ? lastCodes : codeSet();
+      made.codeSets.set(key, codes);
+      if (!others && lastCodes !== undefined) flipped = symmetricDifference(codes, lastCodes);
+    }
+    const known = others || flipped ? lastFound : undefined;
+    const verdicts = made.checked.registry.verdicts;
+    // One loop in this method for every rule, not a closure a rule called by each verdict:
+    // V8 compiles the loop once, where a loop over closures in runRules was compiled again
+    // (the whole of runRules, on the stack) for each rule at the first edit after the open.
+    for (let index = 0; index < count; index++) {
+      const line = first[index] as number;
+      const was = change ? (change.from[index] as number) : -1;
       const entry = was >= 0 ? known?.[was] : undefined;
-      if (entry) {
+      if (entry && (flipped === undefined || !flipped.has((verdicts[index] as Verdict).code))) {
         // Ten thousand verdicts, most of them unchanged and where they were: each keeps its entry.
-        if (entry.line === line) return (entries[index] = entry).findings;
-        const moved = entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
-        entries[index] = { line, findings: moved };
-        return moved;
+        if (entry.line === line) pushAll(out, (entries[index] = entry).findings);
+        else {
+          const moved = entry.findings.map((f) => move(f, registryFile, (l) => l + line - entry.line));
+          entries[index] = { line, findings: moved };
+          pushAll(out, moved);
+        }
+        continue;
       }
       let found = check(index);
       // Checked again after an edit to a field the rule reads of the other verdicts (a
@@ -122,11 +178,12 @@ export class VerdictFindings {
       // objects then, so that what was made of them (an editor's diagnostics) is not made again.
       const before = was >= 0 ? lastFound?.[was] : undefined;
       if (before && before.line === line && sameFindings(before.findings, found)) found = before.findings;
-      const last = index + 1 < first.length ? first[index + 1] : end;
+      const last = index + 1 < first.length ? (first[index + 1] as number) : end;
       if (found.every((f) => movable(f, registryFile, (l) => l >= line && l < last))) entries[index] = { line, findings: found };
-      return found;
-    };
+      pushAll(out, found);
+    }
   }
+
 
   /**
    * The findings of a per-verdict rule's check of the rest of the project (LintRule.checkRest):
@@ -170,6 +227,19 @@ export class VerdictFindings {
     made.rules.set(key, found);
     return found;
   }
+}
+
+function pushAll(out: Finding[], findings: readonly Finding[]): void {
+  for (let i = 0; i < findings.length; i++) out.push(findings[i] as Finding);
+}
+
+/** The codes in one set and not the other. */
+function symmetricDifference(a: ReadonlySet<string>, b: ReadonlySet<string>): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (a === b) return out;
+  for (const code of a) if (!b.has(code)) out.add(code);
+  for (const code of b) if (!a.has(code)) out.add(code);
+  return out;
 }
 
 const CLASSIFIER_FIELDS: readonly (keyof Verdict)[] = ["status", "match"];

@@ -3,7 +3,7 @@ import type { Severity, SeveritySetting } from "failbook-runtime/model/config.js
 import { replaceFix, SEVERITY_RANK, type Finding } from "failbook-runtime/model/finding.js";
 import { findingAt } from "../load/finding.js";
 import type { Project } from "../load/project.js";
-import type { LintRule, RuleContext, RuleMeta } from "./rule.js";
+import type { LintRule, Report, RuleContext, RuleMeta } from "./rule.js";
 import { ruleCatalogue } from "./rule.js";
 import { RULES } from "./rules/index.js";
 import { closest } from "../util/text.js";
@@ -64,7 +64,8 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
     const severity = effectiveSeverity(rule.id, rule.severity, overrides);
     if (!severity) continue;
     let into = out;
-    const ctx: RuleContext = { project, registry, playbook, fixtures: project.fixtures, report: (r) => into.push(findingAt({ rule: rule.id, severity, ...r })) };
+    const report = incremental && previous ? (r: Report) => into.push(previous.finding({ rule: rule.id, severity, ...r })) : (r: Report) => into.push(findingAt({ rule: rule.id, severity, ...r }));
+    const ctx: RuleContext = { project, registry, playbook, fixtures: project.fixtures, report };
     const checkVerdict = rule.checkVerdict;
     const fields = rule.verdictFields;
     /** What the rule reports while `run` runs, apart from the findings so far. */
@@ -80,8 +81,8 @@ export function runRules(project: Project, rules: readonly LintRule[], previous?
       const checkRest = rule.checkRest;
       if (checkRest) for (const f of previous.restFindings(rule.id, severity, () => found(() => checkRest(ctx)))) out.push(f);
       const verdicts = registry.value.verdicts;
-      const findings = previous.verdictFindings(rule.id, severity, fields, (index) => found(() => checkVerdict(ctx, verdicts[index], index)));
-      for (let index = 0; index < verdicts.length; index++) for (const f of findings(index)) out.push(f);
+      const codeSet = rule.codeSet;
+      previous.pushVerdictFindings(rule.id, severity, fields, verdicts.length, (index) => found(() => checkVerdict(ctx, verdicts[index], index)), codeSet && (() => codeSet(ctx)), out);
     } else if (incremental && previous && fields) {
       // A project-wide rule that says which verdict fields it reads: its findings reused when the edit changed none.
       for (const f of previous.ruleFindings(rule.id, severity, fields, () => found(() => rule.check(ctx)))) out.push(f);

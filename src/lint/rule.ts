@@ -59,6 +59,15 @@ export interface LintRule extends RuleMeta {
    * test/lint-incremental.test.ts holds each rule to what it declares.
    */
   verdictFields?: readonly (keyof Verdict)[];
+  /**
+   * A per-verdict rule that reads the other verdicts (its verdictFields) only to make one set
+   * of codes, and each verdict's check reads that set only as whether it holds the verdict's
+   * own code: the set, made once a check (the rule's checkVerdict sees the same). After an edit
+   * to those fields, lint checks again only the verdicts the edit touched and those whose code
+   * went into or out of the set (lint/incremental.ts); a rename re-checks two codes' verdicts,
+   * not all of them.
+   */
+  codeSet?(ctx: RuleContext): ReadonlySet<string>;
 }
 
 /**
@@ -66,7 +75,12 @@ export interface LintRule extends RuleMeta {
  * the project (if any), then its one verdict's check, verdict by verdict.
  */
 export function perVerdict(
-  rule: RuleMeta & { checkVerdict(ctx: RuleContext, verdict: Verdict, index: number): void; checkRest?(ctx: RuleContext): void; verdictFields?: readonly (keyof Verdict)[] },
+  rule: RuleMeta & {
+    checkVerdict(ctx: RuleContext, verdict: Verdict, index: number): void;
+    checkRest?(ctx: RuleContext): void;
+    verdictFields?: readonly (keyof Verdict)[];
+    codeSet?(ctx: RuleContext): ReadonlySet<string>;
+  },
 ): LintRule {
   return {
     ...rule,

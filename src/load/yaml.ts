@@ -317,7 +317,8 @@ interface MovedNode {
 
 /** A frame and every frame below it, `by` characters later. */
 function movedFrame(f: Frame, by: number): Frame {
-  return { ...f, start: f.start + by, slots: null, children: f.children && f.children.map((c) => movedFrame(c, by)) };
+  // The properties in the order every parse makes a frame's (not spread): one shape of frame for the code that walks them.
+  return { start: f.start + by, kind: f.kind, result: f.result, children: f.children && f.children.map((c) => movedFrame(c, by)), truncated: f.truncated, slots: null, tape: f.tape };
 }
 
 /** A parse with its nodes' frames, down to `depth` levels (Infinity: every node). Throws js-yaml's errors. */

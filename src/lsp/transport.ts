@@ -32,7 +32,7 @@ export interface TransportOptions {
 }
 
 export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, options: TransportOptions): Transport {
-  const writer = new StreamMessageWriter(output);
+  const writer = new StreamMessageWriter(output, { charset: "utf-8", contentTypeEncoder: { name: "application/json", encode: (message, { charset }) => Promise.resolve(Buffer.from(encode(message), charset)) } });
   const refuse = (id: number | string | null, code: number, message: string) => void writer.write({ jsonrpc: "2.0", id, error: { code, message } } as Message);
   const reader = new FramedReader(input, (why) => refuse(null, ErrorCodes.ParseError, why), (message, callback) => {
     if (!(Message.isRequest(message) || Message.isNotification(message) || Message.isResponse(message))) {
@@ -46,6 +46,31 @@ export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.Writ
     else if (!refusal.quiet) options.log(`failbook lsp: ignored ${(message as NotificationMessage).method}: ${refusal.message}`);
   });
   return { reader, writer };
+}
+
+/** Each diagnostic sent, as JSON: an edit publishes its file's thousands again, most of them the very objects sent before. */
+const encoded = new WeakMap<object, string>();
+
+/**
+ * A message as JSON, exactly JSON.stringify's text. A publishDiagnostics notification's
+ * diagnostics are encoded once each (lsp/diagnostics.ts keeps a finding's diagnostic while
+ * lint hands back the same finding, and never changes one).
+ */
+export function encode(message: Message): string {
+  const params = (message as NotificationMessage).params as { diagnostics?: unknown } | undefined;
+  const diagnostics = params?.diagnostics;
+  if ((message as NotificationMessage).method !== "textDocument/publishDiagnostics" || !Array.isArray(diagnostics)) return JSON.stringify(message);
+  const empty = JSON.stringify({ ...message, params: { ...params, diagnostics: [] } });
+  // The params' last key (the URI, a JSON string, cannot hold the unescaped quotes of this).
+  const at = empty.lastIndexOf('"diagnostics":[]');
+  if (at < 0) return JSON.stringify(message);
+  const items = diagnostics.map((d: unknown) => {
+    if (typeof d !== "object" || d === null) return JSON.stringify(d) ?? "null";
+    let text = encoded.get(d);
+    if (text === undefined) encoded.set(d, (text = JSON.stringify(d)));
+    return text;
+  });
+  return `${empty.slice(0, at)}"diagnostics":[${items.join(",")}]${empty.slice(at + '"diagnostics":[]'.length)}`;
 }
 
 const CONTENT_LENGTH = "Content-Length:";

@@ -18,20 +18,40 @@ export function nearest(word: string, candidates: readonly string[], limit = 3):
   const w = word.toLowerCase();
   const threshold = Math.max(2, Math.floor(w.length / 3));
   const close: { c: string; d: number }[] = [];
-  for (const c of candidates) {
-    const lc = c.toLowerCase();
-    const contains = lc.includes(w) || w.includes(lc);
-    // Only a distance up to the threshold counts (a text containing the other counts as the
-    // threshold at most): past it, the bounded distance need not be exact.
-    const d = boundedLevenshtein(w, lc, threshold);
-    if (contains || d <= threshold) close.push({ c, d: contains ? Math.min(d, threshold) : d });
+  // The last long list's distances for this word, by place: a candidate at the same place is the same text.
+  const long = candidates.length >= REMEMBERED_FROM;
+  const last = long ? remembered.get(w) : undefined;
+  const known = last && last.candidates.length === candidates.length ? last : undefined;
+  const distances = long ? new Int32Array(candidates.length) : undefined;
+  // A word of at most 32 characters: each candidate's distance a machine word at a time.
+  const bits = w.length > 0 && w.length <= 32 && candidates.length >= BIT_PARALLEL_FROM;
+  if (bits) setPattern(w);
+  for (let i = 0; i < candidates.length; i++) {
+    const c = candidates[i] as string;
+    let d: number;
+    if (known !== undefined && known.candidates[i] === c) d = known.distances[i] as number;
+    else {
+      const lc = c.toLowerCase();
+      const contains = lc.includes(w) || w.includes(lc);
+      // Only a distance up to the threshold counts (a text containing the other counts as the
+      // threshold at most): past it, the bounded distance need not be exact.
+      const bounded = Math.abs(lc.length - w.length) > threshold ? threshold + 1 : bits ? bitParallelLevenshtein(w.length, lc) : boundedLevenshtein(w, lc, threshold);
+      d = contains ? Math.min(bounded, threshold) : bounded <= threshold ? bounded : -1;
+    }
+    if (distances) distances[i] = d;
+    if (d >= 0) close.push({ c, d });
+  }
+  if (bits) clearPattern(w);
+  if (distances) {
+    if (!remembered.has(w) && remembered.size >= REMEMBERED_WORDS) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(w, { candidates: candidates.slice(), distances });
   }
   // By distance, then by text (localeCompare's order): only the distances up to the
   // limit-th are ordered by text, where thousands of codes may lie within the threshold.
   close.sort((x, y) => x.d - y.d);
-  const last = limit > 0 && close.length > limit ? (close[limit - 1] as { d: number }).d : Infinity;
+  const worst = limit > 0 && close.length > limit ? (close[limit - 1] as { d: number }).d : Infinity;
   let end = limit;
-  while (end < close.length && (close[end] as { d: number }).d <= last) end++;
+  while (end < close.length && (close[end] as { d: number }).d <= worst) end++;
   return close
     .slice(0, end)
     .sort((x, y) => x.d - y.d || (collator ??= new Intl.Collator()).compare(x.c, y.c))
@@ -39,10 +59,60 @@ export function nearest(word: string, candidates: readonly string[], limit = 3):
     .map((x) => x.c);
 }
 
+/**
+ * Each word's distances to the candidates of its last long list, by candidate: the language
+ * server asks for the closest of 10,000 codes to the same word after every edit while a
+ * rename stands (the playbook's entry for the old code), with one code of the list changed.
+ */
+const remembered = new Map<string, { candidates: readonly string[]; distances: Int32Array }>();
+const REMEMBERED_FROM = 1000;
+const REMEMBERED_WORDS = 8;
+
 /** `localeCompare`'s order (no locale, no options), made on first use: making one loads ICU's collation data, which a start without a did-you-mean never needs. */
 let collator: Intl.Collator | undefined;
 
 let row = new Int32Array(64);
+
+/** Lists this long are worth the pattern's table. */
+const BIT_PARALLEL_FROM = 64;
+/** For each UTF-16 code unit, the places (bits) where the pattern has it; all zero between calls. */
+let patternBits: Uint32Array | undefined;
+
+function setPattern(pattern: string): void {
+  const table = (patternBits ??= new Uint32Array(0x10000));
+  for (let i = 0; i < pattern.length; i++) table[pattern.charCodeAt(i)] |= 1 << i;
+}
+
+function clearPattern(pattern: string): void {
+  const table = patternBits as Uint32Array;
+  for (let i = 0; i < pattern.length; i++) table[pattern.charCodeAt(i)] = 0;
+}
+
+/**
+ * The edit distance between the pattern set by setPattern (1 to 32 code units, `length`) and
+ * `text`: Myers' bit-parallel algorithm (Hyyrö's form), a column of the table in one 32-bit
+ * word, so one step per character of the text where the table takes one per pair.
+ */
+function bitParallelLevenshtein(length: number, text: string): number {
+  const table = patternBits as Uint32Array;
+  const last = 1 << (length - 1);
+  let pv = -1;
+  let mv = 0;
+  let score = length;
+  for (let i = 0; i < text.length; i++) {
+    let eq = table[text.charCodeAt(i)] as number;
+    const xv = eq | mv;
+    eq |= ((eq & pv) + pv) ^ pv;
+    mv |= ~(eq | pv);
+    pv &= eq;
+    if (mv & last) score++;
+    if (pv & last) score--;
+    mv = (mv << 1) | 1;
+    pv = (pv << 1) | ~(xv | mv);
+    mv &= xv;
+  }
+  return score;
+}
 
 /**
  * `levenshtein(a, b)` when it is at most `bound`, else some number above `bound`: the

@@ -1,4 +1,4 @@
-import type { PathSegment } from "failbook-runtime/model/finding.js";
+import type { PathSegment, Position } from "failbook-runtime/model/finding.js";
 import { isRetryAction, type Playbook, type RetryAction } from "failbook-runtime/model/playbook.js";
 import { statusOf } from "failbook-runtime/model/registry.js";
 import { retryDelay } from "failbook-runtime/engine/backoff.js";
@@ -30,19 +30,23 @@ export const retriesUnreachable: LintRule = {
   description: "A verdict's max_retries that a budget (same_verdict_ceiling, budgets.retries, retry_seconds, wall_ms) cuts short: the dispatch never ends as the action says.",
   check(ctx) {
     const { registry, playbook } = ctx;
+    // Where each budget is set, located once: hundreds of findings point at the same few.
+    const budgetAt = new Map<string, Position>();
     for (const { verdict, code, action } of playbookEntries(ctx)) {
       if (!isRetryAction(action) || statusOf(verdict) === "reserved" || !verdict.retryable) continue;
       const classMax = Object.hasOwn(registry.value.classes, verdict.class) ? registry.value.classes[verdict.class].max_retries : undefined;
       // What the action promises, within its class's ceiling (class-retry-ceiling says the rest).
       const promised = classMax === undefined ? action.max_retries : Math.min(action.max_retries, classMax);
-      const cap = firstCap(playbook.value, action, promised);
+      const cap = firstCapOf(playbook.value, action, promised);
       if (cap === undefined) continue;
       const where = cap.path.join(".");
+      let setAt = budgetAt.get(where);
+      if (setAt === undefined) budgetAt.set(where, (setAt = playbook.doc.locate(cap.path)));
       ctx.report({
         message: `max_retries ${promised} for '${code}' cannot be reached: ${where} ${cap.value} ends the dispatch after ${cap.retries === 1 ? "1 retry" : `${cap.retries} retries`} (${cap.why}), ${cap.ends}, not exhausted after ${promised} as max_retries says; lower max_retries to ${cap.retries}, or raise ${where}`,
         doc: playbook.doc,
         path: ["verdicts", code, "max_retries"],
-        related: [{ message: `${where} is set here`, position: playbook.doc.locate(cap.path) }],
+        related: [{ message: `${where} is set here`, position: setAt }],
       });
     }
   },
@@ -52,6 +56,21 @@ verdicts:
   upstream_unavailable: { action: retry_with_backoff, max_retries: 3, backoff_ms: [200, 400, 800] }`,
   fix: "Lower max_retries to what the budget allows, so the playbook says what the dispatch does, or raise the budget (same_verdict_ceiling above max_retries, budgets.retries, or retry_seconds and wall_ms above the shortest backoff) if the verdict should retry that often.",
 };
+
+/**
+ * Each action's first cap, with the playbook and promise it was worked out for: the loader
+ * keeps an unchanged playbook's objects, so a rename, which runs this rule again, works out
+ * none of the thousands again.
+ */
+const caps = new WeakMap<RetryAction, { playbook: Playbook; promised: number; cap: Cap | undefined }>();
+
+function firstCapOf(playbook: Playbook, action: RetryAction, promised: number): Cap | undefined {
+  const known = caps.get(action);
+  if (known !== undefined && known.playbook === playbook && known.promised === promised) return known.cap;
+  const cap = firstCap(playbook, action, promised);
+  caps.set(action, { playbook, promised, cap });
+  return cap;
+}
 
 /**
  * The budget that ends the dispatch first, with fewer retries than `promised` (SPEC 4): the

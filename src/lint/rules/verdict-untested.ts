@@ -10,6 +10,8 @@ export const verdictUntested = perVerdict({
   severity: "info",
   // Verdict by verdict; what the fixtures exercise reads the other verdicts through the classifier.
   verdictFields: ["code", "status", "match"],
+  // ... and through the set of codes the fixtures exercise alone: after a rename, only the verdicts of a code that went into or out of it are checked again.
+  codeSet: (ctx) => exercised(ctx),
   description: "An active verdict that no example and no fixture exercises (no fixture with a golden records a failure that classifies as it): nothing shows which errors it is for.",
   checkVerdict(ctx, verdict, v) {
     if (statusOf(verdict) !== "active" || (verdict.examples ?? []).length > 0 || exercised(ctx).has(verdict.code)) return;
@@ -33,8 +35,10 @@ function exercised(ctx: RuleContext): Set<string> {
   if (codes === undefined) {
     codes = new Set<string>();
     for (const { value: fixture } of ctx.fixtures) {
+      // Without a golden a fixture exercises nothing (exercisedVerdicts): its failures need no classifying.
+      if (fixture.expect === undefined) continue;
       const classified = classifiedFailures(fixture, ctx.registry.value, ctx.playbook.value);
-      for (const code of exercisedVerdicts({ classified, golden: fixture.expect === undefined ? "none" : "unchecked" })) codes.add(code);
+      for (const code of exercisedVerdicts({ classified, golden: "unchecked" })) codes.add(code);
     }
     exercisedIn.set(ctx, codes);
   }

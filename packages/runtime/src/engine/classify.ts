@@ -72,10 +72,13 @@ export function carryCompiled(from: Registry, to: Registry): void {
     if (rule.verdict === code) continue;
     if (known.readsHints) return;
     relabeled ??= rules.slice();
-    relabeled[i] = { ...rule, verdict: code };
+    // Made as compileClassifier and compiledRegistry make theirs (the same properties in the
+    // same order), not spread: a copy of another shape sends the optimised code that reads
+    // them back to the interpreter at the first rename.
+    relabeled[i] = { position: rule.position, verdict: code, test: rule.test, candidateTest: rule.candidateTest };
   }
   const index = relabeled ? { ...known.index, rules: relabeled } : known.index;
-  compiledRegistries.set(to, { ...known, index, verdicts: to.verdicts });
+  compiledRegistries.set(to, { index, places: known.places, verdicts: to.verdicts, count: known.count, playbook: known.playbook, readsHints: known.readsHints });
 }
 
 /**
