@@ -154,14 +154,19 @@ class LeaseTimer {
     private readonly fire: () => void,
   ) {
     this.due = scheduler.now + ms;
-    scheduler.at(this.due, LeaseTimer.check, this, undefined);
+    this.arm();
+  }
+
+  /** Its event, at `due`. */
+  private arm(): void {
+    this.scheduler.at(this.due, LeaseTimer.check, this, undefined);
   }
 
   /** Its event came: the timer fires, unless it was restarted since (its event moves on to the new time). */
   private static check(timer: LeaseTimer): void {
     if (timer.stopped) return;
     if (timer.scheduler.now < timer.due) {
-      timer.scheduler.at(timer.due, LeaseTimer.check, timer, undefined);
+      timer.arm();
       return;
     }
     timer.armed = false;
@@ -172,7 +177,7 @@ class LeaseTimer {
     this.due = this.scheduler.now + this.ms;
     if (this.armed) return;
     this.armed = true;
-    this.scheduler.at(this.due, LeaseTimer.check, this, undefined);
+    this.arm();
   }
 
   stop(): void {

@@ -221,6 +221,8 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
   };
   // SPEC 24: with a MeterProvider registered, each finished dispatch is counted from its events (`finished`); without one, nothing is.
   const metrics = dispatchMetrics(dispatcher.snapshot, warnOnce("failbook: a metric could not be recorded (the dispatch went on)"), fleet);
+  /** A finished dispatch's result, counted first when there are metrics. */
+  const measured = (result: DispatchResult): DispatchResult => (metrics === undefined ? result : metrics.observe(result));
   // With a TracerProvider registered, each attempt is a span; without one, dispatch stays as it is.
   const tracing = attemptTracing(shown, warnOnce("failbook: an attempt span could not be recorded (the dispatch went on)"));
   if (tracing !== undefined) {
@@ -267,7 +269,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
         }
         if (done === undefined) return resumeAtOnce(call, attempt, dispatchOptions.ledger, tool, admission, runId, trace, key, before, response);
         budget?.callEnded(false);
-        return metrics === undefined ? done : metrics.observe(done);
+        return measured(done);
       },
       attemptRejected,
     );
@@ -316,7 +318,7 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
     return settling.promised();
   }
 
-  /** What the `finally` of a run's dispatch does: an unanswered attempt's breaker probe given back, the call no longer in progress. */
+  /** A run's dispatch ended (dispatchInRun's `finally`): an unanswered attempt's breaker probe given back, the call no longer in progress. */
   function ended(run: DispatchRun): void {
     run.abandon();
     budget?.callEnded(run.retrying);
@@ -328,10 +330,10 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
    */
   function finishedAtOnce(run: DispatchRun, end: End, settling: Settling<DispatchResult>): DispatchResult | undefined {
     const result = run.finish(end);
-    if (options.effects === undefined) return metrics === undefined ? result : metrics.observe(result);
+    if (options.effects === undefined) return measured(result);
     thenAsAwait(
       run.applyEffects(result.outcome),
-      () => settling.settleWith(() => (metrics === undefined ? result : metrics.observe(result))),
+      () => settling.settleWith(() => measured(result)),
       (e: unknown) => settling.settleWith(() => {
         throw e;
       }),
@@ -370,13 +372,12 @@ export function createDispatcher(dispatcherOptions: DispatcherOptions): Dispatch
       end = run.stopped(e, call);
     } finally {
       run.stop?.dispose();
-      run.abandon();
-      budget?.callEnded(run.retrying);
+      ended(run);
     }
     const result = run.finish(end);
     if (options.effects !== undefined) await run.applyEffects(result.outcome);
     if (recording !== undefined) await writeRecord(dispatchOptions.record!, () => recording.finish(call, dispatchOptions.runId, result.outcome, shown));
-    return metrics === undefined ? result : metrics.observe(result);
+    return measured(result);
   }
 
   /** A record sink never changes a dispatch's fate (SPEC 21): what goes wrong writing it goes to `onRecordError`. */
